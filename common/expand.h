@@ -1,0 +1,70 @@
+/* The deny list turned into an allow list.
+ *
+ * A plan is prepared from a policy in normal context (it allocates). The
+ * expansion itself, cf_expand(), runs between fork and exec: raw getdents64 into
+ * a caller buffer, openat(O_PATH|O_NOFOLLOW|O_CLOEXEC), one callback per rule,
+ * no allocation, no stdio, no errno. */
+#ifndef CF_EXPAND_H
+#define CF_EXPAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+enum cf_rule_kind {
+	CF_RULE_READ,  /* an entry beside a secret or an ancestor: read and execute */
+	CF_RULE_WRITE, /* a writable location: everything */
+	CF_RULE_DEV,   /* /dev: use device nodes, create nothing */
+};
+
+struct cf_ancestor {
+	const char *path;         /* canonical directory */
+	const char *const *skip;  /* names inside it that get no rule: secrets, ancestors */
+	size_t n_skip;
+};
+
+/* Identity of a directory when it was read: a plan is current while all match. */
+struct cf_stamp {
+	uint64_t dev, ino;
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+	int present; /* 0: the directory did not exist */
+};
+
+struct cf_plan {
+	struct cf_ancestor *anc;
+	size_t n_anc;
+	const char *const *writable;
+	size_t n_writable;
+	const char *dev; /* "/dev" */
+	size_t max_entries;
+	/* storage */
+	struct cf_strv strings;
+	const char **names;
+};
+
+int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p); /* 0 or -ENOMEM */
+void cf_plan_free(struct cf_plan *pl);
+
+/* Called once per rule with an O_PATH descriptor (closed by cf_expand after the
+ * call). Return 0 to go on, or a negative errno to stop. */
+typedef int (*cf_rule_fn)(void *ctx, int fd, int is_dir, enum cf_rule_kind kind);
+
+struct cf_expand_result {
+	size_t rules;
+	const char *over_dir; /* the ancestor with too many entries, or NULL */
+	size_t over_count;
+};
+
+#define CF_ETOOMANY 4095 /* -CF_ETOOMANY: an ancestor has more than max_entries entries */
+
+/* Returns 0, -CF_ETOOMANY, a callback's error, or -errno of a failed syscall.
+ * STAMPS, when not NULL, gets pl->n_anc entries: each ancestor as it was read. */
+int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, void *ctx,
+	      struct cf_expand_result *res, struct cf_stamp *stamps);
+
+/* Fill ST for PATH with raw syscalls (no allocation, usable after fork). */
+void cf_stamp_path(const char *path, struct cf_stamp *st);
+int cf_stamp_equal(const struct cf_stamp *a, const struct cf_stamp *b);
+
+#endif

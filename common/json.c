@@ -1,0 +1,55 @@
+#include "json.h"
+
+static void put(char *buf, size_t cap, size_t *len, char c)
+{
+	if (cap == 0)
+		return;
+	if (*len + 1 < cap)
+		buf[(*len)++] = c;
+	buf[*len] = '\0';
+}
+
+void cf_json_raw(char *buf, size_t cap, size_t *len, const char *s)
+{
+	while (*s)
+		put(buf, cap, len, *s++);
+}
+
+void cf_json_str(char *buf, size_t cap, size_t *len, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	put(buf, cap, len, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			put(buf, cap, len, '\\');
+			put(buf, cap, len, (char)c);
+		} else if (c == '\n') {
+			cf_json_raw(buf, cap, len, "\\n");
+		} else if (c == '\t') {
+			cf_json_raw(buf, cap, len, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			cf_json_raw(buf, cap, len, "\\u00");
+			put(buf, cap, len, hex[c >> 4]);
+			put(buf, cap, len, hex[c & 15]);
+		} else {
+			put(buf, cap, len, (char)c);
+		}
+	}
+	put(buf, cap, len, '"');
+}
+
+void cf_json_num(char *buf, size_t cap, size_t *len, long long v)
+{
+	char tmp[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		put(buf, cap, len, '-');
+	while (n)
+		put(buf, cap, len, tmp[--n]);
+}

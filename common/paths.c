@@ -1,0 +1,147 @@
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CF_MAX_LINKS 40
+
+bool cf_path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+void cf_path_parent(const char *path, char *out, size_t outsz)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	if (n == 0)
+		n = 1; /* keep the root */
+	if (n >= outsz)
+		n = outsz - 1;
+	memcpy(out, path, n);
+	out[n] = '\0';
+}
+
+const char *cf_path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Drop the last component of the canonical prefix OUT (of length *len). */
+static void pop(char *out, size_t *len)
+{
+	while (*len > 1 && out[*len - 1] != '/')
+		(*len)--;
+	if (*len > 1)
+		(*len)--;
+	out[*len] = '\0';
+}
+
+static int push(char *out, size_t *len, size_t outsz, const char *comp, size_t clen)
+{
+	size_t need = *len + (*len > 1) + clen;
+	if (need + 1 > outsz)
+		return -ENAMETOOLONG;
+	if (*len > 1)
+		out[(*len)++] = '/';
+	memcpy(out + *len, comp, clen);
+	*len += clen;
+	out[*len] = '\0';
+	return 0;
+}
+
+int cf_canon(const char *path, const char *base, char *out, size_t outsz,
+	     cf_lookup_fn lookup, void *ctx)
+{
+	char todo[PATH_MAX * 2], link[PATH_MAX];
+	size_t len = 1, links = 0;
+	bool missing = false;
+
+	if (outsz < 2)
+		return -ENAMETOOLONG;
+	if (path[0] != '/') {
+		if (!base || base[0] != '/')
+			return -EINVAL;
+		if (strlen(base) + strlen(path) + 2 > sizeof todo)
+			return -ENAMETOOLONG;
+		strcpy(todo, base);
+		strcat(todo, "/");
+		strcat(todo, path);
+	} else {
+		if (strlen(path) + 1 > sizeof todo)
+			return -ENAMETOOLONG;
+		strcpy(todo, path);
+	}
+	out[0] = '/';
+	out[1] = '\0';
+
+	size_t pos = 0;
+	while (todo[pos]) {
+		while (todo[pos] == '/')
+			pos++;
+		if (!todo[pos])
+			break;
+		size_t start = pos;
+		while (todo[pos] && todo[pos] != '/')
+			pos++;
+		size_t clen = pos - start;
+		const char *comp = todo + start;
+		if (clen == 1 && comp[0] == '.')
+			continue;
+		if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
+			pop(out, &len);
+			continue;
+		}
+		size_t before = len;
+		int rc = push(out, &len, outsz, comp, clen);
+		if (rc)
+			return rc;
+		if (missing)
+			continue;
+
+		if (lookup) {
+			char dir[PATH_MAX];
+			size_t dlen = before < sizeof dir ? before : sizeof dir - 1;
+			memcpy(dir, out, dlen);
+			dir[dlen] = '\0';
+			lookup(ctx, dir);
+		}
+		struct stat st;
+		if (lstat(out, &st) != 0) {
+			/* ENOENT, ENOTDIR, EACCES: from here on the path is kept by name. */
+			missing = true;
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > CF_MAX_LINKS)
+			return -ELOOP;
+		ssize_t n = readlink(out, link, sizeof link - 1);
+		if (n < 0)
+			return -errno;
+		link[n] = '\0';
+		/* New work: the link's target, then what was left of the old work. */
+		size_t rest = strlen(todo + pos);
+		if ((size_t)n + 1 + rest + 1 > sizeof todo)
+			return -ENAMETOOLONG;
+		memmove(todo + n + 1, todo + pos, rest + 1);
+		memcpy(todo, link, (size_t)n);
+		todo[n] = '/';
+		pos = 0;
+		if (link[0] == '/') {
+			len = 1;
+			out[1] = '\0';
+		} else {
+			len = before;
+			out[len] = '\0';
+		}
+	}
+	return 0;
+}

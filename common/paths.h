@@ -1,0 +1,28 @@
+/* Path helpers: canonicalization that records where it looked, containment. */
+#ifndef CF_PATHS_H
+#define CF_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Called with each directory in which canonicalization looked a name up. */
+typedef void (*cf_lookup_fn)(void *ctx, const char *dir);
+
+/* Resolve PATH to its canonical absolute form. Existing components have their
+ * symlinks resolved (a dangling link resolves to its target); components that do
+ * not exist are kept by name, with "." and ".." applied lexically. A relative
+ * PATH is taken against BASE (absolute). Returns 0 or -errno (-ELOOP,
+ * -ENAMETOOLONG, -EINVAL for a relative path without BASE). */
+int cf_canon(const char *path, const char *base, char *out, size_t outsz,
+	     cf_lookup_fn lookup, void *ctx);
+
+/* True when PATH is DIR or lies under it. Both canonical. */
+bool cf_path_within(const char *path, const char *dir);
+
+/* Writes the parent of a canonical PATH ("/" for "/x"). */
+void cf_path_parent(const char *path, char *out, size_t outsz);
+
+/* The last component of a canonical path (points into PATH). */
+const char *cf_path_base(const char *path);
+
+#endif

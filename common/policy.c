@@ -1,0 +1,365 @@
+#include "policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "secrets.h"
+
+void cf_options_init(struct cf_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->mode = -1;
+}
+
+void cf_options_free(struct cf_options *o)
+{
+	cf_strv_free(&o->writable);
+	cf_strv_free(&o->deny);
+}
+
+const char *cf_env_get(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
+{
+	const char *v;
+	if (!o->home)
+		o->home = cf_env_get(envp, "CREDFENCE_HOME");
+	if (!o->workspace)
+		o->workspace = cf_env_get(envp, "CREDFENCE_WORKSPACE");
+	if (!o->log)
+		o->log = cf_env_get(envp, "CREDFENCE_LOG");
+	if (!o->writable_from_cli && cf_strv_add_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
+		return -ENOMEM;
+	if (!o->deny_from_cli && cf_strv_add_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
+		return -ENOMEM;
+	if (o->mode < 0 && (v = cf_env_get(envp, "CREDFENCE_MODE")) && *v) {
+		if (strcmp(v, "required") == 0)
+			o->mode = CF_MODE_REQUIRED;
+		else if (strcmp(v, "best-effort") == 0)
+			o->mode = CF_MODE_BEST_EFFORT;
+		else {
+			*bad = "CREDFENCE_MODE";
+			return -EINVAL;
+		}
+	}
+	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (*end || n <= 0) {
+			*bad = "CREDFENCE_MAX_ENTRIES";
+			return -EINVAL;
+		}
+		o->max_entries = n;
+	}
+	return 0;
+}
+
+void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_NOT_EFFECTIVE);
+	va_start(ap, fmt);
+	vsnprintf(p->reason + n, sizeof p->reason - (size_t)n, fmt, ap);
+	va_end(ap);
+	p->verdict = v;
+}
+
+static void note_lookup(void *ctx, const char *dir)
+{
+	struct cf_policy *p = ctx;
+	(void)cf_strv_add_unique(&p->lookups, dir);
+}
+
+/* Collects secret candidates (not yet canonical) with what they hold. */
+struct candidates {
+	struct cf_strv path;
+	const char **holds, **why;
+	size_t cap;
+};
+
+static int candidate(struct candidates *c, const char *path, const char *holds, const char *why)
+{
+	if (!path || !*path)
+		return 0;
+	if (c->path.n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		const char **h = realloc(c->holds, cap * sizeof *h);
+		if (!h)
+			return -ENOMEM;
+		c->holds = h;
+		const char **w = realloc(c->why, cap * sizeof *w);
+		if (!w)
+			return -ENOMEM;
+		c->why = w;
+		c->cap = cap;
+	}
+	c->holds[c->path.n] = holds;
+	c->why[c->path.n] = why;
+	return cf_strv_add(&c->path, path);
+}
+
+static int joined(struct candidates *c, const char *dir, const char *rel, const char *holds,
+		  const char *why)
+{
+	char buf[PATH_MAX * 2];
+	if (snprintf(buf, sizeof buf, "%s/%s", dir, rel) >= (int)sizeof buf)
+		return 0;
+	return candidate(c, buf, holds, why);
+}
+
+static int home_rows(struct candidates *c, const char *home)
+{
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		int rc = joined(c, home, cf_secret_table[i].rel, cf_secret_table[i].holds, "default");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int relocated_rows(struct candidates *c, char *const envp[])
+{
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const struct cf_secret_row *r = &cf_secret_table[i];
+		const char *v = r->env ? cf_env_get(envp, r->env) : NULL;
+		int rc = 0;
+		if (!v || !*v)
+			continue;
+		if (r->reloc == CF_RELOC_PATH) {
+			rc = candidate(c, v, r->holds, r->env);
+		} else if (r->reloc == CF_RELOC_JOIN) {
+			rc = joined(c, v, r->leaf, r->holds, r->env);
+		} else if (r->reloc == CF_RELOC_LIST) {
+			struct cf_strv parts = {0};
+			rc = cf_strv_add_list(&parts, v);
+			for (size_t k = 0; !rc && k < parts.n; k++)
+				rc = candidate(c, parts.v[k], r->holds, r->env);
+			cf_strv_free(&parts);
+		}
+		if (rc)
+			return rc;
+	}
+	const char *xdg = cf_env_get(envp, "XDG_CONFIG_HOME");
+	if (!xdg || !*xdg)
+		return 0;
+	size_t plen = strlen(CF_XDG_CONFIG_PREFIX);
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const struct cf_secret_row *r = &cf_secret_table[i];
+		if (strncmp(r->rel, CF_XDG_CONFIG_PREFIX, plen) != 0)
+			continue;
+		int rc = joined(c, xdg, r->rel + plen, r->holds, "XDG_CONFIG_HOME");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int add_denied(struct cf_policy *p, size_t *cap, const char *path, const char *holds,
+		      const char *why)
+{
+	for (size_t i = 0; i < p->n_denied; i++)
+		if (strcmp(p->denied[i].path, path) == 0)
+			return 0;
+	if (p->n_denied == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct cf_denied *d = realloc(p->denied, ncap * sizeof *d);
+		if (!d)
+			return -ENOMEM;
+		p->denied = d;
+		*cap = ncap;
+	}
+	char *dup = strdup(path);
+	if (!dup)
+		return -ENOMEM;
+	p->denied[p->n_denied++] = (struct cf_denied){dup, holds, why};
+	return 0;
+}
+
+/* A secret is denied by its name (parent resolved, last component kept) and,
+ * when that name is a symlink, at the target too. */
+static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, const char *holds,
+			    const char *why, const char *cwd)
+{
+	char full[PATH_MAX], parent[PATH_MAX], name[PATH_MAX + 1];
+	int rc = cf_canon(path, cwd, full, sizeof full, note_lookup, p);
+	if (rc) {
+		cf_policy_refuse(p, CF_VERDICT_ERROR, "can not resolve secret %s (%s)", path,
+				 strerror(-rc));
+		return 0;
+	}
+	/* The name form: resolve the parent of the path as written. */
+	char lexical[PATH_MAX * 2];
+	if (path[0] == '/')
+		snprintf(lexical, sizeof lexical, "%s", path);
+	else
+		snprintf(lexical, sizeof lexical, "%s/%s", cwd, path);
+	size_t n = strlen(lexical);
+	while (n > 1 && lexical[n - 1] == '/')
+		lexical[--n] = '\0';
+	const char *base = cf_path_base(lexical);
+	if (strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && *base) {
+		char dir[PATH_MAX * 2];
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - lexical), lexical);
+		if (cf_canon(dir, cwd, parent, sizeof parent, note_lookup, p) == 0) {
+			snprintf(name, sizeof name, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+				 base);
+			if ((rc = add_denied(p, cap, name, holds, why)))
+				return rc;
+		}
+	}
+	return add_denied(p, cap, full, holds, why);
+}
+
+/* Drop secrets that lie inside another secret: the outer one covers them, and
+ * keeping them would make the outer one an ancestor whose siblings get allowed. */
+static void drop_nested(struct cf_policy *p)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < p->n_denied; i++) {
+		bool inner = false;
+		for (size_t j = 0; j < p->n_denied && !inner; j++)
+			inner = j != i && strcmp(p->denied[i].path, p->denied[j].path) != 0 &&
+				cf_path_within(p->denied[i].path, p->denied[j].path);
+		if (inner)
+			free(p->denied[i].path);
+		else
+			p->denied[out++] = p->denied[i];
+	}
+	p->n_denied = out;
+}
+
+static int cmp_denied(const void *a, const void *b)
+{
+	return strcmp(((const struct cf_denied *)a)->path, ((const struct cf_denied *)b)->path);
+}
+
+static char *canon_dup(const char *path, const char *cwd)
+{
+	char buf[PATH_MAX];
+	if (!path || !*path || cf_canon(path, cwd, buf, sizeof buf, NULL, NULL))
+		return NULL;
+	return strdup(buf);
+}
+
+static int writable_add(struct cf_policy *p, const char *path, const char *cwd)
+{
+	char *c = canon_dup(path, cwd);
+	if (!c)
+		return path && *path ? 0 : 0;
+	int rc = cf_strv_add_unique(&p->writable, c);
+	free(c);
+	return rc;
+}
+
+static int writable_locations(struct cf_policy *p, const struct cf_options *o,
+			      char *const envp[], const char *cwd)
+{
+	static const char *const fixed[] = {"/tmp", "/var/tmp", "/dev/shm"};
+	static const char *const caches[] = {".cache", ".npm", ".cargo/registry", ".cargo/git"};
+	int rc = writable_add(p, p->workspace, cwd);
+	for (size_t i = 0; !rc && i < sizeof fixed / sizeof *fixed; i++)
+		rc = writable_add(p, fixed[i], cwd);
+	if (!rc)
+		rc = writable_add(p, cf_env_get(envp, "TMPDIR"), cwd);
+	for (size_t i = 0; !rc && p->home && i < sizeof caches / sizeof *caches; i++) {
+		char buf[PATH_MAX * 2];
+		snprintf(buf, sizeof buf, "%s/%s", p->home, caches[i]);
+		rc = writable_add(p, buf, cwd);
+	}
+	for (size_t i = 0; !rc && i < o->writable.n; i++)
+		rc = writable_add(p, o->writable.v[i], cwd);
+	return rc;
+}
+
+static void judge_overlap(struct cf_policy *p)
+{
+	for (size_t w = 0; w < p->writable.n; w++)
+		for (size_t s = 0; s < p->n_denied; s++)
+			if (cf_path_within(p->writable.v[w], p->denied[s].path) ||
+			    cf_path_within(p->denied[s].path, p->writable.v[w])) {
+				cf_policy_refuse(p, CF_VERDICT_OVERLAP,
+						 "writable location %s overlaps secret %s",
+						 p->writable.v[w], p->denied[s].path);
+				return;
+			}
+}
+
+int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
+		    const char *cwd)
+{
+	struct candidates c = {0};
+	size_t cap = 0;
+	int rc = 0;
+
+	memset(p, 0, sizeof *p);
+	p->mode = o->mode == CF_MODE_BEST_EFFORT ? CF_MODE_BEST_EFFORT : CF_MODE_REQUIRED;
+	p->max_entries = o->max_entries > 0 ? (size_t)o->max_entries : CF_DEFAULT_MAX_ENTRIES;
+	snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_APPLIED);
+	if (o->log && *o->log && !(p->log = strdup(o->log)))
+		return -ENOMEM;
+
+	const char *home = o->home ? o->home : cf_env_get(envp, "HOME");
+	if (home && home[0] == '/')
+		p->home = canon_dup(home, cwd);
+	if (o->account_home && o->account_home[0] == '/') {
+		char *acct = canon_dup(o->account_home, cwd);
+		if (acct && (!p->home || strcmp(acct, p->home) != 0))
+			p->account_home = acct;
+		else
+			free(acct);
+	}
+	p->workspace = canon_dup(o->workspace ? o->workspace : cwd, cwd);
+	if (!p->home && !p->account_home) {
+		cf_policy_refuse(p, CF_VERDICT_HOME_EMPTY, "HOME is empty");
+		return 0;
+	}
+
+	if (p->home)
+		rc = home_rows(&c, p->home);
+	if (!rc && p->account_home)
+		rc = home_rows(&c, p->account_home);
+	if (!rc)
+		rc = relocated_rows(&c, envp);
+	for (size_t i = 0; !rc && i < o->deny.n; i++)
+		rc = candidate(&c, o->deny.v[i], "added with --deny or CREDFENCE_DENY", "--deny");
+	for (size_t i = 0; !rc && i < c.path.n; i++)
+		rc = canonical_secret(p, &cap, c.path.v[i], c.holds[i], c.why[i], cwd);
+	cf_strv_free(&c.path);
+	free(c.holds);
+	free(c.why);
+	if (rc)
+		return rc;
+	drop_nested(p);
+	qsort(p->denied, p->n_denied, sizeof *p->denied, cmp_denied);
+
+	if ((rc = writable_locations(p, o, envp, cwd)))
+		return rc;
+	if (p->verdict == CF_VERDICT_APPLIED)
+		judge_overlap(p);
+	return 0;
+}
+
+void cf_policy_free(struct cf_policy *p)
+{
+	for (size_t i = 0; i < p->n_denied; i++)
+		free(p->denied[i].path);
+	free(p->denied);
+	free(p->home);
+	free(p->account_home);
+	free(p->workspace);
+	free(p->log);
+	cf_strv_free(&p->writable);
+	cf_strv_free(&p->lookups);
+	memset(p, 0, sizeof *p);
+}

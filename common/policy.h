@@ -1,0 +1,80 @@
+/* A policy: who is home, what is secret, what is writable, and the verdict. */
+#ifndef CF_POLICY_H
+#define CF_POLICY_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strv.h"
+
+#define CF_DEFAULT_MAX_ENTRIES 20000
+
+enum cf_mode { CF_MODE_REQUIRED, CF_MODE_BEST_EFFORT };
+
+/* What the user asked for. Options from the command line are set first;
+ * cf_options_from_env() fills what is still unset from the CREDFENCE_* twins. */
+struct cf_options {
+	const char *home;         /* --home, CREDFENCE_HOME; NULL: $HOME */
+	const char *workspace;    /* --workspace, CREDFENCE_WORKSPACE; NULL: cwd */
+	struct cf_strv writable;  /* --writable, CREDFENCE_WRITABLE */
+	struct cf_strv deny;      /* --deny, CREDFENCE_DENY */
+	int mode;                 /* -1 unset, else enum cf_mode */
+	const char *log;          /* --log, CREDFENCE_LOG */
+	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */
+	const char *account_home; /* the password database's home, filled by the caller */
+	bool writable_from_cli, deny_from_cli;
+};
+
+void cf_options_init(struct cf_options *o);
+/* Returns 0, or -EINVAL with *bad naming the variable whose value is not valid. */
+int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad);
+void cf_options_free(struct cf_options *o);
+
+const char *cf_env_get(char *const envp[], const char *name);
+
+struct cf_denied {
+	char *path;        /* canonical */
+	const char *holds; /* from the table, or "added with --deny" */
+	const char *why;   /* "default", the relocating variable, "--deny" */
+};
+
+enum cf_verdict {
+	CF_VERDICT_APPLIED = 0,
+	CF_VERDICT_HOME_EMPTY,
+	CF_VERDICT_OVERLAP,
+	CF_VERDICT_LANDLOCK,  /* set by enforce/ */
+	CF_VERDICT_TOO_MANY,  /* set by the expansion */
+	CF_VERDICT_ERROR,     /* a location could not be resolved */
+};
+
+struct cf_policy {
+	char *home;           /* canonical $HOME (or --home), NULL when not usable */
+	char *account_home;   /* canonical account home when it differs, else NULL */
+	char *workspace;      /* canonical */
+	struct cf_denied *denied;
+	size_t n_denied;
+	struct cf_strv writable; /* canonical, existing or not */
+	struct cf_strv lookups;  /* directories canonicalization looked in */
+	enum cf_mode mode;
+	char *log;
+	size_t max_entries;
+	enum cf_verdict verdict;
+	char reason[2 * PATH_MAX + 128]; /* full status line, "read isolation ..." */
+};
+
+/* Build a policy from options and the environment ENVP (for relocations and
+ * $HOME/$TMPDIR). CWD is the directory relative locations are taken from.
+ * Returns 0 (then look at verdict) or -ENOMEM. */
+int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
+		    const char *cwd);
+void cf_policy_free(struct cf_policy *p);
+
+/* Set the verdict to "not effective" with the reason formatted from FMT. */
+void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define CF_STATUS_APPLIED "read isolation applied"
+#define CF_STATUS_NOT_EFFECTIVE "read isolation is not effective: "
+
+#endif

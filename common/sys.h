@@ -1,0 +1,72 @@
+/* Raw system calls that return -errno and touch no libc state (not even errno).
+ * They are what code between fork and exec may call: a vfork child shares the
+ * parent's memory, so it must not write errno, take locks or allocate. */
+#ifndef CF_SYS_H
+#define CF_SYS_H
+
+#include <sys/syscall.h>
+
+#if defined(__x86_64__)
+static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+#else
+#include <errno.h>
+#include <unistd.h>
+/* Other architectures: libc's syscall(), which writes errno. Not vfork-safe
+ * in the strict sense; documented in SECURITY.md. */
+static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	int saved = errno;
+	long r = syscall(n, a, b, c, d, e, f);
+	if (r == -1) {
+		r = -errno;
+		errno = saved;
+	}
+	return r;
+}
+#endif
+
+#define cf_sys0(n) cf_sys6((n), 0, 0, 0, 0, 0, 0)
+#define cf_sys1(n, a) cf_sys6((n), (long)(a), 0, 0, 0, 0, 0)
+#define cf_sys2(n, a, b) cf_sys6((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define cf_sys3(n, a, b, c) cf_sys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define cf_sys4(n, a, b, c, d) cf_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define cf_sys5(n, a, b, c, d, e) cf_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+
+static inline int cf_sys_close(int fd)
+{
+	return (int)cf_sys1(SYS_close, fd);
+}
+
+static inline int cf_sys_openat(int dirfd, const char *path, int flags)
+{
+	return (int)cf_sys4(SYS_openat, dirfd, path, flags, 0);
+}
+
+#endif

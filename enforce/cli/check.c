@@ -1,0 +1,144 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "paths.h"
+
+/* The probe opens without reading and creates nothing that gets a name:
+ * O_TMPFILE makes an unnamed inode that vanishes at close, so a directory's
+ * contents and times stay as they were. */
+static const char *word(int err, char *buf, size_t n)
+{
+	if (err == 0)
+		return "allowed";
+	snprintf(buf, n, "denied (%s)", strerrorname_np(err) ? strerrorname_np(err) : strerror(err));
+	return buf;
+}
+
+static int try_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static void probe_one(const char *path, FILE *out)
+{
+	struct stat st;
+	char a[64], b[64], c[64];
+	if (stat(path, &st) != 0) {
+		/* Not there: can it be created? Ask the nearest existing parent. */
+		char parent[4096];
+		snprintf(parent, sizeof parent, "%s", path);
+		int e = errno;
+		for (;;) {
+			char *slash = strrchr(parent, '/');
+			if (!slash) {
+				snprintf(parent, sizeof parent, ".");
+				break;
+			}
+			if (slash == parent) {
+				parent[1] = '\0';
+				break;
+			}
+			*slash = '\0';
+			if (stat(parent, &st) == 0)
+				break;
+		}
+		int w = try_open(parent, O_TMPFILE | O_WRONLY);
+		fprintf(out, "does not exist (%s); create: %s\n", strerrorname_np(e), word(w, a, sizeof a));
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int l = try_open(path, O_RDONLY | O_DIRECTORY);
+		int w = try_open(path, O_TMPFILE | O_WRONLY);
+		fprintf(out, "directory; list: %s; create inside: %s\n", word(l, a, sizeof a),
+			word(w, b, sizeof b));
+	} else if (S_ISREG(st.st_mode)) {
+		int r = try_open(path, O_RDONLY);
+		int w = try_open(path, O_WRONLY);
+		fprintf(out, "file; read: %s; write: %s\n", word(r, a, sizeof a), word(w, c, sizeof c));
+	} else {
+		fprintf(out, "not probed: a device, socket or fifo (opening it could act on it)\n");
+	}
+}
+
+int cf_cmd_check(int argc, char **argv)
+{
+	struct cf_cli c;
+	struct cf_fence f;
+	int rc = cf_cli_parse(&c, "check", argc, argv, false, false);
+	if (rc || (rc = cf_cli_finish(&c)))
+		return rc;
+	if (c.n_paths == 0) {
+		cf_err("check: no path given; usage: credfence check [options] PATH...");
+		return CF_EXIT_FAIL;
+	}
+	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+		cf_err("out of memory while building the policy");
+		return CF_EXIT_FAIL;
+	}
+	if (!f.ready) {
+		cf_err("%s; %s", f.pol.reason, cf_cli_hint(f.pol.verdict));
+		return CF_EXIT_FAIL;
+	}
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC)) {
+		cf_err("pipe: %s", strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		cf_err("fork: %s", strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		FILE *out = fdopen(pfd[1], "w");
+		if (!out)
+			_exit(CF_EXIT_FAIL);
+		if (cf_fence_apply(&f)) {
+			fprintf(out, "!%s\n", f.pol.reason);
+			fclose(out);
+			_exit(CF_EXIT_FAIL);
+		}
+		for (int i = 0; i < c.n_paths; i++)
+			probe_one(c.paths[i], out);
+		fclose(out);
+		_exit(0);
+	}
+	close(pfd[1]);
+	FILE *in = fdopen(pfd[0], "r");
+	char line[8192];
+	int i = 0;
+	while (in && fgets(line, sizeof line, in)) {
+		if (line[0] == '!') {
+			cf_err("%s", line + 1);
+			rc = CF_EXIT_FAIL;
+			continue;
+		}
+		if (i < c.n_paths)
+			printf("%s: %s", c.paths[i++], line);
+	}
+	if (in)
+		fclose(in);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || i != c.n_paths)) {
+		cf_err("check: the probe child failed; nothing was reported for some paths");
+		rc = CF_EXIT_FAIL;
+	}
+	cf_fence_free(&f);
+	cf_cli_free(&c);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* The credfence command: shared option parsing and the subcommands. */
+#ifndef CF_CLI_H
+#define CF_CLI_H
+
+#include <stdbool.h>
+
+#include "fence.h"
+#include "policy.h"
+
+#define CF_EXIT_FAIL 125     /* credfence itself failed or refused */
+#define CF_EXIT_NOEXEC 126   /* CMD could not be executed */
+#define CF_EXIT_NOTFOUND 127 /* CMD was not found */
+
+struct cf_cli {
+	struct cf_options opts;
+	bool json;        /* status --json */
+	char **cmd;       /* after "--" (run, harness) */
+	char **paths;     /* operands (check) */
+	int n_paths;
+};
+
+extern char **environ;
+
+/* Parse argv after the subcommand name. WANT_CMD: a "-- CMD" is required.
+ * Returns 0, or prints the error and returns CF_EXIT_FAIL. */
+int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
+		 bool allow_json);
+/* Options merged with the environment and the account's home. 0 or CF_EXIT_FAIL. */
+int cf_cli_finish(struct cf_cli *c);
+void cf_cli_free(struct cf_cli *c);
+
+/* "credfence: " + message, on stderr. */
+void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What to do about a verdict, for the error line. */
+const char *cf_cli_hint(enum cf_verdict v);
+/* Log the fence's verdict for PROGRAM (opened before any restriction by the caller). */
+void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied);
+
+int cf_cmd_run(int argc, char **argv);
+int cf_cmd_harness(int argc, char **argv);
+int cf_cmd_status(int argc, char **argv);
+int cf_cmd_check(int argc, char **argv);
+
+/* execvp CMD and map its failure to an exit code (never returns). */
+_Noreturn void cf_cli_exec(char **cmd);
+
+#endif

@@ -1,0 +1,187 @@
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cf_err(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("credfence: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *value(int argc, char **argv, int *i, const char *sub)
+{
+	const char *opt = argv[*i];
+	const char *eq = strchr(opt, '=');
+	if (eq)
+		return eq + 1;
+	if (*i + 1 >= argc) {
+		cf_err("%s: option %s needs a value; see 'credfence %s --help'", sub, opt, sub);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static bool is_opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
+		 bool allow_json)
+{
+	memset(c, 0, sizeof *c);
+	cf_options_init(&c->opts);
+	c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
+	if (!c->paths) {
+		cf_err("out of memory");
+		return CF_EXIT_FAIL;
+	}
+	int i;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (is_opt(a, "--home")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.home = v;
+		} else if (is_opt(a, "--workspace")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.workspace = v;
+		} else if (is_opt(a, "--writable")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.writable_from_cli = true;
+			if (cf_strv_add(&c->opts.writable, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--deny")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.deny_from_cli = true;
+			if (cf_strv_add(&c->opts.deny, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--log")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.log = v;
+		} else if (is_opt(a, "--max-entries")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (!*v || *end || n <= 0) {
+				cf_err("%s: --max-entries takes a positive number, not '%s'", sub, v);
+				return CF_EXIT_FAIL;
+			}
+			c->opts.max_entries = n;
+		} else if (strcmp(a, "--best-effort") == 0) {
+			c->opts.mode = CF_MODE_BEST_EFFORT;
+		} else if (strcmp(a, "--required") == 0) {
+			c->opts.mode = CF_MODE_REQUIRED;
+		} else if (allow_json && strcmp(a, "--json") == 0) {
+			c->json = true;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			cf_err("%s: unknown option '%s'; see 'credfence %s --help'", sub, a, sub);
+			return CF_EXIT_FAIL;
+		} else if (want_cmd) {
+			break; /* the command starts here */
+		} else {
+			c->paths[c->n_paths++] = argv[i];
+		}
+	}
+	if (want_cmd) {
+		if (i >= argc) {
+			cf_err("%s: no command given; usage: credfence %s [options] -- CMD [ARG...]",
+			       sub, sub);
+			return CF_EXIT_FAIL;
+		}
+		c->cmd = argv + i;
+	} else {
+		for (; i < argc; i++)
+			c->paths[c->n_paths++] = argv[i];
+	}
+	return 0;
+}
+
+int cf_cli_finish(struct cf_cli *c)
+{
+	const char *bad = NULL;
+	int rc = cf_options_from_env(&c->opts, environ, &bad);
+	if (rc == -EINVAL) {
+		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
+		       strcmp(bad, "CREDFENCE_MODE") == 0 ? "'required' or 'best-effort'"
+							  : "a positive number");
+		return CF_EXIT_FAIL;
+	}
+	if (rc) {
+		cf_err("out of memory");
+		return CF_EXIT_FAIL;
+	}
+	static char acct[4096];
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir) {
+		snprintf(acct, sizeof acct, "%s", res->pw_dir);
+		c->opts.account_home = acct;
+	}
+	if (c->opts.home && c->opts.home[0] && c->opts.home[0] != '/') {
+		cf_err("--home must be an absolute path, not '%s'", c->opts.home);
+		return CF_EXIT_FAIL;
+	}
+	return 0;
+}
+
+void cf_cli_free(struct cf_cli *c)
+{
+	cf_options_free(&c->opts);
+	free(c->paths);
+}
+
+const char *cf_cli_hint(enum cf_verdict v)
+{
+	switch (v) {
+	case CF_VERDICT_HOME_EMPTY:
+		return "set HOME or pass --home DIR";
+	case CF_VERDICT_OVERLAP:
+		return "choose a workspace or --writable location that neither contains nor lies inside a secret";
+	case CF_VERDICT_LANDLOCK:
+		return "run on a kernel with Landlock enabled (lsm=landlock), or pass --best-effort to run without isolation";
+	case CF_VERDICT_TOO_MANY:
+		return "raise --max-entries (CREDFENCE_MAX_ENTRIES) or tidy that directory";
+	default:
+		return "fix the location or remove it from CREDFENCE_DENY / --deny";
+	}
+}
+
+void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied)
+{
+	char buf[8192];
+	cf_fence_log(f, logfd, getpid(), program, applied, f->pol.reason,
+		     applied ? f->res.rules : 0, buf, sizeof buf);
+}
+
+_Noreturn void cf_cli_exec(char **cmd)
+{
+	execvp(cmd[0], cmd);
+	int e = errno;
+	if (e == ENOENT) {
+		cf_err("%s: command not found; check the name and PATH", cmd[0]);
+		exit(CF_EXIT_NOTFOUND);
+	}
+	cf_err("%s: can not execute: %s", cmd[0], strerror(e));
+	exit(CF_EXIT_NOEXEC);
+}

@@ -1,0 +1,56 @@
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "landlock.h"
+
+/* Refuse (required) or warn and go on (best effort). Returns 0 to go on. */
+static int not_effective(const struct cf_fence *f, int logfd, const char *program)
+{
+	cf_cli_log(f, logfd, program, false);
+	if (f->pol.mode == CF_MODE_REQUIRED) {
+		cf_err("%s; %s. Nothing was run.", f->pol.reason, cf_cli_hint(f->pol.verdict));
+		return CF_EXIT_FAIL;
+	}
+	cf_err("%s; running without isolation (best-effort mode)", f->pol.reason);
+	return 0;
+}
+
+int cf_cmd_run(int argc, char **argv)
+{
+	struct cf_cli c;
+	struct cf_fence f;
+	int rc = cf_cli_parse(&c, "run", argc, argv, true, false);
+	if (rc || (rc = cf_cli_finish(&c)))
+		return rc;
+	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+		cf_err("out of memory while building the policy");
+		return CF_EXIT_FAIL;
+	}
+	int logfd = cf_fence_log_open(&f);
+	if (f.pol.log && logfd < 0) {
+		cf_err("can not open the log %s; choose a file you can write", f.pol.log);
+		return CF_EXIT_FAIL;
+	}
+	if (!f.ready) {
+		if ((rc = not_effective(&f, logfd, c.cmd[0])))
+			return rc;
+	} else {
+		/* In best-effort mode a failed restrict must leave nothing behind
+		 * (no_new_privs would stay), so ask a probe child first. */
+		int probe = f.pol.mode == CF_MODE_BEST_EFFORT ? cf_ll_probe() : 0;
+		if (probe) {
+			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
+			f.pol.verdict = CF_VERDICT_LANDLOCK;
+			f.ready = false;
+		} else if (cf_fence_apply(&f) == 0) {
+			cf_cli_log(&f, logfd, c.cmd[0], true);
+		}
+		if (!f.ready && (rc = not_effective(&f, logfd, c.cmd[0])))
+			return rc;
+	}
+	if (logfd >= 0)
+		close(logfd);
+	cf_cli_exec(c.cmd);
+}

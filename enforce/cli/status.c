@@ -1,0 +1,141 @@
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cli.h"
+#include "json.h"
+#include "landlock.h"
+#include "paths.h"
+
+const char *cf_cli_find_shim(void);
+
+static const char *writable_holding(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->writable.n; i++)
+		if (cf_path_within(path, p->writable.v[i]))
+			return p->writable.v[i];
+	return NULL;
+}
+
+static void print_json(const struct cf_fence *f, const char *release, const char *shim,
+		       const char *shim_in)
+{
+	const struct cf_policy *p = &f->pol;
+	static char buf[1 << 20];
+	size_t len = 0, cap = sizeof buf;
+	cf_json_raw(buf, cap, &len, "{\"kernel\":");
+	cf_json_str(buf, cap, &len, release);
+	cf_json_raw(buf, cap, &len, ",\"backend\":\"landlock\",\"abi\":");
+	cf_json_num(buf, cap, &len, f->abi);
+	cf_json_raw(buf, cap, &len, ",\"home\":");
+	if (p->home)
+		cf_json_str(buf, cap, &len, p->home);
+	else
+		cf_json_raw(buf, cap, &len, "null");
+	cf_json_raw(buf, cap, &len, ",\"account_home\":");
+	if (p->account_home)
+		cf_json_str(buf, cap, &len, p->account_home);
+	else
+		cf_json_raw(buf, cap, &len, "null");
+	cf_json_raw(buf, cap, &len, ",\"workspace\":");
+	cf_json_str(buf, cap, &len, p->workspace ? p->workspace : "");
+	cf_json_raw(buf, cap, &len, ",\"denied\":[");
+	for (size_t i = 0; i < p->n_denied; i++) {
+		cf_json_raw(buf, cap, &len, i ? ",{\"path\":" : "{\"path\":");
+		cf_json_str(buf, cap, &len, p->denied[i].path);
+		cf_json_raw(buf, cap, &len, ",\"holds\":");
+		cf_json_str(buf, cap, &len, p->denied[i].holds);
+		cf_json_raw(buf, cap, &len, ",\"source\":");
+		cf_json_str(buf, cap, &len, p->denied[i].why);
+		cf_json_raw(buf, cap, &len, "}");
+	}
+	cf_json_raw(buf, cap, &len, "],\"writable\":[");
+	for (size_t i = 0; i < p->writable.n; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->writable.v[i]);
+	}
+	cf_json_raw(buf, cap, &len, "],\"rules\":");
+	cf_json_num(buf, cap, &len, (long long)f->res.rules);
+	cf_json_raw(buf, cap, &len, ",\"mode\":");
+	cf_json_str(buf, cap, &len, p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	cf_json_raw(buf, cap, &len, ",\"shim\":");
+	if (shim)
+		cf_json_str(buf, cap, &len, shim);
+	else
+		cf_json_raw(buf, cap, &len, "null");
+	cf_json_raw(buf, cap, &len, ",\"shim_writable\":");
+	cf_json_raw(buf, cap, &len, shim_in ? "true" : "false");
+	cf_json_raw(buf, cap, &len, ",\"verdict\":");
+	cf_json_str(buf, cap, &len, f->ready ? "applied" : "not effective");
+	cf_json_raw(buf, cap, &len, ",\"status\":");
+	cf_json_str(buf, cap, &len, p->reason);
+	cf_json_raw(buf, cap, &len, "}\n");
+	fputs(buf, stdout);
+}
+
+static void print_text(const struct cf_fence *f, const char *release, const char *shim,
+		       const char *shim_in)
+{
+	const struct cf_policy *p = &f->pol;
+	printf("credfence landlock read: kernel=%s abi=%d\n", release, f->abi);
+	printf("home:         %s\n", p->home ? p->home : "(none)");
+	if (p->account_home)
+		printf("account home: %s (from the password database; denied too)\n", p->account_home);
+	printf("workspace:    %s\n", p->workspace ? p->workspace : "(none)");
+	printf("mode:         %s\n", p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	printf("denied (%zu):\n", p->n_denied);
+	for (size_t i = 0; i < p->n_denied; i++)
+		printf("  %-48s %s%s%s\n", p->denied[i].path, p->denied[i].holds,
+		       strcmp(p->denied[i].why, "default") ? "; from " : "",
+		       strcmp(p->denied[i].why, "default") ? p->denied[i].why : "");
+	printf("writable (%zu):\n", p->writable.n);
+	for (size_t i = 0; i < p->writable.n; i++)
+		printf("  %s\n", p->writable.v[i]);
+	printf("rules:        %zu\n", f->res.rules);
+	printf("shim:         %s\n", shim ? shim : "(not found)");
+	if (shim_in)
+		printf("warning: the shim lies in the writable location %s: a fenced program could "
+		       "replace it; install it outside every writable location (meson install)\n",
+		       shim_in);
+	printf("%s\n", p->reason);
+}
+
+int cf_cmd_status(int argc, char **argv)
+{
+	struct cf_cli c;
+	struct cf_fence f;
+	struct utsname u;
+	int rc = cf_cli_parse(&c, "status", argc, argv, false, true);
+	if (rc || (rc = cf_cli_finish(&c)))
+		return rc;
+	if (c.n_paths) {
+		cf_err("status: unexpected operand '%s'; status takes only options", c.paths[0]);
+		return CF_EXIT_FAIL;
+	}
+	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+		cf_err("out of memory while building the policy");
+		return CF_EXIT_FAIL;
+	}
+	if (f.abi == 0)
+		f.abi = cf_ll_abi();
+	if (f.ready) {
+		int probe = cf_ll_probe();
+		if (probe) {
+			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
+			f.pol.verdict = CF_VERDICT_LANDLOCK;
+			f.ready = false;
+		}
+	}
+	const char *release = uname(&u) == 0 ? u.release : "unknown";
+	const char *shim = cf_cli_find_shim();
+	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;
+	if (c.json)
+		print_json(&f, release, shim, shim_in);
+	else
+		print_text(&f, release, shim, shim_in);
+	rc = f.ready ? 0 : 1;
+	cf_fence_free(&f);
+	cf_cli_free(&c);
+	return rc;
+}

@@ -1,0 +1,188 @@
+#include "fence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "landlock.h"
+#include "sys.h"
+
+static char *render_lists(const struct cf_policy *p)
+{
+	size_t cap = 64;
+	for (size_t i = 0; i < p->n_denied; i++)
+		cap += 2 * strlen(p->denied[i].path) + 8;
+	for (size_t i = 0; i < p->writable.n; i++)
+		cap += 2 * strlen(p->writable.v[i]) + 8;
+	char *buf = malloc(cap);
+	size_t len = 0;
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	cf_json_raw(buf, cap, &len, "\"denied\":[");
+	for (size_t i = 0; i < p->n_denied; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->denied[i].path);
+	}
+	cf_json_raw(buf, cap, &len, "],\"writable\":[");
+	for (size_t i = 0; i < p->writable.n; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->writable.v[i]);
+	}
+	cf_json_raw(buf, cap, &len, "]");
+	return buf;
+}
+
+int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
+		     const char *cwd)
+{
+	char here[PATH_MAX];
+	char scratch[16384];
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	f->ruleset = -1;
+	if (!cwd)
+		cwd = getcwd(here, sizeof here) ? here : "/";
+	if ((rc = cf_policy_build(&f->pol, o, envp, cwd)))
+		return rc;
+	if (!(f->lists_json = render_lists(&f->pol)))
+		return -ENOMEM;
+	if (f->pol.verdict != CF_VERDICT_APPLIED)
+		return 0;
+	f->abi = cf_ll_abi();
+	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
+		cf_ll_reason(f->abi < 0 ? f->abi : 0, f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_LANDLOCK;
+		return 0;
+	}
+	if ((rc = cf_plan_prepare(&f->plan, &f->pol)))
+		return rc;
+	f->stamps = calloc(f->plan.n_anc ? f->plan.n_anc : 1, sizeof *f->stamps);
+	if (!f->stamps)
+		return -ENOMEM;
+	rc = cf_ll_build(&f->plan, f->abi, scratch, sizeof scratch, &f->res, f->stamps);
+	if (rc == -CF_ETOOMANY) {
+		cf_policy_refuse(&f->pol, CF_VERDICT_TOO_MANY, "too many entries under %s (%zu > %zu)",
+				 f->res.over_dir, f->res.over_count, f->pol.max_entries);
+		return 0;
+	}
+	if (rc < 0) {
+		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_LANDLOCK;
+		return 0;
+	}
+	f->ruleset = rc;
+	f->ready = true;
+	return 0;
+}
+
+void cf_fence_free(struct cf_fence *f)
+{
+	if (f->ruleset >= 0)
+		close(f->ruleset);
+	free(f->stamps);
+	free(f->lists_json);
+	cf_plan_free(&f->plan);
+	cf_policy_free(&f->pol);
+	memset(f, 0, sizeof *f);
+	f->ruleset = -1;
+}
+
+int cf_fence_apply(struct cf_fence *f)
+{
+	if (!f->ready)
+		return -EPERM;
+	int rc = cf_ll_restrict(f->ruleset);
+	if (rc) {
+		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_LANDLOCK;
+		f->ready = false;
+	}
+	return rc;
+}
+
+bool cf_fence_current(const struct cf_fence *f)
+{
+	if (!f->ready)
+		return false;
+	for (size_t i = 0; i < f->plan.n_anc; i++) {
+		struct cf_stamp now;
+		cf_stamp_path(f->plan.anc[i].path, &now);
+		if (!cf_stamp_equal(&now, &f->stamps[i]))
+			return false;
+	}
+	return true;
+}
+
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *rules)
+{
+	struct cf_expand_result res;
+	*rules = 0;
+	if (f->abi <= 0)
+		return f->abi < 0 ? f->abi : -ENOSYS;
+	if (cf_fence_current(f)) {
+		int rc = cf_ll_restrict(f->ruleset);
+		if (rc == 0) {
+			*rules = f->res.rules;
+			return 0;
+		}
+		if (rc != -EBADF && rc != -EBADFD && rc != -EINVAL)
+			return rc;
+		/* The prepared fd was closed or replaced (close_fds): build our own. */
+	}
+	int fd = cf_ll_build(&f->plan, f->abi, buf, bufsz, &res, NULL);
+	if (fd < 0)
+		return fd;
+	int rc = cf_ll_restrict(fd);
+	cf_sys_close(fd);
+	if (rc == 0)
+		*rules = res.rules;
+	return rc;
+}
+
+int cf_fence_log_open(const struct cf_fence *f)
+{
+	if (!f->pol.log)
+		return -1;
+	return (int)cf_sys4(SYS_openat, AT_FDCWD, f->pol.log,
+			    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+}
+
+void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
+		  const char *reason, size_t rules, char *buf, size_t bufsz)
+{
+	size_t len = 0;
+	if (fd < 0 || !bufsz)
+		return;
+	buf[0] = '\0';
+	cf_json_raw(buf, bufsz, &len, "{\"event\":\"sandbox_status\",\"pid\":");
+	cf_json_num(buf, bufsz, &len, pid);
+	cf_json_raw(buf, bufsz, &len, ",\"program\":");
+	cf_json_str(buf, bufsz, &len, program ? program : "");
+	cf_json_raw(buf, bufsz, &len, ",\"backend\":\"landlock\",\"abi\":");
+	cf_json_num(buf, bufsz, &len, f->abi);
+	cf_json_raw(buf, bufsz, &len, ",\"verdict\":");
+	cf_json_str(buf, bufsz, &len, applied ? "applied" : "not effective");
+	cf_json_raw(buf, bufsz, &len, ",\"reason\":");
+	cf_json_str(buf, bufsz, &len, reason);
+	cf_json_raw(buf, bufsz, &len, ",\"mode\":");
+	cf_json_str(buf, bufsz, &len, f->pol.mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	cf_json_raw(buf, bufsz, &len, ",\"rules\":");
+	cf_json_num(buf, bufsz, &len, (long long)rules);
+	cf_json_raw(buf, bufsz, &len, ",");
+	struct iovec iov[3] = {
+		{buf, len},
+		{f->lists_json ? f->lists_json : (char *)"", f->lists_json ? strlen(f->lists_json) : 0},
+		{(char *)"}\n", 2},
+	};
+	(void)cf_sys3(SYS_writev, fd, iov, 3);
+}

@@ -1,0 +1,52 @@
+/* A fence: a policy judged, planned and built into a Landlock ruleset, ready to
+ * be applied to a thread. Prepared in normal context; cf_fence_enter() is the
+ * part that runs between fork and exec. */
+#ifndef CF_FENCE_H
+#define CF_FENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "expand.h"
+#include "policy.h"
+
+struct cf_fence {
+	struct cf_policy pol;
+	struct cf_plan plan;
+	int abi;                   /* > 0, or -errno of the ABI query */
+	int ruleset;               /* prepared ruleset fd, or -1 */
+	struct cf_expand_result res;
+	struct cf_stamp *stamps;   /* one per ancestor, as read when built */
+	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
+	bool ready;                /* the verdict is "applied" so far */
+};
+
+/* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.
+ * CWD may be NULL (then getcwd). */
+int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
+		     const char *cwd);
+void cf_fence_free(struct cf_fence *f);
+
+/* Apply the prepared ruleset to the calling thread; on failure the verdict and
+ * reason say why. Returns 0 or -errno. Normal context. */
+int cf_fence_apply(struct cf_fence *f);
+
+/* Whether every ancestor still has the identity it had when the ruleset was built. */
+bool cf_fence_current(const struct cf_fence *f);
+
+/* Between fork and exec: fence the calling thread with the prepared ruleset when
+ * it is still current, else with one built here from the same plan (never
+ * touching the shared one). No allocation, no errno. Returns 0 or -errno /
+ * -CF_ETOOMANY; *rules gets the rule count used. */
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *rules);
+
+/* The log is opened before the fence goes up (the log file may lie outside
+ * every writable location), written after. Both with raw syscalls. Returns an
+ * fd, or a negative value when there is no log. */
+int cf_fence_log_open(const struct cf_fence *f);
+/* One sandbox_status JSON line to FD, formatted into BUF. Does not close FD. */
+void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
+		  const char *reason, size_t rules, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,231 @@
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+/* Our own copies of the UAPI, so that headers older than the kernel still build. */
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)
+#define FS_TRUNCATE (1ULL << 14)
+#define FS_IOCTL_DEV (1ULL << 15)
+
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define FS_WRITE_RIGHTS                                                                  \
+	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |  \
+	 FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM |       \
+	 FS_REFER | FS_TRUNCATE)
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+int cf_ll_abi(void)
+{
+	return (int)cf_sys3(SYS_landlock_create_ruleset, 0, 0, LL_CREATE_RULESET_VERSION);
+}
+
+uint64_t cf_ll_handled(int abi)
+{
+	uint64_t all = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR |
+		       FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG | FS_MAKE_SOCK |
+		       FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER | FS_TRUNCATE |
+		       FS_IOCTL_DEV;
+	/* Best effort: drop what older ABIs do not know, newest first. */
+	switch (abi) {
+	case 1:
+		all &= ~FS_REFER;
+		__attribute__((fallthrough));
+	case 2:
+		all &= ~FS_TRUNCATE;
+		__attribute__((fallthrough));
+	case 3:
+	case 4:
+		all &= ~FS_IOCTL_DEV;
+		break;
+	default:
+		if (abi < 1)
+			return 0;
+	}
+	return all;
+}
+
+uint64_t cf_ll_rights(enum cf_rule_kind kind, int is_dir, uint64_t handled)
+{
+	uint64_t r;
+	switch (kind) {
+	case CF_RULE_WRITE:
+		r = handled;
+		break;
+	case CF_RULE_DEV:
+		r = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR | FS_WRITE_FILE | FS_TRUNCATE |
+		    FS_IOCTL_DEV;
+		break;
+	default:
+		r = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR;
+		break;
+	}
+	r &= handled;
+	if (!is_dir)
+		r &= FS_FILE_RIGHTS; /* the kernel rejects directory rights on files */
+	return r;
+}
+
+struct build_ctx {
+	int ruleset;
+	uint64_t handled;
+};
+
+static int add_rule(void *vctx, int fd, int is_dir, enum cf_rule_kind kind)
+{
+	struct build_ctx *ctx = vctx;
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = cf_ll_rights(kind, is_dir, ctx->handled),
+		.parent_fd = fd,
+	};
+	if (!attr.allowed_access)
+		return 0;
+	return (int)cf_sys4(SYS_landlock_add_rule, ctx->ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
+}
+
+static int create_ruleset(uint64_t handled)
+{
+	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+	return (int)cf_sys3(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+}
+
+int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
+		struct cf_expand_result *res, struct cf_stamp *stamps)
+{
+	struct build_ctx ctx = {.handled = cf_ll_handled(abi)};
+	ctx.ruleset = create_ruleset(ctx.handled);
+	if (ctx.ruleset < 0)
+		return ctx.ruleset;
+	int rc = cf_expand(pl, buf, bufsz, add_rule, &ctx, res, stamps);
+	if (rc) {
+		cf_sys_close(ctx.ruleset);
+		return rc;
+	}
+	return ctx.ruleset;
+}
+
+int cf_ll_restrict(int ruleset_fd)
+{
+	long rc = cf_sys5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (rc)
+		return (int)rc;
+	return (int)cf_sys2(SYS_landlock_restrict_self, ruleset_fd, 0);
+}
+
+int cf_ll_probe(void)
+{
+	int abi = cf_ll_abi();
+	if (abi < 0)
+		return abi;
+	int fd = create_ruleset(FS_WRITE_FILE | FS_MAKE_REG);
+	if (fd < 0)
+		return fd;
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		int r = cf_ll_restrict(fd);
+		(void)!write(pipefd[1], &r, sizeof r);
+		_exit(0);
+	}
+	int r = pid < 0 ? -errno : -EIO;
+	close(pipefd[1]);
+	close(fd);
+	if (pid > 0) {
+		if (read(pipefd[0], &r, sizeof r) != sizeof r)
+			r = -EIO;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(pipefd[0]);
+	return r;
+}
+
+int cf_ll_fenced(const char *home)
+{
+	int fd = cf_sys_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		cf_sys_close(fd);
+		return 0;
+	}
+	if (fd != -EACCES)
+		return 0;
+	if (!home || home[0] != '/')
+		return 1;
+	fd = cf_sys_openat(AT_FDCWD, home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		cf_sys_close(fd);
+		return 0;
+	}
+	return fd == -EACCES || fd == -ENOENT;
+}
+
+const char *cf_ll_why(int err)
+{
+	switch (err) {
+	case -ENOSYS:
+		return "not built into this kernel: ENOSYS";
+	case -EOPNOTSUPP:
+		return "disabled at boot: EOPNOTSUPP";
+	case -EPERM:
+		return "blocked by seccomp or a container policy: EPERM";
+	case -E2BIG:
+		return "the process already has the 16 stacked Landlock layers the kernel allows: E2BIG";
+	default:
+		return NULL;
+	}
+}
+
+void cf_ll_reason(int err, int abi, char *out, size_t outsz)
+{
+	const char *why = cf_ll_why(err);
+	if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
+		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
+			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);
+	else if (why)
+		snprintf(out, outsz, "read isolation is not effective: landlock unavailable (%s)", why);
+	else
+		snprintf(out, outsz, "read isolation is not effective: landlock unavailable (%s)",
+			 strerror(-err));
+}

@@ -1,0 +1,45 @@
+/* The Landlock backend: ABI probe, ruleset from a plan, restrict.
+ * Every function here that takes no allocation is safe between fork and exec;
+ * they return -errno and never touch errno. */
+#ifndef CF_LANDLOCK_H
+#define CF_LANDLOCK_H
+
+#include <stdint.h>
+
+#include "expand.h"
+
+#define CF_LANDLOCK_MIN_ABI 1
+
+/* The running kernel's ABI (> 0), or -errno (ENOSYS, EOPNOTSUPP, EPERM). */
+int cf_ll_abi(void);
+
+/* Every filesystem right ABI knows. */
+uint64_t cf_ll_handled(int abi);
+
+/* Rights for one rule, masked to what HANDLED has and to file rights for files. */
+uint64_t cf_ll_rights(enum cf_rule_kind kind, int is_dir, uint64_t handled);
+
+/* A ruleset for PLAN: returns its fd (close-on-exec) or -errno / -CF_ETOOMANY.
+ * BUF is scratch for getdents64. RES and STAMPS as for cf_expand(). */
+int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
+		struct cf_expand_result *res, struct cf_stamp *stamps);
+
+/* no_new_privs, then landlock_restrict_self() on the calling thread. */
+int cf_ll_restrict(int ruleset_fd);
+
+/* Whether restricting would work here, found in a forked child on a ruleset
+ * that handles only write rights, so that neither this process nor its later
+ * exec is restricted. 0 or -errno. Not for use after fork. */
+int cf_ll_probe(void);
+
+/* The kernel's answer to "is this thread already fenced": a fenced thread can
+ * not list "/" (always an ancestor) nor HOME when it is given. */
+int cf_ll_fenced(const char *home);
+
+/* The words for a failure, as they follow "landlock unavailable (". */
+const char *cf_ll_why(int err);
+
+/* The whole status line for a Landlock failure ERR into OUT. */
+void cf_ll_reason(int err, int abi, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,65 @@
+#include "proc.h"
+
+#include <fcntl.h>
+
+#include "sys.h"
+
+unsigned long long cf_proc_self_starttime(void)
+{
+	char buf[1024];
+	int fd = cf_sys_openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	long n = cf_sys3(SYS_read, fd, buf, sizeof buf - 1);
+	cf_sys_close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
+	char *p = 0;
+	for (char *q = buf; *q; q++)
+		if (*q == ')')
+			p = q;
+	if (!p)
+		return 0;
+	p++;
+	/* After ')' come fields 3.. ; start time is field 22. */
+	int field = 2;
+	while (*p && field < 22) {
+		if (*p == ' ') {
+			field++;
+			while (*p == ' ')
+				p++;
+			continue;
+		}
+		p++;
+	}
+	unsigned long long v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (unsigned long long)(*p++ - '0');
+	return v;
+}
+
+static int parse_ull(const char **s, unsigned long long *out)
+{
+	const char *p = *s;
+	unsigned long long v = 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (unsigned long long)(*p++ - '0');
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+int cf_harness_marker_is_self(const char *value)
+{
+	unsigned long long pid, start;
+	const char *p = value;
+	if (!p || parse_ull(&p, &pid) || *p++ != ':' || parse_ull(&p, &start) || *p)
+		return 0;
+	if ((long)pid != cf_sys0(SYS_getpid))
+		return 0;
+	return start != 0 && start == cf_proc_self_starttime();
+}
