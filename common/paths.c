@@ -8,6 +8,38 @@
 
 #define CF_MAX_LINKS 40
 
+/* Raw system calls on Linux, so that cf_canon() runs between fork and exec too. */
+#ifdef __linux__
+#include <fcntl.h>
+#include "sys.h"
+static int lstat_raw(const char *path, struct stat *st)
+{
+	return (int)cf_sys4(SYS_newfstatat, AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+static long readlink_raw(const char *path, char *buf, size_t n)
+{
+	return cf_sys4(SYS_readlinkat, AT_FDCWD, path, buf, n);
+}
+#else
+static int lstat_raw(const char *path, struct stat *st)
+{
+	return lstat(path, st) ? -errno : 0;
+}
+static long readlink_raw(const char *path, char *buf, size_t n)
+{
+	ssize_t r = readlink(path, buf, n);
+	return r < 0 ? -errno : r;
+}
+#endif
+
+static size_t cf_strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
 bool cf_path_within(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -69,15 +101,17 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 	if (path[0] != '/') {
 		if (!base || base[0] != '/')
 			return -EINVAL;
-		if (strlen(base) + strlen(path) + 2 > sizeof todo)
+		size_t bl = cf_strlen(base), pl = cf_strlen(path);
+		if (bl + pl + 2 > sizeof todo)
 			return -ENAMETOOLONG;
-		strcpy(todo, base);
-		strcat(todo, "/");
-		strcat(todo, path);
+		memcpy(todo, base, bl);
+		todo[bl] = '/';
+		memcpy(todo + bl + 1, path, pl + 1);
 	} else {
-		if (strlen(path) + 1 > sizeof todo)
+		size_t pl = cf_strlen(path);
+		if (pl + 1 > sizeof todo)
 			return -ENAMETOOLONG;
-		strcpy(todo, path);
+		memcpy(todo, path, pl + 1);
 	}
 	out[0] = '/';
 	out[1] = '\0';
@@ -114,7 +148,7 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 			lookup(ctx, dir);
 		}
 		struct stat st;
-		if (lstat(out, &st) != 0) {
+		if (lstat_raw(out, &st) != 0) {
 			/* ENOENT, ENOTDIR, EACCES: from here on the path is kept by name. */
 			missing = true;
 			continue;
@@ -123,12 +157,12 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 			continue;
 		if (++links > CF_MAX_LINKS)
 			return -ELOOP;
-		ssize_t n = readlink(out, link, sizeof link - 1);
+		long n = readlink_raw(out, link, sizeof link - 1);
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		link[n] = '\0';
 		/* New work: the link's target, then what was left of the old work. */
-		size_t rest = strlen(todo + pos);
+		size_t rest = cf_strlen(todo + pos);
 		if ((size_t)n + 1 + rest + 1 > sizeof todo)
 			return -ENAMETOOLONG;
 		memmove(todo + n + 1, todo + pos, rest + 1);

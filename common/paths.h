@@ -12,7 +12,9 @@ typedef void (*cf_lookup_fn)(void *ctx, const char *dir);
  * symlinks resolved (a dangling link resolves to its target); components that do
  * not exist are kept by name, with "." and ".." applied lexically. A relative
  * PATH is taken against BASE (absolute). Returns 0 or -errno (-ELOOP,
- * -ENAMETOOLONG, -EINVAL for a relative path without BASE). */
+ * -ENAMETOOLONG, -EINVAL for a relative path without BASE). With LOOKUP NULL it
+ * allocates nothing and uses raw system calls on Linux: safe between fork and exec.
+ * It needs about 16 KiB of stack. */
 int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 	     cf_lookup_fn lookup, void *ctx);
 

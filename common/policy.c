@@ -186,6 +186,34 @@ static int add_denied(struct cf_policy *p, size_t *cap, const char *path, const 
 	return 0;
 }
 
+/* Keep INPUT (made absolute) and what it resolved to, to check later. */
+static int remember(struct cf_policy *p, const char *input, const char *cwd, const char *canon)
+{
+	char abs[PATH_MAX * 2];
+	if (input[0] == '/')
+		snprintf(abs, sizeof abs, "%s", input);
+	else
+		snprintf(abs, sizeof abs, "%s/%s", cwd, input);
+	if (cf_strv_add(&p->resolved, abs) || cf_strv_add(&p->resolved, canon))
+		return -ENOMEM;
+	return 0;
+}
+
+bool cf_policy_resolves_same(const struct cf_policy *p)
+{
+	char now[PATH_MAX];
+	for (size_t i = 0; i + 1 < p->resolved.n; i += 2) {
+		if (cf_canon(p->resolved.v[i], NULL, now, sizeof now, NULL, NULL))
+			return false;
+		const char *a = now, *b = p->resolved.v[i + 1];
+		while (*a && *a == *b)
+			a++, b++;
+		if (*a != *b)
+			return false;
+	}
+	return true;
+}
+
 /* A secret is denied by its name (parent resolved, last component kept) and,
  * when that name is a symlink, at the target too. */
 static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, const char *holds,
@@ -193,6 +221,10 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 {
 	char full[PATH_MAX], parent[PATH_MAX], name[PATH_MAX + 1];
 	int rc = cf_canon(path, cwd, full, sizeof full, note_lookup, p);
+	if (rc == 0)
+		rc = remember(p, path, cwd, full);
+	if (rc == -ENOMEM)
+		return rc;
 	if (rc) {
 		cf_policy_refuse(p, CF_VERDICT_ERROR, "can not resolve secret %s (%s)", path,
 				 strerror(-rc));
@@ -212,6 +244,8 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 		char dir[PATH_MAX * 2];
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - lexical), lexical);
 		if (cf_canon(dir, cwd, parent, sizeof parent, note_lookup, p) == 0) {
+			if ((rc = remember(p, dir, cwd, parent)))
+				return rc;
 			snprintf(name, sizeof name, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
 				 base);
 			if ((rc = add_denied(p, cap, name, holds, why)))
@@ -361,5 +395,6 @@ void cf_policy_free(struct cf_policy *p)
 	free(p->log);
 	cf_strv_free(&p->writable);
 	cf_strv_free(&p->lookups);
+	cf_strv_free(&p->resolved);
 	memset(p, 0, sizeof *p);
 }

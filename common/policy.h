@@ -56,6 +56,7 @@ struct cf_policy {
 	size_t n_denied;
 	struct cf_strv writable; /* canonical, existing or not */
 	struct cf_strv lookups;  /* directories canonicalization looked in */
+	struct cf_strv resolved; /* pairs: absolute input, its canonical form */
 	enum cf_mode mode;
 	char *log;
 	size_t max_entries;
@@ -69,6 +70,11 @@ struct cf_policy {
 int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
 		    const char *cwd);
 void cf_policy_free(struct cf_policy *p);
+
+/* Whether every secret still resolves to the canonical path it had when the
+ * policy was built (a symlink on the way may have been retargeted since).
+ * No allocation, raw syscalls on Linux: safe between fork and exec. */
+bool cf_policy_resolves_same(const struct cf_policy *p);
 
 /* Set the verdict to "not effective" with the reason formatted from FMT. */
 void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -39,6 +40,32 @@ static char *render_lists(const struct cf_policy *p)
 	}
 	cf_json_raw(buf, cap, &len, "]");
 	return buf;
+}
+
+static bool recent(const struct cf_stamp *st, const struct timespec *now)
+{
+	return st->present && (now->tv_sec - st->mtime_sec < 2 || now->tv_sec - st->ctime_sec < 2);
+}
+
+/* Stamp the directories the policy was resolved in, then make sure the policy
+ * still holds for what was stamped. */
+static int stamp_lookups(struct cf_fence *f)
+{
+	struct timespec now;
+	const struct cf_strv *l = &f->pol.lookups;
+	f->lookup_stamps = calloc(l->n ? l->n : 1, sizeof *f->lookup_stamps);
+	if (!f->lookup_stamps)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		cf_stamp_path(l->v[i], &f->lookup_stamps[i]);
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (size_t i = 0; i < f->plan.n_anc && !f->racy; i++)
+		f->racy = recent(&f->stamps[i], &now);
+	for (size_t i = 0; i < l->n && !f->racy; i++)
+		f->racy = recent(&f->lookup_stamps[i], &now);
+	if (!cf_policy_resolves_same(&f->pol))
+		f->racy = true; /* changed while we looked: never reuse this one */
+	return 0;
 }
 
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
@@ -82,7 +109,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	}
 	f->ruleset = rc;
 	f->ready = true;
-	return 0;
+	return stamp_lookups(f);
 }
 
 void cf_fence_free(struct cf_fence *f)
@@ -90,6 +117,7 @@ void cf_fence_free(struct cf_fence *f)
 	if (f->ruleset >= 0)
 		close(f->ruleset);
 	free(f->stamps);
+	free(f->lookup_stamps);
 	free(f->lists_json);
 	cf_plan_free(&f->plan);
 	cf_policy_free(&f->pol);
@@ -112,12 +140,17 @@ int cf_fence_apply(struct cf_fence *f)
 
 bool cf_fence_current(const struct cf_fence *f)
 {
-	if (!f->ready)
+	struct cf_stamp now;
+	if (!f->ready || f->racy)
 		return false;
 	for (size_t i = 0; i < f->plan.n_anc; i++) {
-		struct cf_stamp now;
 		cf_stamp_path(f->plan.anc[i].path, &now);
 		if (!cf_stamp_equal(&now, &f->stamps[i]))
+			return false;
+	}
+	for (size_t i = 0; i < f->pol.lookups.n; i++) {
+		cf_stamp_path(f->pol.lookups.v[i], &now);
+		if (!cf_stamp_equal(&now, &f->lookup_stamps[i]))
 			return false;
 	}
 	return true;
@@ -138,6 +171,10 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *ru
 		if (rc != -EBADF && rc != -EBADFD && rc != -EINVAL)
 			return rc;
 		/* The prepared fd was closed or replaced (close_fds): build our own. */
+	} else if (!cf_policy_resolves_same(&f->pol)) {
+		/* A symlink on the way to a secret changed: the plan would deny the
+		 * old target. Only the parent can re-resolve; refuse here. */
+		return -ESTALE;
 	}
 	int fd = cf_ll_build(&f->plan, f->abi, buf, bufsz, &res, NULL);
 	if (fd < 0)

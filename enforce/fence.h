@@ -18,6 +18,9 @@ struct cf_fence {
 	int ruleset;               /* prepared ruleset fd, or -1 */
 	struct cf_expand_result res;
 	struct cf_stamp *stamps;   /* one per ancestor, as read when built */
+	struct cf_stamp *lookup_stamps; /* one per directory canonicalization looked in */
+	bool racy;                 /* a stamped directory changed within the last
+				      second: its mtime may not show the next change */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	bool ready;                /* the verdict is "applied" so far */
 };
@@ -32,7 +35,9 @@ void cf_fence_free(struct cf_fence *f);
  * reason say why. Returns 0 or -errno. Normal context. */
 int cf_fence_apply(struct cf_fence *f);
 
-/* Whether every ancestor still has the identity it had when the ruleset was built. */
+/* Whether every ancestor, and every directory the secrets were resolved in,
+ * still has the identity and times it had when the ruleset was built. No
+ * allocation: callable between fork and exec. */
 bool cf_fence_current(const struct cf_fence *f);
 
 /* Between fork and exec: fence the calling thread with the prepared ruleset when

@@ -1,0 +1,91 @@
+/* The moment between fork and exec, in a child of the harness. Only raw
+ * syscalls, stack memory, and read-only use of the prepared fence: the child
+ * may be a vfork child sharing the memory of a multithreaded parent. */
+#include <errno.h>
+#include <fcntl.h>
+
+#include "json.h"
+#include "landlock.h"
+#include "shim.h"
+#include "sys.h"
+
+/* The status line for a failure RC of cf_fence_enter, built without stdio. */
+void cf_shim_reason(const struct cf_fence *f, int rc, char *out, size_t cap)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	if (!f->ready) {
+		cf_json_raw(out, cap, &len, f->pol.reason);
+		return;
+	}
+	cf_json_raw(out, cap, &len, CF_STATUS_NOT_EFFECTIVE);
+	if (rc == -CF_ETOOMANY) {
+		cf_json_raw(out, cap, &len, "too many entries in a directory beside a secret (more than ");
+		cf_json_num(out, cap, &len, (long long)f->pol.max_entries);
+		cf_json_raw(out, cap, &len, ")");
+	} else if (rc == -ESTALE) {
+		cf_json_raw(out, cap, &len, "a symlink on the way to a secret changed since the harness "
+				     "prepared its plan; start the harness again");
+	} else {
+		const char *why = cf_ll_why(rc);
+		cf_json_raw(out, cap, &len, "landlock unavailable (");
+		if (why) {
+			cf_json_raw(out, cap, &len, why);
+		} else {
+			cf_json_raw(out, cap, &len, "error ");
+			cf_json_num(out, cap, &len, -rc);
+		}
+		cf_json_raw(out, cap, &len, ")");
+	}
+}
+
+static size_t slen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* One line on stderr with raw write. */
+void cf_shim_say(const char *reason, const char *tail)
+{
+	struct {
+		const char *p;
+		size_t n;
+	} iov[3] = {{"credfence: ", 11}, {reason, slen(reason)}, {tail, slen(tail)}};
+	(void)cf_sys3(SYS_writev, 2, iov, 3);
+}
+
+/* Fence the calling thread for PROGRAM and report. 0, or -EPERM when it must not run. */
+int cf_shim_fence_thread(const struct cf_fence *f, const char *program)
+{
+	char buf[8192], reason[1024];
+	size_t rules = 0;
+	int logfd = cf_fence_log_open(f);
+	int rc = f->ready ? cf_fence_enter(f, buf, sizeof buf, &rules) : -EPERM;
+	cf_shim_reason(f, rc, reason, sizeof reason);
+	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
+		     rc == 0 ? CF_STATUS_APPLIED : reason, rules, buf, sizeof buf);
+	if (logfd >= 0)
+		cf_sys_close(logfd);
+	if (rc == 0)
+		return 0;
+	if (f->pol.mode == CF_MODE_BEST_EFFORT)
+		return 0;
+	cf_shim_say(reason, ". Nothing was run.\n");
+	return -EPERM;
+}
+
+int cf_shim_child_enter(const char *program)
+{
+	if (cf_shim.role != CF_ROLE_HARNESS)
+		return 0;
+	/* The harness replacing its own image stays the harness. */
+	if (cf_sys0(SYS_getpid) == cf_shim.harness_pid)
+		return 0;
+	/* Fenced already (a second exec attempt, or fenced by a parent). */
+	if (cf_ll_fenced(NULL))
+		return 0;
+	return cf_shim_fence_thread(__atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE), program);
+}

@@ -1,0 +1,66 @@
+/* libcredfence.so: what the interposed calls share. */
+#ifndef CF_SHIM_H
+#define CF_SHIM_H
+
+#include <spawn.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "fence.h"
+
+/* The role of the process that loaded the shim, decided once in the constructor. */
+enum cf_role {
+	CF_ROLE_PASS,    /* fenced already (by the kernel's answer), or best-effort
+			    without isolation: every call goes straight through */
+	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
+};
+
+/* The real functions, resolved once in the constructor. */
+struct cf_real {
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*pidfd_spawn)(int *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*pidfd_spawnp)(int *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*system)(const char *);
+	FILE *(*popen)(const char *, const char *);
+	long (*syscall)(long, ...);
+};
+
+struct cf_shim {
+	enum cf_role role;
+	pid_t harness_pid;
+	struct cf_fence *fence; /* harness: the current prepared fence */
+	struct cf_real real;
+};
+
+extern struct cf_shim cf_shim;
+
+/* Exported symbols carry default visibility; everything else is hidden. */
+#define CF_EXPORT __attribute__((visibility("default")))
+
+/* Between fork and exec, in the child about to run PROGRAM: fence it when the
+ * harness started it. Raw syscalls and stack only. Returns 0 to go on with the
+ * real call, or -EPERM (the reason is on stderr and in the log). */
+int cf_shim_child_enter(const char *program);
+
+/* In the harness, in normal context: the fence for the next child, rebuilt
+ * when the one at hand is no longer current. Never NULL in the harness. */
+struct cf_fence *cf_shim_fence_now(void);
+
+/* Run FN(ARG) on a fresh thread fenced with the current fence, so that the
+ * child it creates inherits the fence. Returns 0 when FN ran; -EPERM when the
+ * thread could not be fenced in required mode (reason reported); -errno when
+ * the thread could not be made. In best-effort mode FN runs unfenced. */
+int cf_shim_on_fenced_thread(void (*fn)(void *), void *arg, const char *program);
+
+#endif
