@@ -46,6 +46,7 @@ enum cf_verdict {
 	CF_VERDICT_LANDLOCK,  /* set by enforce/ */
 	CF_VERDICT_TOO_MANY,  /* set by the expansion */
 	CF_VERDICT_ERROR,     /* a location could not be resolved */
+	CF_VERDICT_NESTED,    /* fenced already by a policy that does not cover this one */
 };
 
 struct cf_policy {

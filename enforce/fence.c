@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "paths.h"
 #include "landlock.h"
 #include "sys.h"
 
@@ -68,6 +69,40 @@ static int stamp_lookups(struct cf_fence *f)
 	return 0;
 }
 
+/* A secret the enclosing fence lets us at, or NULL. An existing secret must
+ * refuse to open (nothing is read); a missing one must have its nearest
+ * existing parent unlistable, so that it can not be created either. */
+static const char *uncovered(const struct cf_policy *p)
+{
+	char dir[PATH_MAX];
+	for (size_t i = 0; i < p->n_denied; i++) {
+		const char *s = p->denied[i].path;
+		int fd = open(s, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return s;
+		}
+		if (errno == EACCES)
+			continue;
+		snprintf(dir, sizeof dir, "%s", s);
+		for (;;) {
+			char up[PATH_MAX];
+			cf_path_parent(dir, up, sizeof up);
+			snprintf(dir, sizeof dir, "%s", up);
+			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd >= 0) {
+				close(fd);
+				return s;
+			}
+			if (errno == EACCES)
+				break;
+			if (strcmp(dir, "/") == 0)
+				return s;
+		}
+	}
+	return NULL;
+}
+
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd)
 {
@@ -86,6 +121,24 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (f->pol.verdict != CF_VERDICT_APPLIED)
 		return 0;
 	f->abi = cf_ll_abi();
+	if (f->abi > 0 && cf_ll_fenced(NULL)) {
+		/* Fenced already (a nested run, or the shim loaded into us): the
+		 * enclosing fence stays in force and can not be widened; the
+		 * directories to expand can not even be listed. Add no layer, but
+		 * only when the enclosing fence denies everything this policy does. */
+		const char *open_secret = uncovered(&f->pol);
+		if (open_secret) {
+			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
+					 "this process is fenced already by a policy that does not deny %s",
+					 open_secret);
+			return 0;
+		}
+		snprintf(f->pol.reason, sizeof f->pol.reason, "%s (inherited: this process is fenced already)",
+			 CF_STATUS_APPLIED);
+		f->inherited = true;
+		f->ready = true;
+		return 0;
+	}
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
 		cf_ll_reason(f->abi < 0 ? f->abi : 0, f->abi, f->pol.reason, sizeof f->pol.reason);
 		f->pol.verdict = CF_VERDICT_LANDLOCK;
@@ -129,6 +182,8 @@ int cf_fence_apply(struct cf_fence *f)
 {
 	if (!f->ready)
 		return -EPERM;
+	if (f->inherited)
+		return 0;
 	int rc = cf_ll_restrict(f->ruleset);
 	if (rc) {
 		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
@@ -141,6 +196,8 @@ int cf_fence_apply(struct cf_fence *f)
 bool cf_fence_current(const struct cf_fence *f)
 {
 	struct cf_stamp now;
+	if (f->inherited)
+		return true;
 	if (!f->ready || f->racy)
 		return false;
 	for (size_t i = 0; i < f->plan.n_anc; i++) {
@@ -160,6 +217,8 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *ru
 {
 	struct cf_expand_result res;
 	*rules = 0;
+	if (f->inherited)
+		return 0;
 	if (f->abi <= 0)
 		return f->abi < 0 ? f->abi : -ENOSYS;
 	if (cf_fence_current(f)) {

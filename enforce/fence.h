@@ -23,6 +23,7 @@ struct cf_fence {
 				      second: its mtime may not show the next change */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	bool ready;                /* the verdict is "applied" so far */
+	bool inherited;            /* this process is fenced already: no new layer */
 };
 
 /* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.

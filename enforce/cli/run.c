@@ -39,7 +39,7 @@ int cf_cmd_run(int argc, char **argv)
 	} else {
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */
-		int probe = f.pol.mode == CF_MODE_BEST_EFFORT ? cf_ll_probe() : 0;
+		int probe = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited ? cf_ll_probe() : 0;
 		if (probe) {
 			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
 			f.pol.verdict = CF_VERDICT_LANDLOCK;

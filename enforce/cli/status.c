@@ -119,7 +119,7 @@ int cf_cmd_status(int argc, char **argv)
 	}
 	if (f.abi == 0)
 		f.abi = cf_ll_abi();
-	if (f.ready) {
+	if (f.ready && !f.inherited) {
 		int probe = cf_ll_probe();
 		if (probe) {
 			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
