@@ -43,9 +43,11 @@ static char *render_lists(const struct cf_policy *p)
 	return buf;
 }
 
+#define CF_STAMP_SKIP 2
+
 static bool recent(const struct cf_stamp *st, const struct timespec *now)
 {
-	return st->present && (now->tv_sec - st->mtime_sec < 2 || now->tv_sec - st->ctime_sec < 2);
+	return st->present == 1 && (now->tv_sec - st->mtime_sec < 2 || now->tv_sec - st->ctime_sec < 2);
 }
 
 /* Stamp the directories the policy was resolved in, then make sure the policy
@@ -57,8 +59,15 @@ static int stamp_lookups(struct cf_fence *f)
 	f->lookup_stamps = calloc(l->n ? l->n : 1, sizeof *f->lookup_stamps);
 	if (!f->lookup_stamps)
 		return -ENOMEM;
-	for (size_t i = 0; i < l->n; i++)
-		cf_stamp_path(l->v[i], &f->lookup_stamps[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		bool ancestor = false;
+		for (size_t k = 0; k < f->plan.n_anc && !ancestor; k++)
+			ancestor = strcmp(f->plan.anc[k].path, l->v[i]) == 0;
+		if (ancestor)
+			f->lookup_stamps[i].present = CF_STAMP_SKIP; /* its ancestor stamp covers it */
+		else
+			cf_stamp_path(l->v[i], &f->lookup_stamps[i]);
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (size_t i = 0; i < f->plan.n_anc && !f->racy; i++)
 		f->racy = recent(&f->stamps[i], &now);
@@ -206,6 +215,8 @@ bool cf_fence_current(const struct cf_fence *f)
 			return false;
 	}
 	for (size_t i = 0; i < f->pol.lookups.n; i++) {
+		if (f->lookup_stamps[i].present == CF_STAMP_SKIP)
+			continue;
 		cf_stamp_path(f->pol.lookups.v[i], &now);
 		if (!cf_stamp_equal(&now, &f->lookup_stamps[i]))
 			return false;

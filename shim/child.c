@@ -86,6 +86,10 @@ int cf_shim_child_enter(const char *program)
 		return 0;
 	/* Fenced already (a second exec attempt, or fenced by a parent). */
 	if (cf_ll_fenced(NULL))
-		return 0;
-	return cf_shim_fence_thread(__atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE), program);
+		return 1;
+	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	int rc = cf_shim_fence_thread(f, program);
+	if (rc)
+		return rc;
+	return cf_ll_fenced(NULL) ? 1 : 0;
 }

@@ -18,50 +18,43 @@ static inline const void *opaque(const void *p)
 	return p;
 }
 
-#define ENTER_OR_FAIL(program)                     \
-	do {                                       \
-		if (cf_shim_child_enter(program)) { \
-			errno = EPERM;             \
-			return -1;                 \
-		}                                  \
-	} while (0)
-
 CF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	ENTER_OR_FAIL(path);
-	return cf_shim.real.execve(path, argv, envp);
+	CF_ENTER_CHILD(path, envp, env);
+	return cf_shim.real.execve(path, argv, env);
 }
 
+/* execv and execvp are execve and execvpe with environ, exactly as in glibc. */
 CF_EXPORT int execv(const char *path, char *const argv[])
 {
-	ENTER_OR_FAIL(path);
-	return cf_shim.real.execv(path, argv);
+	CF_ENTER_CHILD(path, environ, env);
+	return cf_shim.real.execve(path, argv, env);
 }
 
 CF_EXPORT int execvp(const char *file, char *const argv[])
 {
-	ENTER_OR_FAIL(file);
-	return cf_shim.real.execvp(file, argv);
+	CF_ENTER_CHILD(file, environ, env);
+	return cf_shim.real.execvpe(file, argv, env);
 }
 
 CF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	ENTER_OR_FAIL(file);
-	return cf_shim.real.execvpe(file, argv, envp);
+	CF_ENTER_CHILD(file, envp, env);
+	return cf_shim.real.execvpe(file, argv, env);
 }
 
 CF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	char *const *av = opaque(argv);
-	ENTER_OR_FAIL(av && av[0] ? av[0] : "fexecve");
-	return cf_shim.real.fexecve(fd, argv, envp);
+	CF_ENTER_CHILD(av && av[0] ? av[0] : "fexecve", envp, env);
+	return cf_shim.real.fexecve(fd, argv, env);
 }
 
 CF_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		       int flags)
 {
-	ENTER_OR_FAIL(path);
-	return cf_shim.real.execveat(dirfd, path, argv, envp, flags);
+	CF_ENTER_CHILD(path, envp, env);
+	return cf_shim.real.execveat(dirfd, path, argv, env, flags);
 }
 
 /* The variadic forms gather their arguments in two passes into a stack array:
@@ -86,8 +79,8 @@ CF_EXPORT int execl(const char *path, const char *arg, ...)
 	va_list ap;
 	GATHER(arg, ap, argv);
 	va_end(ap);
-	ENTER_OR_FAIL(path);
-	return cf_shim.real.execve(path, argv, environ);
+	CF_ENTER_CHILD(path, environ, env);
+	return cf_shim.real.execve(path, argv, env);
 }
 
 CF_EXPORT int execlp(const char *file, const char *arg, ...)
@@ -95,8 +88,8 @@ CF_EXPORT int execlp(const char *file, const char *arg, ...)
 	va_list ap;
 	GATHER(arg, ap, argv);
 	va_end(ap);
-	ENTER_OR_FAIL(file);
-	return cf_shim.real.execvp(file, argv);
+	CF_ENTER_CHILD(file, environ, env);
+	return cf_shim.real.execvpe(file, argv, env);
 }
 
 CF_EXPORT int execle(const char *path, const char *arg, ...)
@@ -105,6 +98,6 @@ CF_EXPORT int execle(const char *path, const char *arg, ...)
 	GATHER(arg, ap, argv);
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
-	ENTER_OR_FAIL(path);
-	return cf_shim.real.execve(path, argv, envp);
+	CF_ENTER_CHILD(path, envp, env);
+	return cf_shim.real.execve(path, argv, env);
 }

@@ -13,6 +13,8 @@
 
 extern char **environ;
 
+void cf_shim_thread_init(void);
+
 struct cf_shim cf_shim;
 
 #define LOOKUP_REAL(name) (cf_shim.real.name = (__typeof__(cf_shim.real.name))dlsym(RTLD_NEXT, #name))
@@ -58,6 +60,27 @@ int cf_shim_options(struct cf_options *o)
 	return 0;
 }
 
+/* Once fenced, children need no shim: the kernel carries the fence. The
+ * entry is edited in place in environ, the array main() gets as its envp too:
+ * programs such as bash replace setenv/unsetenv with their own, which do not
+ * work before main. */
+static void drop_shim_from_environ(void)
+{
+	static char ld[4096];
+	size_t n = cf_env_count(environ);
+	if (n + 1 > CF_CHILD_ENV_MAX)
+		return;
+	char *out[n + 1];
+	char *const *env = cf_env_without_shim(environ, out, n + 1, ld, sizeof ld);
+	if (env == environ)
+		return;
+	/* OUT is ENVIRON with the LD_PRELOAD entry replaced or removed. */
+	size_t i = 0;
+	for (; out[i]; i++)
+		environ[i] = out[i];
+	environ[i] = NULL;
+}
+
 /* Self and descendant roles: fence this process before main. */
 static void fence_self(void)
 {
@@ -88,6 +111,8 @@ static void fence_self(void)
 	}
 	cf_fence_free(&f);
 	cf_options_free(&o);
+	if (applied)
+		drop_shim_from_environ();
 }
 
 static void become_harness(void)
@@ -101,6 +126,7 @@ static void become_harness(void)
 	/* The policy keeps its own copies; the options are no longer needed. */
 	cf_options_free(&o);
 	cf_shim.harness_pid = getpid();
+	cf_shim_thread_init();
 	cf_shim.fence = f;
 	cf_shim.role = CF_ROLE_HARNESS;
 }

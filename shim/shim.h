@@ -49,9 +49,35 @@ extern struct cf_shim cf_shim;
 #define CF_EXPORT __attribute__((visibility("default")))
 
 /* Between fork and exec, in the child about to run PROGRAM: fence it when the
- * harness started it. Raw syscalls and stack only. Returns 0 to go on with the
- * real call, or -EPERM (the reason is on stderr and in the log). */
+ * harness started it. Raw syscalls and stack only. Returns 1 when the child is
+ * fenced (now or before), 0 when it goes on unfenced (the harness replacing its
+ * own image; best-effort), or -EPERM (the reason is on stderr and in the log). */
 int cf_shim_child_enter(const char *program);
+
+/* ENVP without libcredfence.so in LD_PRELOAD, in OUT (CAP pointers) and LDBUF;
+ * ENVP itself when there is nothing to take out or it does not fit. */
+size_t cf_env_count(char *const *envp);
+char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
+				 size_t ldcap);
+
+#define CF_CHILD_ENV_MAX 4096
+
+/* In a wrapper: fence the child (or fail the call with EPERM), and name in
+ * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */
+#define CF_ENTER_CHILD(program, envp_in, envp_out)                                      \
+	int fenced_ = cf_shim_child_enter(program);                                     \
+	if (fenced_ < 0) {                                                              \
+		errno = EPERM;                                                          \
+		return -1;                                                              \
+	}                                                                               \
+	size_t envn_ = fenced_ ? cf_env_count(envp_in) + 1 : 1;                          \
+	if (envn_ > CF_CHILD_ENV_MAX)                                                   \
+		envn_ = 1;                                                              \
+	char *envbuf_[envn_];                                                           \
+	char ldbuf_[fenced_ ? 4096 : 1];                                                \
+	char *const *envp_out = fenced_ ? cf_env_without_shim((envp_in), envbuf_, envn_,  \
+							      ldbuf_, sizeof ldbuf_)     \
+					: (envp_in)
 
 /* In the harness, in normal context: the fence for the next child, rebuilt
  * when the one at hand is no longer current. Never NULL in the harness. */

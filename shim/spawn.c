@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <spawn.h>
 
+#include "landlock.h"
 #include "shim.h"
 
 struct spawn_call {
@@ -17,10 +18,19 @@ struct spawn_call {
 	int rc;
 };
 
+/* Runs on the fenced thread: the child gets the environment less the shim. */
 static void call(void *p)
 {
 	struct spawn_call *c = p;
-	c->rc = c->fn(c->pid, c->path, c->fa, c->attr, c->argv, c->envp);
+	char *const *env = c->envp;
+	size_t n = cf_ll_fenced(NULL) ? cf_env_count(env) + 1 : 1;
+	if (n > CF_CHILD_ENV_MAX)
+		n = 1;
+	char *buf[n];
+	char ld[4096];
+	if (n > 1)
+		env = cf_env_without_shim(env, buf, n, ld, sizeof ld);
+	c->rc = c->fn(c->pid, c->path, c->fa, c->attr, c->argv, env);
 }
 
 static int spawn_fenced(struct spawn_call *c)

@@ -3,6 +3,8 @@
  * created from a restricted thread is restricted. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,7 @@ struct job {
 	const char *program;
 	sigset_t mask;
 	int rc;
+	bool done;
 };
 
 static void *fenced(void *p)
@@ -102,11 +105,137 @@ static void *fenced(void *p)
 	return NULL;
 }
 
+static int on_fresh_thread(struct job *j)
+{
+	pthread_t t;
+	int err = pthread_create(&t, NULL, fenced, j);
+	if (err)
+		return -err;
+	pthread_join(t, NULL);
+	return j->rc;
+}
+
+/* The spawner: one thread fenced once per fence, reused for every launch
+ * while the fence is current, so that a launch costs no ruleset build and no
+ * restrict. A child inherits the calling thread's signal mask and CPU
+ * affinity: the spawner takes the caller's mask for each job, and is used only
+ * when its affinity is the caller's. */
+struct spawner {
+	pthread_t t;
+	const struct cf_fence *fence;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	struct job *job;
+	cpu_set_t affinity;
+	size_t rules;
+	int state; /* 0 starting, 1 fenced, -1 could not fence */
+	bool busy, quit;
+};
+
+static struct spawner *spawner;
+
+static void *spawner_main(void *p)
+{
+	struct spawner *sp = p;
+	char buf[8192];
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	size_t rules = 0;
+	int rc = cf_fence_enter(sp->fence, buf, sizeof buf, &rules);
+	pthread_mutex_lock(&sp->m);
+	sp->rules = rules;
+	sp->state = rc == 0 ? 1 : -1;
+	pthread_cond_broadcast(&sp->cv);
+	while (sp->state == 1) {
+		while (!sp->job && !sp->quit)
+			pthread_cond_wait(&sp->cv, &sp->m);
+		if (!sp->job)
+			break;
+		struct job *j = sp->job;
+		pthread_mutex_unlock(&sp->m);
+		int logfd = cf_fence_log_open(j->fence);
+		cf_fence_log(j->fence, logfd, getpid(), j->program, true, CF_STATUS_APPLIED, sp->rules,
+			     buf, sizeof buf);
+		if (logfd >= 0)
+			close(logfd);
+		pthread_sigmask(SIG_SETMASK, &j->mask, NULL);
+		j->fn(j->arg);
+		pthread_sigmask(SIG_SETMASK, &all, NULL);
+		pthread_mutex_lock(&sp->m);
+		j->rc = 0;
+		j->done = true;
+		sp->job = NULL;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->m);
+	return NULL;
+}
+
+/* Under `lock`: the spawner for F, started if needed; NULL when it is busy or
+ * can not be had (then the caller uses a fresh thread). */
+static struct spawner *take_spawner(const struct cf_fence *f)
+{
+	struct spawner *sp = spawner;
+	if (sp && sp->fence != f) {
+		pthread_mutex_lock(&sp->m);
+		sp->quit = true; /* it ends once idle; its memory stays for stragglers */
+		pthread_cond_broadcast(&sp->cv);
+		pthread_mutex_unlock(&sp->m);
+		spawner = sp = NULL;
+	}
+	if (!sp) {
+		sp = calloc(1, sizeof *sp);
+		if (!sp)
+			return NULL;
+		sp->fence = f;
+		pthread_mutex_init(&sp->m, NULL);
+		pthread_cond_init(&sp->cv, NULL);
+		sched_getaffinity(0, sizeof sp->affinity, &sp->affinity);
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		int err = pthread_create(&sp->t, &attr, spawner_main, sp);
+		pthread_attr_destroy(&attr);
+		if (err) {
+			free(sp);
+			return NULL;
+		}
+		spawner = sp;
+	}
+	if (sp->busy)
+		return NULL;
+	sp->busy = true;
+	return sp;
+}
+
+static int on_spawner(struct spawner *sp, struct job *j)
+{
+	int rc;
+	pthread_mutex_lock(&sp->m);
+	while (sp->state == 0)
+		pthread_cond_wait(&sp->cv, &sp->m);
+	if (sp->state < 0) {
+		rc = 1; /* not fenced: let a fresh thread try and report */
+	} else {
+		sp->job = j;
+		pthread_cond_broadcast(&sp->cv);
+		while (!j->done)
+			pthread_cond_wait(&sp->cv, &sp->m);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&sp->m);
+	pthread_mutex_lock(&lock);
+	sp->busy = false;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
 int cf_shim_on_fenced_thread(void (*fn)(void *), void *arg, const char *program)
 {
 	struct job j = {.fn = fn, .arg = arg, .program = program};
 	sigset_t chld, old;
-	pthread_t t;
+	cpu_set_t mine;
 
 	j.fence = cf_shim_fence_now();
 	/* While the helper works, SIGCHLD stays blocked here, as the real call
@@ -116,11 +245,47 @@ int cf_shim_on_fenced_thread(void (*fn)(void *), void *arg, const char *program)
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, &old);
 	j.mask = old;
-	int err = pthread_create(&t, NULL, fenced, &j);
-	if (err == 0)
-		pthread_join(t, NULL);
+
+	struct spawner *sp = NULL;
+	if (j.fence->ready && !j.fence->inherited &&
+	    sched_getaffinity(0, sizeof mine, &mine) == 0) {
+		pthread_mutex_lock(&lock);
+		sp = take_spawner(j.fence);
+		pthread_mutex_unlock(&lock);
+		if (sp && !CPU_EQUAL(&mine, &sp->affinity)) {
+			pthread_mutex_lock(&lock);
+			sp->busy = false;
+			pthread_mutex_unlock(&lock);
+			sp = NULL;
+		}
+	}
+	int rc = sp ? on_spawner(sp, &j) : 1;
+	if (rc == 1)
+		rc = on_fresh_thread(&j);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return -err;
-	return j.rc;
+	return rc;
+}
+
+/* fork(): the child has no spawner thread, and must not wait for one. */
+static void before_fork(void)
+{
+	if (cf_shim.role == CF_ROLE_HARNESS)
+		(void)cf_shim_fence_now();
+	pthread_mutex_lock(&lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void after_fork_child(void)
+{
+	spawner = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+void cf_shim_thread_init(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

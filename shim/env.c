@@ -1,0 +1,97 @@
+/* A fenced child does not need the shim: the kernel carries the fence into all
+ * its descendants. So the shim takes itself out of LD_PRELOAD of the children
+ * it fences, and the fenced tree runs without its cost. No allocation: this
+ * runs between fork and exec, into arrays on the caller's stack. */
+#include <stddef.h>
+
+#include "shim.h"
+
+#define LD_PRELOAD_EQ "LD_PRELOAD="
+
+size_t cf_env_count(char *const *envp)
+{
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+static int is_preload(const char *e)
+{
+	const char *p = LD_PRELOAD_EQ;
+	while (*p && *e == *p)
+		p++, e++;
+	return *p == '\0';
+}
+
+/* Whether the entry [s, s+n) names libcredfence.so (any directory). */
+static int is_shim(const char *s, size_t n)
+{
+	static const char name[] = "libcredfence.so";
+	size_t k = sizeof name - 1;
+	if (n < k)
+		return 0;
+	const char *base = s + n - k;
+	if (n > k && base[-1] != '/')
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (base[i] != name[i])
+			return 0;
+	return 1;
+}
+
+/* LD_PRELOAD's value without our entry into BUF ("LD_PRELOAD=..."); returns
+ * 1 when something is left, 0 when the variable should go, -1 when BUF is too
+ * small (then the environment stays as it is). */
+static int filter(const char *value, char *buf, size_t cap)
+{
+	size_t len = 0;
+	const char *p = LD_PRELOAD_EQ;
+	while (*p) {
+		if (len + 1 >= cap)
+			return -1;
+		buf[len++] = *p++;
+	}
+	size_t start = len;
+	while (*value) {
+		const char *e = value;
+		while (*e && *e != ':' && *e != ' ')
+			e++;
+		size_t n = (size_t)(e - value);
+		if (n && !is_shim(value, n)) {
+			if (len + n + 2 >= cap)
+				return -1;
+			if (len > start)
+				buf[len++] = ':';
+			for (size_t i = 0; i < n; i++)
+				buf[len++] = value[i];
+		}
+		value = *e ? e + 1 : e;
+	}
+	buf[len] = '\0';
+	return len > start;
+}
+
+char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
+				 size_t ldcap)
+{
+	size_t n = cf_env_count(envp);
+	if (!envp || n + 1 > cap)
+		return envp;
+	size_t k = 0;
+	int changed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!changed && is_preload(envp[i])) {
+			int r = filter(envp[i] + sizeof LD_PRELOAD_EQ - 1, ldbuf, ldcap);
+			if (r < 0)
+				return envp;
+			changed = 1;
+			if (r > 0)
+				out[k++] = ldbuf;
+			continue;
+		}
+		out[k++] = envp[i];
+	}
+	out[k] = NULL;
+	return changed ? out : envp;
+}
