@@ -94,7 +94,7 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 {
 	char todo[PATH_MAX * 2], link[PATH_MAX];
 	size_t len = 1, links = 0;
-	bool missing = false;
+	size_t missing_at = 0; /* > 0: out is missing from this length on */
 
 	if (outsz < 2)
 		return -ENAMETOOLONG;
@@ -131,13 +131,15 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 			continue;
 		if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
 			pop(out, &len);
+			if (len <= missing_at)
+				missing_at = 0; /* back on existing ground: resolve again */
 			continue;
 		}
 		size_t before = len;
 		int rc = push(out, &len, outsz, comp, clen);
 		if (rc)
 			return rc;
-		if (missing)
+		if (missing_at)
 			continue;
 
 		if (lookup) {
@@ -150,7 +152,7 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 		struct stat st;
 		if (lstat_raw(out, &st) != 0) {
 			/* ENOENT, ENOTDIR, EACCES: from here on the path is kept by name. */
-			missing = true;
+			missing_at = len;
 			continue;
 		}
 		if (!S_ISLNK(st.st_mode))

@@ -255,27 +255,28 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 	return add_denied(p, cap, full, holds, why);
 }
 
+static int cmp_denied(const void *a, const void *b)
+{
+	return strcmp(((const struct cf_denied *)a)->path, ((const struct cf_denied *)b)->path);
+}
+
 /* Drop secrets that lie inside another secret: the outer one covers them, and
- * keeping them would make the outer one an ancestor whose siblings get allowed. */
+ * keeping them would make the outer one an ancestor whose siblings get allowed.
+ * Runs on the sorted list, where a location comes before everything inside it,
+ * so looking at the entries kept so far is enough (and never at a freed one). */
 static void drop_nested(struct cf_policy *p)
 {
 	size_t out = 0;
 	for (size_t i = 0; i < p->n_denied; i++) {
 		bool inner = false;
-		for (size_t j = 0; j < p->n_denied && !inner; j++)
-			inner = j != i && strcmp(p->denied[i].path, p->denied[j].path) != 0 &&
-				cf_path_within(p->denied[i].path, p->denied[j].path);
+		for (size_t j = 0; j < out && !inner; j++)
+			inner = cf_path_within(p->denied[i].path, p->denied[j].path);
 		if (inner)
 			free(p->denied[i].path);
 		else
 			p->denied[out++] = p->denied[i];
 	}
 	p->n_denied = out;
-}
-
-static int cmp_denied(const void *a, const void *b)
-{
-	return strcmp(((const struct cf_denied *)a)->path, ((const struct cf_denied *)b)->path);
 }
 
 static char *canon_dup(const char *path, const char *cwd)
@@ -374,8 +375,8 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	free(c.why);
 	if (rc)
 		return rc;
-	drop_nested(p);
 	qsort(p->denied, p->n_denied, sizeof *p->denied, cmp_denied);
+	drop_nested(p);
 
 	if ((rc = writable_locations(p, o, envp, cwd)))
 		return rc;
