@@ -1,0 +1,297 @@
+/* The deny-to-allow expansion over temporary trees. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "expand.h"
+#include "fixture.h"
+#include "paths.h"
+#include "policy.h"
+
+struct rule {
+	char path[PATH_MAX];
+	int is_dir;
+	enum cf_rule_kind kind;
+	mode_t mode;
+};
+
+struct rules {
+	struct rule *v;
+	size_t n;
+	int fail_at; /* > 0: return -EIO at that call */
+};
+
+static int record(void *vctx, int fd, int is_dir, enum cf_rule_kind kind)
+{
+	struct rules *r = vctx;
+	if (r->fail_at && (int)r->n + 1 == r->fail_at)
+		return -EIO;
+	r->v = realloc(r->v, (r->n + 1) * sizeof *r->v);
+	cr_assert(r->v);
+	struct rule *x = &r->v[r->n++];
+	char link[64];
+	struct stat st;
+	cf_fx_fmt(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, x->path, sizeof x->path - 1);
+	cr_assert(n > 0);
+	x->path[n] = '\0';
+	cr_assert(fstat(fd, &st) == 0);
+	x->mode = st.st_mode;
+	x->is_dir = is_dir;
+	x->kind = kind;
+	return 0;
+}
+
+static const struct rule *find(const struct rules *r, const char *path, enum cf_rule_kind kind)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].path, path) == 0 && r->v[i].kind == kind)
+			return &r->v[i];
+	return NULL;
+}
+
+static bool any_rule(const struct rules *r, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static struct cf_fx fx;
+static struct cf_options o;
+static struct cf_policy p;
+static struct cf_plan pl;
+static struct rules got;
+static char buf[16384];
+
+#define at cf_fx_at
+
+static void setup(void)
+{
+	cf_fx_setup(&fx);
+	cf_fx_mkdirs(at(fx.home, ".config/other"));
+	cr_assert(symlink(at(fx.home, "notes.txt"), at(fx.home, "link")) == 0);
+	cr_assert(symlink("/etc", at(fx.home, "dirlink")) == 0);
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	char *envp[] = {NULL};
+	cr_assert_eq(cf_policy_build(&p, &o, envp, fx.ws), 0);
+	cr_assert_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_assert_eq(cf_plan_prepare(&pl, &p), 0);
+	memset(&got, 0, sizeof got);
+}
+
+static void teardown(void)
+{
+	free(got.v);
+	cf_plan_free(&pl);
+	cf_policy_free(&p);
+	cf_options_free(&o);
+	cf_fx_teardown(&fx);
+}
+
+TestSuite(expand, .init = setup, .fini = teardown, .timeout = 30);
+
+static void expand_all(void)
+{
+	struct cf_expand_result res;
+	int rc = cf_expand(&pl, buf, sizeof buf, record, &got, &res, NULL);
+	cr_assert_eq(rc, 0, "cf_expand: %d", rc);
+	cr_expect_eq(res.rules, got.n, "the rule count is the number of callbacks");
+	cr_expect_null(res.over_dir);
+}
+
+Test(expand, plan_has_every_ancestor_and_skips_secrets_and_ancestors)
+{
+	const struct cf_ancestor *home = NULL;
+	bool root = false;
+	for (size_t i = 0; i < pl.n_anc; i++) {
+		if (strcmp(pl.anc[i].path, fx.home) == 0)
+			home = &pl.anc[i];
+		root = root || strcmp(pl.anc[i].path, "/") == 0;
+	}
+	cr_assert(home, "the home is an ancestor");
+	cr_expect(root, "/ is an ancestor");
+	const char *must[] = {".ssh", ".aws", ".config", ".local", ".docker", ".cargo", ".netrc"};
+	for (size_t k = 0; k < sizeof must / sizeof *must; k++) {
+		bool seen = false;
+		for (size_t j = 0; j < home->n_skip; j++)
+			seen = seen || strcmp(home->skip[j], must[k]) == 0;
+		cr_expect(seen, "%s is skipped in home", must[k]);
+	}
+	for (size_t j = 0; j < home->n_skip; j++)
+		cr_expect(strcmp(home->skip[j], "notes.txt") != 0);
+	for (size_t i = 0; i < pl.n_anc; i++)
+		for (size_t j = 0; j < pl.n_anc; j++)
+			cr_expect(i == j || strcmp(pl.anc[i].path, pl.anc[j].path) != 0);
+}
+
+Test(expand, siblings_are_allowed_read_only)
+{
+	expand_all();
+	const struct rule *r = find(&got, at(fx.home, "notes.txt"), CF_RULE_READ);
+	cr_expect(r && !r->is_dir, "notes.txt: a read rule for a file");
+	r = find(&got, at(fx.home, ".bashrc"), CF_RULE_READ);
+	cr_expect(r && !r->is_dir, ".bashrc: a read rule for a file");
+	r = find(&got, at(fx.home, ".config/other"), CF_RULE_READ);
+	cr_expect(r && r->is_dir, ".config/other: a read rule for a directory");
+	r = find(&got, at(fx.home, ".aws/credentials"), CF_RULE_READ);
+	cr_expect_null(r, "inside a secret: no rule");
+	cr_expect(find(&got, "/usr", CF_RULE_READ), "siblings of / are allowed");
+	cr_expect(find(&got, fx.ws, CF_RULE_WRITE), "the workspace is writable");
+	cr_expect(find(&got, "/tmp", CF_RULE_WRITE));
+	cr_expect(find(&got, "/dev", CF_RULE_DEV));
+	cr_expect(find(&got, at(fx.home, ".cache"), CF_RULE_WRITE));
+}
+
+Test(expand, secrets_and_ancestors_get_no_rule)
+{
+	expand_all();
+	const char *none[] = {"/", fx.root, fx.home, at(fx.home, ".config"), at(fx.home, ".local"),
+			      at(fx.home, ".local/share")};
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+		cr_expect(!any_rule(&got, none[i]), "ancestor %s got a rule", none[i]);
+	for (size_t s = 0; s < p.n_denied; s++)
+		for (size_t i = 0; i < got.n; i++)
+			cr_expect(!cf_path_within(p.denied[s].path, got.v[i].path),
+				  "rule %s covers secret %s", got.v[i].path, p.denied[s].path);
+}
+
+Test(expand, symlink_entries_are_skipped)
+{
+	expand_all();
+	cr_expect(!any_rule(&got, at(fx.home, "link")));
+	cr_expect(!any_rule(&got, at(fx.home, "dirlink")));
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect(!S_ISLNK(got.v[i].mode), "a rule for the symlink %s", got.v[i].path);
+}
+
+Test(expand, dir_flag_matches_the_entry)
+{
+	expand_all();
+	cr_assert_gt(got.n, 5);
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect_eq(got.v[i].is_dir, S_ISDIR(got.v[i].mode) ? 1 : 0, "%s", got.v[i].path);
+}
+
+/* The rules inside this fixture (other tests add and remove siblings of it). */
+static size_t ours(const struct rules *r, const struct rule **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (cf_path_within(r->v[i].path, fx.root) && n < max)
+			out[n++] = &r->v[i];
+	return n;
+}
+
+Test(expand, small_buffer_gives_the_same_rules)
+{
+	expand_all();
+	struct rules small = {0};
+	struct cf_expand_result res;
+	char tiny[512];
+	cr_assert_eq(cf_expand(&pl, tiny, sizeof tiny, record, &small, &res, NULL), 0);
+	const struct rule *a[256], *b[256];
+	size_t na = ours(&got, a, 256), nb = ours(&small, b, 256);
+	cr_expect_gt(na, 5);
+	cr_expect_eq(na, nb);
+	for (size_t i = 0; i < na && i < nb; i++)
+		cr_expect_str_eq(a[i]->path, b[i]->path);
+	free(small.v);
+}
+
+Test(expand, callback_error_stops_the_walk)
+{
+	struct cf_expand_result res;
+	got.fail_at = 3;
+	cr_expect_eq(cf_expand(&pl, buf, sizeof buf, record, &got, &res, NULL), -EIO);
+	cr_expect_eq(got.n, 2);
+}
+
+Test(expand, missing_writable_and_ancestor_are_not_errors)
+{
+	expand_all();
+	cr_expect(!any_rule(&got, at(fx.home, ".cargo/registry")), "does not exist: no rule");
+	struct cf_ancestor a = {at(fx.root, "no/such/dir"), NULL, 0};
+	struct cf_plan one = {.anc = &a, .n_anc = 1, .max_entries = 10};
+	struct cf_expand_result res;
+	struct rules r = {0};
+	cr_expect_eq(cf_expand(&one, buf, sizeof buf, record, &r, &res, NULL), 0);
+	cr_expect_eq(r.n, 0);
+	free(r.v);
+}
+
+/* A directory D with ten files and one secret name, as its only ancestor. */
+static size_t bound(size_t max, int *rc, struct cf_expand_result *res)
+{
+	const char *d = at(fx.root, "wide");
+	for (int i = 0; i < 10; i++) {
+		char name[32];
+		cf_fx_fmt(name, sizeof name, "f%d", i);
+		cf_fx_write(at(d, name), "x\n");
+	}
+	cf_fx_write(at(d, "secret"), "s\n");
+	static char dir[PATH_MAX];
+	cf_fx_fmt(dir, sizeof dir, "%s", d);
+	static const char *const skip[] = {"secret"};
+	struct cf_ancestor a = {dir, skip, 1};
+	struct cf_plan one = {.anc = &a, .n_anc = 1, .max_entries = max};
+	struct rules r = {0};
+	*rc = cf_expand(&one, buf, sizeof buf, record, &r, res, NULL);
+	for (size_t i = 0; i < r.n; i++)
+		cr_expect(strcmp(cf_path_base(r.v[i].path), "secret") != 0);
+	size_t n = r.n;
+	free(r.v);
+	return n;
+}
+
+Test(expand, bound_at_the_limit_is_fine)
+{
+	int rc;
+	struct cf_expand_result res;
+	size_t n = bound(11, &rc, &res);
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(n, 10, "every entry but the secret");
+	cr_expect_null(res.over_dir);
+}
+
+Test(expand, bound_exceeded_gives_etoomany_with_dir_and_count)
+{
+	int rc;
+	struct cf_expand_result res;
+	bound(10, &rc, &res);
+	cr_expect_eq(rc, -CF_ETOOMANY);
+	cr_assert_not_null(res.over_dir);
+	cr_expect_str_eq(res.over_dir, at(fx.root, "wide"));
+	cr_expect_eq(res.over_count, 11);
+}
+
+Test(expand, stamps_change_when_an_ancestor_changes)
+{
+	struct cf_stamp *st = calloc(pl.n_anc, sizeof *st);
+	struct cf_expand_result res;
+	cr_assert_eq(cf_expand(&pl, buf, sizeof buf, record, &got, &res, st), 0);
+	size_t h = pl.n_anc;
+	for (size_t i = 0; i < pl.n_anc; i++)
+		if (strcmp(pl.anc[i].path, fx.home) == 0)
+			h = i;
+	cr_assert_lt(h, pl.n_anc);
+	cr_expect(st[h].present);
+	struct cf_stamp now;
+	cf_stamp_path(fx.home, &now);
+	cr_expect(cf_stamp_equal(&now, &st[h]), "unchanged: equal");
+	cf_fx_write(at(fx.home, "new-entry"), "x\n");
+	cf_stamp_path(fx.home, &now);
+	cr_expect(!cf_stamp_equal(&now, &st[h]), "an entry was created: not equal");
+	cf_stamp_path(at(fx.root, "absent"), &now);
+	cr_expect(!now.present);
+	free(st);
+}

@@ -1,0 +1,413 @@
+/* Policy building and verdicts: homes, relocations, --deny, nesting, overlap. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "paths.h"
+#include "policy.h"
+#include "secrets.h"
+
+static struct cf_fx fx;
+static struct cf_options o;
+static struct cf_policy p;
+static bool built;
+
+static void setup(void)
+{
+	cf_fx_setup(&fx);
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	built = false;
+}
+
+static void teardown(void)
+{
+	if (built)
+		cf_policy_free(&p);
+	cf_options_free(&o);
+	cf_fx_teardown(&fx);
+}
+
+TestSuite(policy, .init = setup, .fini = teardown, .timeout = 30);
+
+static void build_env(char *const envp[])
+{
+	if (built)
+		cf_policy_free(&p);
+	cr_assert_eq(cf_policy_build(&p, &o, envp, fx.ws), 0);
+	built = true;
+}
+
+static void build(void)
+{
+	char *envp[] = {NULL};
+	build_env(envp);
+}
+
+static const struct cf_denied *denied(const char *path)
+{
+	for (size_t i = 0; i < p.n_denied; i++)
+		if (strcmp(p.denied[i].path, path) == 0)
+			return &p.denied[i];
+	return NULL;
+}
+
+#define at cf_fx_at
+
+static void expect_denied(const char *path, const char *why)
+{
+	const struct cf_denied *d = denied(path);
+	cr_expect(d, "%s is not denied", path);
+	if (d && why)
+		cr_expect_str_eq(d->why, why, "%s denied for '%s', not '%s'", path, d->why, why);
+}
+
+/* Covered: denied itself or inside a denied location. */
+static bool covered(const char *path)
+{
+	for (size_t i = 0; i < p.n_denied; i++)
+		if (cf_path_within(path, p.denied[i].path))
+			return true;
+	return false;
+}
+
+Test(policy, home_is_empty_without_any_usable_home)
+{
+	o.home = NULL;
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_HOME_EMPTY);
+	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+	char *rel[] = {"HOME=relative/home", NULL};
+	build_env(rel);
+	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+	char *empty[] = {"HOME=", NULL};
+	build_env(empty);
+	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+}
+
+Test(policy, home_comes_from_the_environment_when_not_given)
+{
+	o.home = NULL;
+	char env[PATH_MAX + 8];
+	cf_fx_fmt(env, sizeof env, "HOME=%s", fx.home);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_str_eq(p.home, fx.home);
+	expect_denied(at(fx.home, ".ssh"), "default");
+}
+
+Test(policy, account_home_alone_is_enough_and_is_denied)
+{
+	o.home = NULL;
+	o.account_home = fx.home;
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_str_eq(p.account_home, fx.home);
+	expect_denied(at(fx.home, ".ssh"), "default");
+}
+
+Test(policy, account_home_is_denied_too_when_it_differs)
+{
+	char acct[PATH_MAX];
+	cf_fx_fmt(acct, sizeof acct, "%s/account", fx.root);
+	cf_fx_mkdirs(acct);
+	o.account_home = acct;
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_str_eq(p.account_home, acct);
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		cr_expect(covered(at(fx.home, cf_secret_table[i].rel)), "%s", cf_secret_table[i].rel);
+		cr_expect(covered(at(acct, cf_secret_table[i].rel)), "account %s",
+			  cf_secret_table[i].rel);
+	}
+	o.account_home = fx.home; /* the same home: no second copy */
+	build();
+	cr_expect_null(p.account_home);
+}
+
+Test(policy, every_row_is_denied_under_home_with_what_it_holds)
+{
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_str_eq(p.reason, "read isolation applied");
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const char *path = at(fx.home, cf_secret_table[i].rel);
+		cr_expect(covered(path), "%s is not covered", path);
+		const struct cf_denied *d = denied(path);
+		if (d) {
+			cr_expect_str_eq(d->holds, cf_secret_table[i].holds);
+			cr_expect_str_eq(d->why, "default");
+		}
+	}
+	for (size_t i = 1; i < p.n_denied; i++)
+		cr_expect(strcmp(p.denied[i - 1].path, p.denied[i].path) < 0, "sorted, unique");
+}
+
+Test(policy, nested_secrets_are_dropped)
+{
+	cf_strv_add(&o.deny, at(fx.home, ".ssh/id_ed25519"));
+	cf_strv_add(&o.deny, at(fx.home, ".config"));
+	build();
+	cr_expect_null(denied(at(fx.home, ".ssh/id_ed25519")));
+	cr_expect_null(denied(at(fx.home, ".aws/credentials")), "inside .aws");
+	cr_expect_null(denied(at(fx.home, ".aws/config")), "inside .aws");
+	cr_expect_null(denied(at(fx.home, ".config/gh")), "inside the denied .config");
+	expect_denied(at(fx.home, ".config"), "--deny");
+	expect_denied(at(fx.home, ".ssh"), "default");
+	for (size_t i = 0; i < p.n_denied; i++)
+		for (size_t j = 0; j < p.n_denied; j++)
+			cr_expect(i == j || !cf_path_within(p.denied[i].path, p.denied[j].path),
+				  "%s is inside %s", p.denied[i].path, p.denied[j].path);
+}
+
+Test(policy, deny_option_and_its_twin)
+{
+	const char *a = at(fx.root, "extra/a"), *b = at(fx.root, "extra/b");
+	char env[PATH_MAX * 5];
+	cf_fx_fmt(env, sizeof env, "CREDFENCE_DENY=%s::%s", a, b);
+	char *envp[] = {env, NULL};
+	const char *bad = NULL;
+	cr_assert_eq(cf_options_from_env(&o, envp, &bad), 0);
+	build_env(envp);
+	expect_denied(a, "--deny");
+	expect_denied(b, "--deny");
+	cr_expect_str_eq(denied(a)->holds, "added with --deny or CREDFENCE_DENY");
+
+	/* An option wins over its twin. */
+	cf_options_free(&o);
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	const char *c = at(fx.root, "extra/c");
+	cf_strv_add(&o.deny, c);
+	o.deny_from_cli = true;
+	cr_assert_eq(cf_options_from_env(&o, envp, &bad), 0);
+	build_env(envp);
+	expect_denied(c, "--deny");
+	cr_expect_null(denied(a), "CREDFENCE_DENY is ignored when --deny is given");
+}
+
+struct reloc_case {
+	const char *var;
+	const char *value_rel;     /* under fx.root */
+	const char *const want[3]; /* under fx.root */
+};
+
+Test(policy, each_relocating_variable_is_denied)
+{
+	static const struct reloc_case cases[] = {
+		{"GNUPGHOME", "r/gnupg", {"r/gnupg"}},
+		{"DOCKER_CONFIG", "r/docker", {"r/docker/config.json"}},
+		{"AWS_SHARED_CREDENTIALS_FILE", "r/aws-creds", {"r/aws-creds"}},
+		{"AWS_CONFIG_FILE", "r/aws-config", {"r/aws-config"}},
+		{"CLOUDSDK_CONFIG", "r/gcloud", {"r/gcloud"}},
+		{"GH_CONFIG_DIR", "r/gh", {"r/gh"}},
+		{"AZURE_CONFIG_DIR", "r/azure", {"r/azure"}},
+		{"NPM_CONFIG_USERCONFIG", "r/npmrc", {"r/npmrc"}},
+		{"NETRC", "r/netrc", {"r/netrc"}},
+		{"PASSWORD_STORE_DIR", "r/pass", {"r/pass"}},
+		{"CARGO_HOME", "r/cargo", {"r/cargo/credentials", "r/cargo/credentials.toml"}},
+		{"PGPASSFILE", "r/pgpass", {"r/pgpass"}},
+		{"HISTFILE", "r/hist", {"r/hist"}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char env[PATH_MAX * 2];
+		cf_fx_fmt(env, sizeof env, "%s=%s", cases[i].var, at(fx.root, cases[i].value_rel));
+		char *envp[] = {env, NULL};
+		build_env(envp);
+		cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s: %s", cases[i].var, p.reason);
+		for (size_t k = 0; k < 3 && cases[i].want[k]; k++)
+			expect_denied(at(fx.root, cases[i].want[k]), cases[i].var);
+		cr_expect(covered(at(fx.home, ".ssh")), "%s: the defaults stay", cases[i].var);
+	}
+}
+
+Test(policy, kubeconfig_is_a_colon_list)
+{
+	char env[PATH_MAX * 3];
+	cf_fx_fmt(env, sizeof env, "KUBECONFIG=%s::%s:", at(fx.root, "k/one"), at(fx.root, "k/two"));
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	expect_denied(at(fx.root, "k/one"), "KUBECONFIG");
+	expect_denied(at(fx.root, "k/two"), "KUBECONFIG");
+}
+
+Test(policy, xdg_config_home_relocates_every_config_row)
+{
+	char xdg[PATH_MAX], env[PATH_MAX * 2];
+	cf_fx_fmt(xdg, sizeof xdg, "%s/xdg", fx.root);
+	cf_fx_fmt(env, sizeof env, "XDG_CONFIG_HOME=%s", xdg);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	size_t n = 0;
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const char *rel = cf_secret_table[i].rel;
+		if (strncmp(rel, ".config/", 8) != 0)
+			continue;
+		n++;
+		cr_expect(covered(at(xdg, rel + 8)), "%s under XDG_CONFIG_HOME", rel);
+		cr_expect(covered(at(fx.home, rel)), "%s under home too", rel);
+	}
+	cr_expect_geq(n, 8);
+	expect_denied(at(xdg, "gh"), "XDG_CONFIG_HOME");
+}
+
+Test(policy, symlinked_secret_is_denied_by_name_and_at_its_target)
+{
+	const char *target = at(fx.root, "elsewhere/ssh");
+	cf_fx_mkdirs(target);
+	cf_fx_rmtree(at(fx.home, ".ssh"));
+	cr_assert(symlink(target, at(fx.home, ".ssh")) == 0);
+	build();
+	expect_denied(at(fx.home, ".ssh"), "default");
+	expect_denied(target, "default");
+}
+
+Test(policy, dangling_symlink_denies_its_target_path)
+{
+	const char *target = at(fx.root, "gone/npmrc");
+	cf_fx_rmtree(at(fx.home, ".npmrc"));
+	cr_assert(symlink(target, at(fx.home, ".npmrc")) == 0);
+	build();
+	expect_denied(at(fx.home, ".npmrc"), "default");
+	expect_denied(target, "default");
+}
+
+Test(policy, missing_secret_is_denied_by_name)
+{
+	cf_fx_rmtree(at(fx.home, ".pypirc"));
+	cf_fx_rmtree(at(fx.home, ".local"));
+	build();
+	expect_denied(at(fx.home, ".pypirc"), "default");
+	expect_denied(at(fx.home, ".local/share/fish/fish_history"), "default");
+}
+
+Test(policy, symlinked_home_is_resolved)
+{
+	const char *link = at(fx.root, "homelink");
+	cr_assert(symlink(fx.home, link) == 0);
+	o.home = link;
+	build();
+	cr_expect_str_eq(p.home, fx.home);
+	expect_denied(at(fx.home, ".ssh"), "default");
+}
+
+Test(policy, writable_locations)
+{
+	const char *extra = at(fx.root, "extra-w");
+	const char *tmpdir = at(fx.root, "tmpdir");
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "TMPDIR=%s", tmpdir);
+	char *envp[] = {env, NULL};
+	cf_strv_add(&o.writable, extra);
+	build_env(envp);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	const char *want[] = {fx.ws, "/tmp", "/var/tmp", "/dev/shm", tmpdir,
+			      at(fx.home, ".cache"), at(fx.home, ".npm"), at(fx.home, ".cargo/registry"),
+			      at(fx.home, ".cargo/git"), extra};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		char c[PATH_MAX];
+		cr_assert_eq(cf_canon(want[i], NULL, c, sizeof c, NULL, NULL), 0);
+		cr_expect(cf_strv_has(&p.writable, c), "%s is not writable", c);
+	}
+	cr_expect_str_eq(p.writable.v[0], fx.ws, "the workspace comes first");
+}
+
+Test(policy, workspace_defaults_to_cwd)
+{
+	o.workspace = NULL;
+	build();
+	cr_expect_str_eq(p.workspace, fx.ws);
+}
+
+Test(policy, writable_containing_a_secret_overlaps)
+{
+	o.workspace = fx.home;
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP);
+	char want[PATH_MAX * 3];
+	cf_fx_fmt(want, sizeof want,
+		 "read isolation is not effective: writable location %s overlaps secret %s/.aws",
+		 fx.home, fx.home);
+	cr_expect_str_eq(p.reason, want);
+}
+
+Test(policy, writable_inside_a_secret_overlaps)
+{
+	const char *in = at(fx.home, ".ssh/sub");
+	cf_strv_add(&o.writable, in);
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP);
+	char want[PATH_MAX * 3];
+	cf_fx_fmt(want, sizeof want,
+		 "read isolation is not effective: writable location %s overlaps secret %s/.ssh", in,
+		 fx.home);
+	cr_expect_str_eq(p.reason, want);
+
+	cf_options_free(&o);
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	cf_strv_add(&o.writable, at(fx.home, ".netrc")); /* the secret itself */
+	build();
+	cf_fx_fmt(want, sizeof want,
+		 "read isolation is not effective: writable location %s/.netrc overlaps secret "
+		 "%s/.netrc", fx.home, fx.home);
+	cr_expect_str_eq(p.reason, want);
+}
+
+Test(policy, secret_relocated_into_the_workspace_overlaps)
+{
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "CARGO_HOME=%s/cargo", fx.ws);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
+	cr_expect(strstr(p.reason, "overlaps secret"), "%s", p.reason);
+}
+
+Test(policy, options_from_env)
+{
+	const char *bad = NULL;
+	char *bogus[] = {"CREDFENCE_MODE=sometimes", NULL};
+	cr_expect_eq(cf_options_from_env(&o, bogus, &bad), -EINVAL);
+	cr_expect_str_eq(bad, "CREDFENCE_MODE");
+
+	cf_options_init(&o);
+	char *zero[] = {"CREDFENCE_MAX_ENTRIES=0", NULL};
+	bad = NULL;
+	cr_expect_eq(cf_options_from_env(&o, zero, &bad), -EINVAL);
+	cr_expect_str_eq(bad, "CREDFENCE_MAX_ENTRIES");
+
+	cf_options_init(&o);
+	o.home = fx.home;
+	char *good[] = {"CREDFENCE_MODE=best-effort", "CREDFENCE_MAX_ENTRIES=50",
+			"CREDFENCE_HOME=/elsewhere", "CREDFENCE_WORKSPACE=/w", "CREDFENCE_LOG=/l",
+			NULL};
+	cr_assert_eq(cf_options_from_env(&o, good, &bad), 0);
+	cr_expect_eq(o.mode, CF_MODE_BEST_EFFORT);
+	cr_expect_eq(o.max_entries, 50);
+	cr_expect_str_eq(o.home, fx.home, "an option wins over its twin");
+	cr_expect_str_eq(o.workspace, "/w");
+	cr_expect_str_eq(o.log, "/l");
+	o.workspace = fx.ws;
+	build_env(good);
+	cr_expect_eq(p.mode, CF_MODE_BEST_EFFORT);
+	cr_expect_eq(p.max_entries, 50);
+	cr_expect_str_eq(p.log, "/l");
+
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	char *none[] = {NULL};
+	build_env(none);
+	cr_expect_eq(p.mode, CF_MODE_REQUIRED, "required is the default");
+	cr_expect_eq(p.max_entries, CF_DEFAULT_MAX_ENTRIES);
+}

@@ -1,0 +1,105 @@
+/* cf-probe: try file operations and print, per operation, the errno name.
+ *
+ *   cf-probe OP:PATH[:PATH2] ...
+ *
+ * OP is read (open O_RDONLY and print the content), list (open the directory and
+ * print the names), write (open O_WRONLY|O_APPEND, no create), create (O_CREAT|O_EXCL,
+ * writes "x"), opath (O_PATH, then reopen /proc/self/fd/N for reading and print
+ * the content), link (hard link PATH to PATH2). Each prints "OP PATH: OK" or
+ * "OP PATH: ENAME"; read content follows on the next lines, so a leak shows. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *name(int e)
+{
+	const char *n = strerrorname_np(e);
+	return n ? n : "E?";
+}
+
+static void dump(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+}
+
+static void report(const char *op, const char *path, int err)
+{
+	printf("%s %s: %s\n", op, path, err ? name(err) : "OK");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: cf-probe OP:PATH[:PATH2] ...\n");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		char op[16], path[4096], path2[4096] = "";
+		const char *c = strchr(argv[i], ':');
+		if (!c || (size_t)(c - argv[i]) >= sizeof op) {
+			fprintf(stderr, "cf-probe: bad operand %s\n", argv[i]);
+			return 2;
+		}
+		snprintf(op, sizeof op, "%.*s", (int)(c - argv[i]), argv[i]);
+		snprintf(path, sizeof path, "%s", c + 1);
+		if (strcmp(op, "link") == 0) {
+			char *d = strchr(path, ':');
+			if (!d)
+				return 2;
+			*d = '\0';
+			snprintf(path2, sizeof path2, "%s", d + 1);
+		}
+		int fd = -1, err = 0;
+		if (strcmp(op, "read") == 0) {
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			err = fd < 0 ? errno : 0;
+			report(op, path, err);
+			if (fd >= 0)
+				dump(fd);
+		} else if (strcmp(op, "list") == 0) {
+			DIR *d = opendir(path);
+			report(op, path, d ? 0 : errno);
+			struct dirent *e;
+			while (d && (e = readdir(d)))
+				printf("  %s\n", e->d_name);
+			if (d)
+				closedir(d);
+		} else if (strcmp(op, "write") == 0) {
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+			report(op, path, fd < 0 ? errno : 0);
+		} else if (strcmp(op, "create") == 0) {
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			report(op, path, fd < 0 ? errno : 0);
+			if (fd >= 0 && write(fd, "x", 1) != 1)
+				perror("write");
+		} else if (strcmp(op, "opath") == 0) {
+			int p = open(path, O_PATH | O_CLOEXEC);
+			if (p < 0) {
+				report("opath-open", path, errno);
+				continue;
+			}
+			char proc[64];
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
+			fd = open(proc, O_RDONLY | O_CLOEXEC);
+			report(op, path, fd < 0 ? errno : 0);
+			if (fd >= 0)
+				dump(fd);
+			close(p);
+		} else if (strcmp(op, "link") == 0) {
+			report(op, path, link(path, path2) ? errno : 0);
+		} else {
+			fprintf(stderr, "cf-probe: unknown op %s\n", op);
+			return 2;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}

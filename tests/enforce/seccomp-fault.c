@@ -1,0 +1,66 @@
+/* seccomp-fault ERRNO CMD [ARG...]: make the three Landlock system calls fail
+ * with ERRNO (ENOSYS, EOPNOTSUPP or EPERM), then exec CMD. Test use only: it is
+ * how a kernel without Landlock, one with Landlock disabled at boot, and a
+ * container whose seccomp policy blocks it look to credfence. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#else
+#error "add the audit arch of this machine"
+#endif
+
+int main(int argc, char **argv)
+{
+	int err;
+	if (argc < 3) {
+		fprintf(stderr, "usage: seccomp-fault ENOSYS|EOPNOTSUPP|EPERM CMD [ARG...]\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "ENOSYS") == 0)
+		err = ENOSYS;
+	else if (strcmp(argv[1], "EOPNOTSUPP") == 0)
+		err = EOPNOTSUPP;
+	else if (strcmp(argv[1], "EPERM") == 0)
+		err = EPERM;
+	else {
+		fprintf(stderr, "seccomp-fault: unknown errno %s\n", argv[1]);
+		return 2;
+	}
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __NR_landlock_create_ruleset, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, __NR_landlock_restrict_self, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp-fault: install the filter");
+		return 2;
+	}
+	execvp(argv[2], argv + 2);
+	perror("seccomp-fault: exec");
+	return 127;
+}

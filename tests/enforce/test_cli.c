@@ -1,0 +1,285 @@
+/* The credfence command: status, exit codes, check, the log. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+
+#define PY "/usr/bin/python3"
+
+static struct cf_fx fx;
+static struct cf_fx_out o;
+
+static void setup(void)
+{
+	cf_fx_setup(&fx);
+	memset(&o, 0, sizeof o);
+}
+
+static void teardown(void)
+{
+	cf_fx_out_free(&o);
+	cf_fx_teardown(&fx);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 60);
+
+/* Run /usr/bin/python3 -c CODE with INPUT on stdin; its stdout (malloc'd). */
+static char *python(const char *code, const char *input)
+{
+	struct cf_fx_out p;
+	cf_test_require_tool(PY);
+	cf_fx_run(&p, NULL, NULL, input, CF_ARGV(PY, "-c", (char *)code));
+	cr_assert_eq(p.status, 0, "python: %s\ninput:\n%s", p.err, input);
+	free(p.err);
+	return p.out;
+}
+
+Test(cli, status_json_parses_and_says_applied)
+{
+	cf_test_require_landlock();
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--json"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char *r = python("import json, sys\n"
+			 "d = json.load(sys.stdin)\n"
+			 "print(d['status'])\n"
+			 "print(d['verdict'])\n"
+			 "print('abi', d['abi'] > 0)\n"
+			 "print('home', d['home'])\n"
+			 "print('holds', all(x['holds'] for x in d['denied']))\n"
+			 "print('denied', ' '.join(x['path'] for x in d['denied']))\n"
+			 "print('writable', ' '.join(d['writable']))\n"
+			 "print('rules', d['rules'] > 0)\n",
+			 o.out);
+	cr_expect(has_line(r, "read isolation applied"), "%s", r);
+	cr_expect(has_line(r, "applied"));
+	cr_expect(has_line(r, "abi True"));
+	cr_expect(has_line(r, "home %s", fx.home), "%s", r);
+	cr_expect(has_line(r, "holds True"));
+	cr_expect(has_line(r, "rules True"));
+	cr_expect(strstr(r, cf_fx_secret(&fx, ".ssh")->path), "denied lists the fake .ssh");
+	cr_expect(strstr(r, fx.ws), "writable lists the workspace");
+	free(r);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(cli, status_text_has_the_ci_line_and_the_verdict)
+{
+	cf_test_require_landlock();
+	struct utsname u;
+	cr_assert(uname(&u) == 0);
+	cf_fx_credfence(&o, &fx, "status", NULL, NULL);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char want[512];
+	cf_fx_fmt(want, sizeof want, "credfence landlock read: kernel=%s abi=", u.release);
+	cr_expect(strstr(o.out, want), "%s", o.out);
+	cr_expect(has_line(o.out, "read isolation applied"), "%s", o.out);
+	cr_expect(strstr(o.out, "SSH private keys"), "what .ssh holds is shown");
+	cr_expect(strstr(o.out, fx.ws));
+}
+
+Test(cli, overlapping_writable_gives_the_overlap_verdict_and_125)
+{
+	const char *ssh = cf_fx_secret(&fx, ".ssh")->path;
+	fenced(&o, &fx, NULL, CF_ARGV("--writable", (char *)ssh), CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"), "nothing may run");
+	char want[PATH_MAX * 3];
+	cf_fx_fmt(want, sizeof want,
+		  "read isolation is not effective: writable location %s overlaps secret %s", ssh, ssh);
+	cr_expect(strstr(o.err, want), "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+
+	/* The other direction: a writable location holding secrets. */
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, CF_ARGV("--writable", fx.home), CF_ARGV("true"));
+	cr_expect_eq(o.status, 125);
+	cf_fx_fmt(want, sizeof want,
+		  "read isolation is not effective: writable location %s overlaps secret %s/.aws",
+		  fx.home, fx.home);
+	cr_expect(strstr(o.err, want), "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+
+	/* status says the same, and fails. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--writable", fx.home));
+	cr_expect_neq(o.status, 0);
+	cr_expect(has_line(o.out, "%s", want), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(cli, bad_option_is_125_with_one_credfence_line)
+{
+	fenced(&o, &fx, NULL, CF_ARGV("--no-such-option"), CF_ARGV("true"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+	cr_expect_eq(strchr(o.err, '\n'), o.err + strlen(o.err) - 1, "one line: %s", o.err);
+
+	struct cf_fx_out u;
+	cf_fx_run(&u, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "frobnicate"));
+	cr_expect_eq(u.status, 125);
+	cr_expect(all_lines_credfence(u.err), "%s", u.err);
+	cf_fx_out_free(&u);
+
+	cf_fx_run(&u, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "run", "--home", fx.home));
+	cr_expect_eq(u.status, 125, "no command");
+	cr_expect(all_lines_credfence(u.err), "%s", u.err);
+	cf_fx_out_free(&u);
+
+	const char *extra[] = {"CREDFENCE_MODE=sometimes", NULL};
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, extra, NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 125, "a bad twin value");
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+}
+
+Test(cli, command_not_found_is_127)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("cf-no-such-command"));
+	cr_expect_eq(o.status, 127, OUT_FMT, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("/no/such/dir/cmd"));
+	cr_expect_eq(o.status, 127, OUT_FMT, OUT_ARGS(o));
+}
+
+Test(cli, not_executable_is_126)
+{
+	cf_test_require_landlock();
+	const char *f = cf_fx_at(fx.ws, "script.sh");
+	cf_fx_write(f, "#!/bin/sh\necho should-not-run\n");
+	chmod(f, 0644);
+	fenced(&o, &fx, NULL, NULL, CF_ARGV((char *)f));
+	cr_expect_eq(o.status, 126, OUT_FMT, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+	cr_expect(!strstr(o.out, "should-not-run"));
+}
+
+Test(cli, command_status_passes_through)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("sh", "-c", "exit 42"));
+	cr_expect_eq(o.status, 42, OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect_str_eq(o.err, "", "nothing said when all is well");
+}
+
+Test(cli, best_effort_runs_the_command_and_says_why)
+{
+	const char *ssh = cf_fx_secret(&fx, ".ssh")->path;
+	fenced(&o, &fx, NULL, CF_ARGV("--best-effort", "--writable", (char *)ssh),
+	       CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"));
+	cr_expect(strstr(o.err, "read isolation is not effective: writable location"), "%s", o.err);
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+
+	const char *extra[] = {"CREDFENCE_MODE=best-effort", NULL};
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, extra, CF_ARGV("--writable", (char *)ssh), CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 0, "the twin: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"));
+}
+
+static void stamp(const char *path, struct stat *st)
+{
+	cr_assert(lstat(path, st) == 0, "%s: %s", path, strerror(errno));
+}
+
+static bool same_times(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+	       a->st_nlink == b->st_nlink && a->st_size == b->st_size;
+}
+
+Test(cli, check_reports_and_leaves_no_trace)
+{
+	cf_test_require_landlock();
+	const char *key = cf_fx_secret(&fx, ".ssh")->key;
+	const char *ssh = cf_fx_secret(&fx, ".ssh")->path;
+	const char *file = cf_fx_at(fx.ws, "file.txt");
+	char missing[PATH_MAX];
+	cf_fx_write(file, "workspace file\n");
+	cf_fx_fmt(missing, sizeof missing, "%s/not-yet", fx.ws);
+	const char *watch[] = {fx.ws, ssh, fx.home, key, file};
+	struct stat before[5], after[5];
+	sleep(0); /* times are nanoseconds; any change shows */
+	for (int i = 0; i < 5; i++)
+		stamp(watch[i], &before[i]);
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV((char *)key, (char *)file, (char *)ssh, missing));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: denied (EACCES); write: denied (EACCES)", key),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: allowed; write: allowed", file), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(strstr(o.out, ssh) && strstr(o.out, "list: denied (EACCES)"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "does not exist") && strstr(o.out, "create: allowed"), OUT_FMT,
+		  OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	for (int i = 0; i < 5; i++) {
+		stamp(watch[i], &after[i]);
+		cr_expect(same_times(&before[i], &after[i]), "check changed %s", watch[i]);
+	}
+	struct stat st;
+	cr_expect(lstat(missing, &st) != 0, "check created %s", missing);
+	char *c = cf_fx_slurp(file);
+	cr_expect_str_eq(c, "workspace file\n");
+	free(c);
+}
+
+Test(cli, log_gets_one_sandbox_status_line)
+{
+	cf_test_require_landlock();
+	char log[PATH_MAX];
+	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
+	fenced(&o, &fx, NULL, CF_ARGV("--log", log), CF_ARGV("true"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char *text = cf_fx_slurp(log);
+	cr_assert(text, "no log written");
+	cr_expect_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
+	char *r = python("import json, sys\n"
+			 "d = json.loads(sys.stdin.read())\n"
+			 "for k in ('event', 'program', 'backend', 'verdict', 'reason'):\n"
+			 "    print(k, d[k])\n"
+			 "print('pid', type(d['pid']) is int and d['pid'] > 0)\n"
+			 "print('abi', type(d['abi']) is int and d['abi'] > 0)\n"
+			 "print('rules', type(d['rules']) is int and d['rules'] > 0)\n"
+			 "print('denied', ' '.join(d['denied']))\n"
+			 "print('writable', ' '.join(d['writable']))\n",
+			 text);
+	cr_expect(has_line(r, "event sandbox_status"), "%s", r);
+	cr_expect(has_line(r, "program true"), "%s", r);
+	cr_expect(has_line(r, "backend landlock"));
+	cr_expect(has_line(r, "verdict applied"));
+	cr_expect(has_line(r, "reason read isolation applied"));
+	cr_expect(has_line(r, "pid True"));
+	cr_expect(has_line(r, "abi True"));
+	cr_expect(has_line(r, "rules True"));
+	cr_expect(strstr(r, cf_fx_secret(&fx, ".ssh")->path), "%s", r);
+	cr_expect(strstr(r, fx.ws));
+	free(r);
+	free(text);
+
+	/* A refusal is logged too, with its reason. */
+	cf_fx_out_free(&o);
+	unlink(log);
+	fenced(&o, &fx, NULL, CF_ARGV("--log", log, "--writable", fx.home), CF_ARGV("true"));
+	cr_expect_eq(o.status, 125);
+	text = cf_fx_slurp(log);
+	cr_assert(text, "no log written for the refusal");
+	r = python("import json, sys\n"
+		   "d = json.loads(sys.stdin.read())\n"
+		   "print(d['event'], '|', d['verdict'], '|', d['reason'])\n",
+		   text);
+	cr_expect(strstr(r, "sandbox_status | not effective | read isolation is not effective: "
+			    "writable location"),
+		  "%s", r);
+	free(r);
+	free(text);
+}

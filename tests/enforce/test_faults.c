@@ -1,0 +1,128 @@
+/* Fault injection: Landlock made to fail with ENOSYS, EOPNOTSUPP and EPERM by a
+ * seccomp filter, and a process already 16 layers deep. Each fault has its own
+ * verdict; required mode exits 125 and runs nothing, best-effort runs CMD. */
+#include <criterion/criterion.h>
+
+#include "enforce_test.h"
+
+#ifndef CF_SECCOMP_FAULT
+#error "CF_SECCOMP_FAULT comes from meson"
+#endif
+#ifndef CF_STACK_LAYERS
+#error "CF_STACK_LAYERS comes from meson"
+#endif
+
+static struct cf_fx fx;
+static struct cf_fx_out o;
+
+static void setup(void)
+{
+	cf_fx_setup(&fx);
+	memset(&o, 0, sizeof o);
+}
+
+static void teardown(void)
+{
+	cf_fx_out_free(&o);
+	cf_fx_teardown(&fx);
+}
+
+struct fault {
+	const char *wrap[3]; /* the helper and its argument */
+	const char *reason;
+	bool needs_landlock;
+};
+
+#define NE "read isolation is not effective: landlock unavailable ("
+static const struct fault faults[] = {
+	{{CF_SECCOMP_FAULT, "ENOSYS"}, NE "not built into this kernel: ENOSYS)", false},
+	{{CF_SECCOMP_FAULT, "EOPNOTSUPP"}, NE "disabled at boot: EOPNOTSUPP)", false},
+	{{CF_SECCOMP_FAULT, "EPERM"}, NE "blocked by seccomp or a container policy: EPERM)", false},
+	{{CF_STACK_LAYERS, "16"},
+	 NE "the process already has the 16 stacked Landlock layers the kernel allows: E2BIG)", true},
+};
+
+/* WRAP... credfence SUB --home H --workspace W EXTRA... */
+static void run_faulted(const struct fault *f, const char *sub, char *const extra[])
+{
+	static struct argvb b;
+	b.n = 0;
+	argvb_add(&b, "%s", f->wrap[0]);
+	argvb_add(&b, "%s", f->wrap[1]);
+	argvb_add(&b, "%s", cf_fx_bin());
+	argvb_add(&b, "%s", sub);
+	argvb_add(&b, "--home");
+	argvb_add(&b, "%s", fx.home);
+	argvb_add(&b, "--workspace");
+	argvb_add(&b, "%s", fx.ws);
+	for (int i = 0; extra[i]; i++)
+		argvb_add(&b, "%s", extra[i]);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, NULL, b.v);
+	cf_fx_env_free(env);
+}
+
+static void check_fault(size_t i)
+{
+	const struct fault *f = &faults[i];
+	setup();
+	if (f->needs_landlock)
+		cf_test_require_landlock();
+
+	run_faulted(f, "run", CF_ARGV("--", "sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 125, "%s: required mode\n" OUT_FMT, f->reason, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"), "%s: the command ran in required mode", f->reason);
+	cr_expect(strstr(o.err, f->reason), "want: %s\n" OUT_FMT, f->reason, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), "%s", o.err);
+
+	cf_fx_out_free(&o);
+	run_faulted(f, "run", CF_ARGV("--best-effort", "--", "sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 0, "%s: best-effort\n" OUT_FMT, f->reason, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"), "%s: best-effort runs the command", f->reason);
+	cr_expect(strstr(o.err, f->reason), "best-effort still says why\n" OUT_FMT, OUT_ARGS(o));
+
+	cf_fx_out_free(&o);
+	run_faulted(f, "status", CF_ARGV("--json"));
+	cr_expect_neq(o.status, 0, "status fails when isolation is not effective");
+	char want[512];
+	cf_fx_fmt(want, sizeof want, "\"status\":\"%s\"", f->reason);
+	cr_expect(strstr(o.out, want), "want %s\n" OUT_FMT, want, OUT_ARGS(o));
+
+	cf_fx_out_free(&o);
+	run_faulted(f, "status", CF_ARGV("--best-effort"));
+	cr_expect(has_line(o.out, "%s", f->reason), "status text\n" OUT_FMT, OUT_ARGS(o));
+	teardown();
+}
+
+/* One test per fault, so that each reports on its own. */
+Test(faults, enosys, .timeout = 60)
+{
+	check_fault(0);
+}
+
+Test(faults, eopnotsupp, .timeout = 60)
+{
+	check_fault(1);
+}
+
+Test(faults, eperm, .timeout = 60)
+{
+	check_fault(2);
+}
+
+Test(faults, sixteen_layers_e2big, .timeout = 60)
+{
+	check_fault(3);
+}
+
+Test(faults, helpers_really_inject, .timeout = 30)
+{
+	/* Control: without the helpers the same run is applied, so a pass above is
+	 * the fault's doing. */
+	setup();
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"));
+	teardown();
+}
