@@ -1,0 +1,143 @@
+/* cf-stress THREADS ROUNDS: run as a harness. THREADS threads at once, each
+ * ROUNDS times alternating posix_spawn and fork+execve of cf-probe. Every probe
+ * must be fenced (status 0); every calling thread stays free (it can still
+ * read CF_T_KEY); no file descriptor or thread is left behind. A deadlock is
+ * caught by alarm(): the process then dies of SIGALRM. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *probe, *key;
+static char *probe_env[4];
+static int rounds;
+static atomic_int bad, launched;
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int can_read_key(void)
+{
+	char c;
+	int fd = open(key, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ok = read(fd, &c, 1) == 1;
+	close(fd);
+	return ok;
+}
+
+static void check(pid_t pid, const char *how)
+{
+	int st;
+	if (waitpid(pid, &st, 0) != pid) {
+		fprintf(stderr, "cf-stress: waitpid after %s: %s\n", how, strerror(errno));
+		bad++;
+		return;
+	}
+	launched++;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "cf-stress: cf-probe after %s ended with status %d signal %d\n", how,
+			WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		bad++;
+	}
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	char *argv[] = {"cf-probe", NULL};
+	for (int i = 0; i < rounds; i++) {
+		pid_t pid;
+		if (i % 2 == 0) {
+			int rc = posix_spawn(&pid, probe, NULL, NULL, argv, probe_env);
+			if (rc) {
+				fprintf(stderr, "cf-stress: posix_spawn: %s\n", strerror(rc));
+				bad++;
+				continue;
+			}
+			check(pid, "posix_spawn");
+		} else {
+			pid = fork();
+			if (pid < 0) {
+				fprintf(stderr, "cf-stress: fork: %s\n", strerror(errno));
+				bad++;
+				continue;
+			}
+			if (pid == 0) {
+				execve(probe, argv, probe_env);
+				_exit(98);
+			}
+			check(pid, "fork+execve");
+		}
+	}
+	if (!can_read_key()) {
+		fprintf(stderr, "cf-stress: a calling thread lost access to the key: it was fenced\n");
+		bad++;
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: cf-stress THREADS ROUNDS\n");
+		return 2;
+	}
+	int nthreads = atoi(argv[1]);
+	rounds = atoi(argv[2]);
+	probe = getenv("CF_T_PROBE");
+	key = getenv("CF_T_KEY");
+	if (!probe || !key || !getenv("CF_T_KEYS") || !getenv("CF_T_ALLOWED") || nthreads < 1 ||
+	    nthreads > 64) {
+		fprintf(stderr, "cf-stress: CF_T_PROBE, CF_T_KEY, CF_T_KEYS, CF_T_ALLOWED must be set\n");
+		return 2;
+	}
+	static char e1[70000], e2[8192];
+	snprintf(e1, sizeof e1, "CF_T_KEYS=%s", getenv("CF_T_KEYS"));
+	snprintf(e2, sizeof e2, "CF_T_ALLOWED=%s", getenv("CF_T_ALLOWED"));
+	probe_env[0] = e1, probe_env[1] = e2, probe_env[2] = "PATH=/usr/bin:/bin";
+	alarm(150);
+
+	int fds_before = count_dir("/proc/self/fd");
+	pthread_t t[64];
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, worker, NULL)) {
+			fprintf(stderr, "cf-stress: pthread_create failed\n");
+			return 1;
+		}
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	int fds_after = count_dir("/proc/self/fd");
+	int tasks = count_dir("/proc/self/task");
+	if (fds_after != fds_before) {
+		fprintf(stderr, "cf-stress: %d file descriptors before, %d after\n", fds_before, fds_after);
+		bad++;
+	}
+	if (tasks != 1) {
+		fprintf(stderr, "cf-stress: %d threads left, expected 1\n", tasks);
+		bad++;
+	}
+	if (!can_read_key()) {
+		fprintf(stderr, "cf-stress: the harness lost access to the key: it was fenced\n");
+		bad++;
+	}
+	printf("STRESS launched=%d bad=%d\n", (int)launched, (int)bad);
+	return bad ? 1 : 0;
+}
