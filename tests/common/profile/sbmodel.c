@@ -10,7 +10,7 @@
 /* Parse "(VERB OP... FILTER)" with FILTER one of the shapes profile.c writes. */
 static void parse_rule(struct sb_rule *r, const char *line, const struct cf_profile *pf)
 {
-	const char *p;
+	const char *p = line;
 	char re[4096];
 	int used = 0;
 

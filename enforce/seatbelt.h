@@ -1,0 +1,29 @@
+/* The Seatbelt backend (macOS): a profile from common/profile.c handed to the
+ * kernel with sandbox_init_with_parameters(), resolved with dlsym because no
+ * public header declares it. The sandbox binds the whole process (not a
+ * thread, unlike Landlock) and is carried across exec by the kernel, also into
+ * SIP-protected programs whose DYLD_* variables are stripped. Compiled on
+ * macOS only. */
+#ifndef CF_SEATBELT_H
+#define CF_SEATBELT_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+/* Resolve the sandbox calls. 0, or -ENOSYS when this system lacks
+ * sandbox_init_with_parameters. Call it once in normal context (the shim's
+ * constructor, the CLI) before any fork: it takes dyld's lock. */
+int cf_sb_probe(void);
+
+/* The kernel's answer to "does this process already run sandboxed": 1, 0, or
+ * -ENOSYS when sandbox_check is missing. */
+int cf_sb_active(void);
+
+/* Sandbox the calling process with PF. Returns 0 with CF_STATUS_APPLIED in
+ * REASON, or -errno with the whole "read isolation is not effective: seatbelt
+ * unavailable (...)" line in REASON. Safe in a fork child (not a vfork child):
+ * it allocates, which libSystem's fork handlers make safe. */
+int cf_sb_apply(const struct cf_profile *pf, char *reason, size_t reasonsz);
+
+#endif
