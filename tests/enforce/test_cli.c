@@ -283,3 +283,21 @@ Test(cli, log_gets_one_sandbox_status_line)
 	free(r);
 	free(text);
 }
+
+Test(cli, too_many_entries_is_its_own_verdict)
+{
+	cf_test_require_landlock();
+	/* "/" is the first ancestor and has more than three entries. */
+	fenced(&o, &fx, NULL, CF_ARGV("--max-entries", "3"), CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"));
+	cr_expect(strstr(o.err, "read isolation is not effective: too many entries under / (") &&
+			  strstr(o.err, " > 3)"),
+		  OUT_FMT, OUT_ARGS(o));
+	const char *extra[] = {"CREDFENCE_MAX_ENTRIES=3", NULL};
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, extra, CF_ARGV("--best-effort"), CF_ARGV("sh", "-c", "echo cmd-ran"));
+	cr_expect_eq(o.status, 0, "the twin, best effort: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"));
+	cr_expect(strstr(o.err, " > 3)"), "%s", o.err);
+}

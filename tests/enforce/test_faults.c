@@ -65,7 +65,6 @@ static void run_faulted(const struct fault *f, const char *sub, char *const extr
 static void check_fault(size_t i)
 {
 	const struct fault *f = &faults[i];
-	setup();
 	if (f->needs_landlock)
 		cf_test_require_landlock();
 
@@ -91,38 +90,37 @@ static void check_fault(size_t i)
 	cf_fx_out_free(&o);
 	run_faulted(f, "status", CF_ARGV("--best-effort"));
 	cr_expect(has_line(o.out, "%s", f->reason), "status text\n" OUT_FMT, OUT_ARGS(o));
-	teardown();
 }
 
+TestSuite(faults, .init = setup, .fini = teardown);
+
 /* One test per fault, so that each reports on its own. */
-Test(faults, enosys, .timeout = 60)
+Test(faults, enosys)
 {
 	check_fault(0);
 }
 
-Test(faults, eopnotsupp, .timeout = 60)
+Test(faults, eopnotsupp)
 {
 	check_fault(1);
 }
 
-Test(faults, eperm, .timeout = 60)
+Test(faults, eperm)
 {
 	check_fault(2);
 }
 
-Test(faults, sixteen_layers_e2big, .timeout = 60)
+Test(faults, sixteen_layers_e2big)
 {
 	check_fault(3);
 }
 
-Test(faults, helpers_really_inject, .timeout = 30)
+Test(faults, helpers_really_inject)
 {
 	/* Control: without the helpers the same run is applied, so a pass above is
 	 * the fault's doing. */
-	setup();
 	cf_test_require_landlock();
 	fenced(&o, &fx, NULL, NULL, CF_ARGV("sh", "-c", "echo cmd-ran"));
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "cmd-ran"));
-	teardown();
 }
