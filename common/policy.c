@@ -190,10 +190,10 @@ static int add_denied(struct cf_policy *p, size_t *cap, const char *path, const 
 static int remember(struct cf_policy *p, const char *input, const char *cwd, const char *canon)
 {
 	char abs[PATH_MAX * 2];
-	if (input[0] == '/')
-		snprintf(abs, sizeof abs, "%s", input);
-	else
-		snprintf(abs, sizeof abs, "%s/%s", cwd, input);
+	int k = input[0] == '/' ? snprintf(abs, sizeof abs, "%s", input)
+				: snprintf(abs, sizeof abs, "%s/%s", cwd, input);
+	if (k < 0 || (size_t)k >= sizeof abs)
+		return -ENAMETOOLONG;
 	if (cf_strv_add(&p->resolved, abs) || cf_strv_add(&p->resolved, canon))
 		return -ENOMEM;
 	return 0;
@@ -244,7 +244,7 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 		char dir[PATH_MAX * 2];
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - lexical), lexical);
 		if (cf_canon(dir, cwd, parent, sizeof parent, note_lookup, p) == 0) {
-			if ((rc = remember(p, dir, cwd, parent)))
+			if ((rc = remember(p, dir, cwd, parent)) == -ENOMEM)
 				return rc;
 			snprintf(name, sizeof name, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
 				 base);

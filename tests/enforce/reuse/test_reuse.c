@@ -1,0 +1,287 @@
+/* Plan reuse (issue 4): a prepared fence is reused while every ancestor and
+ * every directory its secrets were resolved in is unchanged; a new entry, a
+ * renamed ancestor or a replaced secret symlink forces a rebuild, and nothing a
+ * stale plan would wrongly allow is allowed. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fence.h"
+#include "fixture.h"
+
+extern char **environ;
+
+static struct cf_fx fx;
+
+/* A plan is not reused while a directory it depends on changed within the last
+ * two seconds (a coarse mtime could hide the next change): let the fixture settle. */
+static void settle(void)
+{
+	sleep(3);
+}
+
+/* A root of our own, beside the shared one: other tests create and remove
+ * their fixtures in the shared root, and it is an ancestor of every fixture,
+ * so it would make every plan stale. The tests here run one at a time (-j1). */
+static void setup(void)
+{
+	char root[PATH_MAX];
+	const char *shared = getenv("CREDFENCE_TEST_ROOT");
+	cf_fx_fmt(root, sizeof root, "%s-reuse", shared && *shared ? shared : "/var/lib/credfence-tests");
+	setenv("CREDFENCE_TEST_ROOT", root, 1);
+	cf_test_require_landlock();
+	cf_fx_setup(&fx);
+}
+
+static void teardown(void)
+{
+	cf_fx_teardown(&fx);
+}
+
+static void prepare(struct cf_fence *f)
+{
+	struct cf_options o;
+	cf_options_init(&o);
+	o.home = fx.home;
+	o.workspace = fx.ws;
+	cr_assert_eq(cf_fence_prepare(f, &o, environ, fx.ws), 0);
+	cr_assert(f->ready, "%s", f->pol.reason);
+	cf_options_free(&o);
+}
+
+/* A prepared fence that is current. Directories outside the fixture (/, /var,
+ * /var/lib) are ancestors too, and something else on the machine may touch
+ * them: wait for a quiet moment, a few times at most. */
+static void prepare_current(struct cf_fence *f)
+{
+	for (int i = 0; i < 10; i++) {
+		prepare(f);
+		if (cf_fence_current(f))
+			return;
+		cf_fence_free(f);
+		sleep(1);
+	}
+	cr_assert_fail("the plan never became current: an ancestor keeps changing");
+}
+
+/* In a forked child: cf_fence_enter, then try to open PATH; the child's exit
+ * code is 0 readable, 1 EACCES, 2 other errno, 3 enter refused -ESTALE, 4 other. */
+static int child_reads(const struct cf_fence *f, const char *path)
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		char buf[8192];
+		size_t rules;
+		int rc = cf_fence_enter(f, buf, sizeof buf, &rules);
+		if (rc)
+			_exit(rc == -ESTALE ? 3 : 4);
+		int fd = open(path, O_RDONLY);
+		_exit(fd >= 0 ? 0 : errno == EACCES ? 1 : 2);
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+TestSuite(reuse, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(reuse, new_entry_in_an_ancestor_forces_a_rebuild)
+{
+	struct cf_fence f;
+	settle();
+	prepare_current(&f);
+	cr_assert(cf_fence_current(&f), "checking must not change anything");
+	cf_fx_write(cf_fx_at(fx.home, "new-entry"), "x");
+	cr_assert_not(cf_fence_current(&f), "a new entry in ~ must force a rebuild");
+	/* The stale plan does not allow the new entry: a child that finds the plan
+	 * stale builds its own, and the new sibling is readable there. */
+	cr_assert_eq(child_reads(&f, cf_fx_at(fx.home, "new-entry")), 0);
+	cf_fence_free(&f);
+}
+
+Test(reuse, entry_in_a_deeper_ancestor_forces_a_rebuild)
+{
+	struct cf_fence f;
+	settle();
+	prepare_current(&f);
+	cf_fx_mkdirs(cf_fx_at(fx.home, ".config/newtool"));
+	cr_assert_not(cf_fence_current(&f), "a new entry in ~/.config must force a rebuild");
+	cf_fence_free(&f);
+}
+
+Test(reuse, renamed_ancestor_forces_a_rebuild)
+{
+	struct cf_fence f;
+	settle();
+	prepare_current(&f);
+	char old[PATH_MAX];
+	cf_fx_fmt(old, sizeof old, "%s/.config.old", fx.home);
+	cr_assert_eq(rename(cf_fx_at(fx.home, ".config"), old), 0);
+	cr_assert_eq(mkdir(cf_fx_at(fx.home, ".config"), 0755), 0);
+	cr_assert_not(cf_fence_current(&f), "a renamed ancestor must force a rebuild");
+	/* The secrets that moved with the old ~/.config are beside it now, and the
+	 * stale plan's child must not be let at them: a child rebuilding from the
+	 * stale plan would allow .config.old (a sibling), so the secrets' new names
+	 * must come from a fresh policy. The fresh one denies ~/.config/gh again. */
+	struct cf_fence g;
+	prepare(&g);
+	const struct cf_fx_secret *gh = cf_fx_secret(&fx, ".config/gh");
+	cf_fx_mkdirs(gh->path);
+	cf_fx_write(cf_fx_at(gh->path, "hosts.yml"), gh->marker);
+	cr_assert_eq(child_reads(&g, cf_fx_at(gh->path, "hosts.yml")), 1);
+	cf_fence_free(&g);
+	cf_fence_free(&f);
+}
+
+Test(reuse, replaced_secret_symlink_forces_a_rebuild_and_never_opens_the_new_target)
+{
+	/* ~/.ssh -> keys-a (denied as the target); keys-b is a plain sibling. */
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char a[PATH_MAX], b[PATH_MAX], key[PATH_MAX];
+	cf_fx_fmt(a, sizeof a, "%s/keys-a", fx.home);
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_rmtree(ssh->path);
+	cf_fx_write(cf_fx_at(a, "id_ed25519"), ssh->marker);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	cr_assert_eq(symlink("keys-a", ssh->path), 0);
+	cf_fx_fmt(key, sizeof key, "%s/id_ed25519", ssh->path);
+	settle();
+
+	struct cf_fence f;
+	prepare_current(&f);
+	cr_assert_eq(child_reads(&f, key), 1, "the symlinked secret is denied at its target");
+	cr_assert_eq(child_reads(&f, cf_fx_at(b, "id_ed25519")), 0, "keys-b is an ordinary sibling");
+
+	/* Retarget: ~/.ssh -> keys-b. */
+	char tmp[PATH_MAX];
+	cf_fx_fmt(tmp, sizeof tmp, "%s/.ssh.new", fx.home);
+	cr_assert_eq(symlink("keys-b", tmp), 0);
+	cr_assert_eq(rename(tmp, ssh->path), 0);
+	cr_assert_not(cf_fence_current(&f), "a replaced secret symlink must force a rebuild");
+	cr_assert_not(cf_policy_resolves_same(&f.pol));
+	/* The stale plan allows keys-b; a child must refuse rather than use it. */
+	cr_assert_eq(child_reads(&f, key), 3, "a child holding a stale plan must fail closed");
+
+	/* The rebuilt plan denies the new target and lets the old one be read. */
+	struct cf_fence g;
+	prepare(&g);
+	cr_assert_eq(child_reads(&g, key), 1);
+	cr_assert_eq(child_reads(&g, cf_fx_at(b, "id_ed25519")), 1);
+	cr_assert_eq(child_reads(&g, cf_fx_at(a, "id_ed25519")), 0);
+	cf_fence_free(&g);
+	cf_fence_free(&f);
+}
+
+/* The harness: a plan rebuilt after a change is the one the next child gets,
+ * on each launch path (posix_spawn, vfork, fork). */
+Test(reuse, harness_children_get_the_rebuilt_plan, .timeout = 120)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char b[PATH_MAX], script[PATH_MAX];
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_write(script,
+		"import os, subprocess, sys, time\n"
+		"home = os.environ['HOME']\n"
+		"def launch(path, how):\n"
+		"    argv = ['/bin/cat', path]\n"
+		"    if how == 'spawn':\n"
+		"        p = subprocess.run(argv, close_fds=False, capture_output=True)\n"
+		"    elif how == 'vfork':\n"
+		"        p = subprocess.run(argv, capture_output=True)\n"
+		"    else:\n"
+		"        r, w = os.pipe()\n"
+		"        pid = os.fork()\n"
+		"        if pid == 0:\n"
+		"            os.dup2(w, 1); os.dup2(w, 2)\n"
+		"            try: os.execv(argv[0], argv)\n"
+		"            finally: os._exit(127)\n"
+		"        os.close(w)\n"
+		"        out = os.read(r, 65536); os.close(r)\n"
+		"        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])\n"
+		"        return code, out.decode()\n"
+		"    return p.returncode, (p.stdout + p.stderr).decode()\n"
+		"for how in ('spawn', 'vfork', 'fork'):\n"
+		"    new = os.path.join(home, 'made-later-' + how)\n"
+		"    code, out = launch(new, how)\n"
+		"    print(how, 'before', code, 'No such file' in out)\n"
+		"    with open(new, 'w') as f: f.write('fresh ' + how)\n"
+		"    code, out = launch(new, how)\n"
+		"    print(how, 'after', code, out.strip())\n"
+		"    sys.stdout.flush()\n");
+	settle();
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", (char *)py, script));
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	const char *want[] = {"spawn before 1 True", "spawn after 0 fresh spawn",
+			      "vfork before 1 True", "vfork after 0 fresh vfork",
+			      "fork before 1 True", "fork after 0 fresh fork"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		cr_expect(strstr(o.out, want[i]), "missing '%s' in:\n%s\n%s", want[i], o.out, o.err);
+	cf_fx_out_free(&o);
+}
+
+/* The harness: after ~/.ssh is retargeted to a directory that used to be an
+ * ordinary sibling, no child on any path reads through it. */
+Test(reuse, harness_children_never_use_a_stale_plan_to_reach_a_secret, .timeout = 120)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char a[PATH_MAX], b[PATH_MAX], script[PATH_MAX];
+	cf_fx_fmt(a, sizeof a, "%s/keys-a", fx.home);
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_rmtree(ssh->path);
+	cf_fx_write(cf_fx_at(a, "id_ed25519"), ssh->marker);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	cr_assert_eq(symlink("keys-a", ssh->path), 0);
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_write(script,
+		"import os, subprocess, sys\n"
+		"home = os.environ['HOME']\n"
+		"key = os.path.join(home, '.ssh', 'id_ed25519')\n"
+		"def retarget(to):\n"
+		"    tmp = os.path.join(home, '.ssh.tmp')\n"
+		"    os.symlink(to, tmp); os.rename(tmp, os.path.join(home, '.ssh'))\n"
+		"def launch(how):\n"
+		"    argv = ['/bin/cat', key]\n"
+		"    try:\n"
+		"        if how == 'spawn':\n"
+		"            p = subprocess.run(argv, close_fds=False, capture_output=True)\n"
+		"        elif how == 'vfork':\n"
+		"            p = subprocess.run(argv, capture_output=True)\n"
+		"        else:\n"
+		"            p = subprocess.run(argv, capture_output=True, preexec_fn=lambda: None)\n"
+		"        return p.returncode, (p.stdout + p.stderr).decode()\n"
+		"    except OSError as e:\n"
+		"        return -1, 'OSError %d' % e.errno\n"
+		"targets = ['keys-b', 'keys-a', 'keys-b']\n"
+		"for i, how in enumerate(('spawn', 'vfork', 'fork')):\n"
+		"    retarget(targets[i])\n"
+		"    code, out = launch(how)\n"
+		"    print(how, code, out.strip())\n"
+		"    sys.stdout.flush()\n");
+	settle();
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", (char *)py, script));
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	cf_fx_assert_no_marker(&fx, &o);
+	for (const char *how = "spawn"; how; how = strcmp(how, "spawn") == 0 ? "vfork"
+						   : strcmp(how, "vfork") == 0 ? "fork" : NULL) {
+		char line[64];
+		cf_fx_fmt(line, sizeof line, "%s 0", how);
+		cr_expect_not(strstr(o.out, line), "%s: the key was read:\n%s", how, o.out);
+	}
+	cr_expect(strstr(o.out, "spawn 1") && strstr(o.out, "fork 1"),
+		  "denied reads expected:\n%s\n%s", o.out, o.err);
+	cf_fx_out_free(&o);
+}
