@@ -42,7 +42,7 @@ static int try_key(const char *key)
 	}
 	char buf[4096];
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
+	while (!getenv("CF_T_QUIET") && (n = read(fd, buf, sizeof buf)) > 0)
 		if (write(1, buf, (size_t)n) != n)
 			break;
 	close(fd);

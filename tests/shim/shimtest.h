@@ -5,6 +5,7 @@
 #define CF_SHIMTEST_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fixture.h"
@@ -46,9 +47,12 @@ size_t st_log_lines(const struct st *t, const char *also);
 /* Print a run's output into the test log (criterion shows it on failure). */
 void st_dump(const char *what, const struct cf_fx_out *o);
 
-/* Assert the standard outcome of a harness script: exactly N lines "CASE ..."
- * each with deny=1 legit=0, N times "Permission denied" on stderr, N copies
- * of the allowed text, the harness read its own key, and no marker anywhere. */
-void st_assert_cases(const struct st *t, const struct cf_fx_out *o, size_t n);
+/* Assert the standard outcome of a harness script, in stdout and stderr
+ * together: exactly N lines "CASE ..." each with deny=1 legit=0, at least N
+ * times "Permission denied" (EACCES), N_ALLOWED copies of the allowed text,
+ * the harness read its own key (HARNESS_READ ok) when HARNESS_READS, and no
+ * marker anywhere. */
+void st_assert_cases(const struct st *t, const struct cf_fx_out *o, size_t n, size_t n_allowed,
+		     bool harness_reads);
 
 #endif

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 static const char *probe, *key;
-static char *probe_env[4];
+static char *probe_env[5];
+static int any; /* CF_T_ANY: under valgrind Landlock is not there; fenced or not, both do */
 static int rounds;
 static atomic_int bad, launched;
 
@@ -52,7 +53,7 @@ static void check(pid_t pid, const char *how)
 		return;
 	}
 	launched++;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && !(any && WEXITSTATUS(st) == 10))) {
 		fprintf(stderr, "cf-stress: cf-probe after %s ended with status %d signal %d\n", how,
 			WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		bad++;
@@ -113,7 +114,10 @@ int main(int argc, char **argv)
 	snprintf(e1, sizeof e1, "CF_T_KEYS=%s", getenv("CF_T_KEYS"));
 	snprintf(e2, sizeof e2, "CF_T_ALLOWED=%s", getenv("CF_T_ALLOWED"));
 	probe_env[0] = e1, probe_env[1] = e2, probe_env[2] = "PATH=/usr/bin:/bin";
-	alarm(150);
+	any = getenv("CF_T_ANY") != NULL;
+	if (any)
+		probe_env[3] = "CF_T_QUIET=1";
+	alarm(90);
 
 	int fds_before = count_dir("/proc/self/fd");
 	pthread_t t[64];
@@ -130,8 +134,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cf-stress: %d file descriptors before, %d after\n", fds_before, fds_after);
 		bad++;
 	}
-	if (tasks != 1) {
-		fprintf(stderr, "cf-stress: %d threads left, expected 1\n", tasks);
+	/* The shim keeps one spawner thread for the current plan. */
+	if (tasks < 1 || tasks > 2) {
+		fprintf(stderr, "cf-stress: %d threads left, expected 1 and the shim's spawner\n", tasks);
 		bad++;
 	}
 	if (!can_read_key()) {
