@@ -162,9 +162,11 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (rc == -CF_ETOOMANY) {
 		cf_policy_refuse(&f->pol, CF_VERDICT_TOO_MANY, "too many entries under %s (%zu > %zu)",
 				 f->res.over_dir, f->res.over_count, f->pol.max_entries);
+		f->res.rules = 0;
 		return 0;
 	}
 	if (rc < 0) {
+		f->res.rules = 0;
 		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
 		f->pol.verdict = CF_VERDICT_LANDLOCK;
 		return 0;
@@ -224,10 +226,10 @@ bool cf_fence_current(const struct cf_fence *f)
 	return true;
 }
 
-int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *rules)
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out)
 {
-	struct cf_expand_result res;
-	*rules = 0;
+	struct cf_expand_result res = {0};
+	*out = res;
 	if (f->inherited)
 		return 0;
 	if (f->abi <= 0)
@@ -235,7 +237,7 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *ru
 	if (cf_fence_current(f)) {
 		int rc = cf_ll_restrict(f->ruleset);
 		if (rc == 0) {
-			*rules = f->res.rules;
+			out->rules = f->res.rules;
 			return 0;
 		}
 		if (rc != -EBADF && rc != -EBADFD && rc != -EINVAL)
@@ -247,12 +249,11 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *ru
 		return -ESTALE;
 	}
 	int fd = cf_ll_build(&f->plan, f->abi, buf, bufsz, &res, NULL);
+	*out = res;
 	if (fd < 0)
 		return fd;
 	int rc = cf_ll_restrict(fd);
 	cf_sys_close(fd);
-	if (rc == 0)
-		*rules = res.rules;
 	return rc;
 }
 

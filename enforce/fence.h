@@ -44,8 +44,9 @@ bool cf_fence_current(const struct cf_fence *f);
 /* Between fork and exec: fence the calling thread with the prepared ruleset when
  * it is still current, else with one built here from the same plan (never
  * touching the shared one). No allocation, no errno. Returns 0 or -errno /
- * -CF_ETOOMANY; *rules gets the rule count used. */
-int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, size_t *rules);
+ * -CF_ETOOMANY; *RES gets the rule count used (and, for -CF_ETOOMANY, the
+ * directory and its count). */
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
 
 /* The log is opened before the fence goes up (the log file may lie outside
  * every writable location), written after. Both with raw syscalls. Returns an

@@ -3,6 +3,7 @@
  * may be a vfork child sharing the memory of a multithreaded parent. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 
 #include "json.h"
 #include "landlock.h"
@@ -10,7 +11,8 @@
 #include "sys.h"
 
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
-void cf_shim_reason(const struct cf_fence *f, int rc, char *out, size_t cap)
+void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap)
 {
 	size_t len = 0;
 	out[0] = '\0';
@@ -20,7 +22,11 @@ void cf_shim_reason(const struct cf_fence *f, int rc, char *out, size_t cap)
 	}
 	cf_json_raw(out, cap, &len, CF_STATUS_NOT_EFFECTIVE);
 	if (rc == -CF_ETOOMANY) {
-		cf_json_raw(out, cap, &len, "too many entries in a directory beside a secret (more than ");
+		cf_json_raw(out, cap, &len, "too many entries under ");
+		cf_json_raw(out, cap, &len, res->over_dir ? res->over_dir : "?");
+		cf_json_raw(out, cap, &len, " (");
+		cf_json_num(out, cap, &len, (long long)res->over_count);
+		cf_json_raw(out, cap, &len, " > ");
 		cf_json_num(out, cap, &len, (long long)f->pol.max_entries);
 		cf_json_raw(out, cap, &len, ")");
 	} else if (rc == -ESTALE) {
@@ -60,13 +66,13 @@ void cf_shim_say(const char *reason, const char *tail)
 /* Fence the calling thread for PROGRAM and report. 0, or -EPERM when it must not run. */
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program)
 {
-	char buf[8192], reason[1024];
-	size_t rules = 0;
+	char buf[8192], reason[1024 + PATH_MAX];
+	struct cf_expand_result res = {0};
 	int logfd = cf_fence_log_open(f);
-	int rc = f->ready ? cf_fence_enter(f, buf, sizeof buf, &rules) : -EPERM;
-	cf_shim_reason(f, rc, reason, sizeof reason);
+	int rc = f->ready ? cf_fence_enter(f, buf, sizeof buf, &res) : -EPERM;
+	cf_shim_reason(f, rc, &res, reason, sizeof reason);
 	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
-		     rc == 0 ? CF_STATUS_APPLIED : reason, rules, buf, sizeof buf);
+		     rc == 0 ? CF_STATUS_APPLIED : reason, rc == 0 ? res.rules : 0, buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0)

@@ -141,10 +141,12 @@ static void *spawner_main(void *p)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
-	size_t rules = 0;
-	int rc = cf_fence_enter(sp->fence, buf, sizeof buf, &rules);
+	struct cf_expand_result res;
+	/* The log may lie outside every writable location: open it while free. */
+	int logfd = cf_fence_log_open(sp->fence);
+	int rc = cf_fence_enter(sp->fence, buf, sizeof buf, &res);
 	pthread_mutex_lock(&sp->m);
-	sp->rules = rules;
+	sp->rules = res.rules;
 	sp->state = rc == 0 ? 1 : -1;
 	pthread_cond_broadcast(&sp->cv);
 	while (sp->state == 1) {
@@ -154,11 +156,8 @@ static void *spawner_main(void *p)
 			break;
 		struct job *j = sp->job;
 		pthread_mutex_unlock(&sp->m);
-		int logfd = cf_fence_log_open(j->fence);
 		cf_fence_log(j->fence, logfd, getpid(), j->program, true, CF_STATUS_APPLIED, sp->rules,
 			     buf, sizeof buf);
-		if (logfd >= 0)
-			close(logfd);
 		pthread_sigmask(SIG_SETMASK, &j->mask, NULL);
 		j->fn(j->arg);
 		pthread_sigmask(SIG_SETMASK, &all, NULL);
@@ -169,6 +168,8 @@ static void *spawner_main(void *p)
 		pthread_cond_broadcast(&sp->cv);
 	}
 	pthread_mutex_unlock(&sp->m);
+	if (logfd >= 0)
+		close(logfd);
 	return NULL;
 }
 

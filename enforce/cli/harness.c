@@ -63,7 +63,13 @@ static int export_options(const struct cf_cli *c)
 	char num[32];
 	if (o->home && setenv("CREDFENCE_HOME", o->home, 1))
 		return -1;
-	if (o->workspace && setenv("CREDFENCE_WORKSPACE", o->workspace, 1))
+	/* The workspace is fixed at start: the harness may change directory
+	 * later, and its plan is rebuilt with the environment. */
+	char here[PATH_MAX], canon[PATH_MAX];
+	const char *ws = o->workspace ? o->workspace : getcwd(here, sizeof here);
+	if (ws && realpath(ws, canon))
+		ws = canon;
+	if (ws && setenv("CREDFENCE_WORKSPACE", ws, 1))
 		return -1;
 	if (o->log && setenv("CREDFENCE_LOG", o->log, 1))
 		return -1;

@@ -22,6 +22,7 @@ static const char usage[] =
 	"  --writable DIR    another writable location, repeatable (CREDFENCE_WRITABLE, colon list)\n"
 	"  --deny PATH       another secret location, repeatable (CREDFENCE_DENY, colon list)\n"
 	"  --best-effort     run even when isolation can not be applied (CREDFENCE_MODE=best-effort)\n"
+	"  --required        refuse to run when isolation can not be applied (the default)\n"
 	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"
 	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"
 	"\n"

@@ -78,8 +78,8 @@ static int child_reads(const struct cf_fence *f, const char *path)
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		char buf[8192];
-		size_t rules;
-		int rc = cf_fence_enter(f, buf, sizeof buf, &rules);
+		struct cf_expand_result res;
+		int rc = cf_fence_enter(f, buf, sizeof buf, &res);
 		if (rc)
 			_exit(rc == -ESTALE ? 3 : 4);
 		int fd = open(path, O_RDONLY);
