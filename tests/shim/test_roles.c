@@ -1,0 +1,194 @@
+/* The roles: self mode (a shell's own redirections and builtins), depth (20
+ * nested bash -c, one layer), a fenced descendant that tries to pass for the
+ * harness, and the failure modes (required refuses, best-effort logs). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shimtest.h"
+
+static struct st t;
+
+static void setup(void)
+{
+	st_setup(&t);
+}
+
+static void teardown(void)
+{
+	st_teardown(&t);
+}
+
+TestSuite(shim_roles, .init = setup, .fini = teardown, .timeout = 120);
+
+static const char *kv(char *buf, size_t n, const char *k, const char *v)
+{
+	snprintf(buf, n, "%s=%s", k, v);
+	return buf;
+}
+
+Test(shim_roles, self_mode_shell_builtins)
+{
+	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
+	char **env = st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
+						 kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
+						 kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
+						 kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV("/bin/bash", "-c",
+			  "cat < \"$CF_T_KEY\"; echo \"CASE redirect deny=$? legit=0\"\n"
+			  "read l < \"$CF_T_KEY\"; echo \"CASE read deny=$? legit=0 $l\"\n"
+			  "x=$(< \"$CF_T_KEY\"); echo \"CASE subst deny=$? legit=0 $x\"\n"
+			  "source \"$CF_T_KEY\"; echo \"CASE source deny=$? legit=0\"\n"
+			  ". \"$CF_T_KEY\"; echo \"CASE dot deny=$? legit=0\"\n"
+			  "mapfile -t a < \"$CF_T_KEY\"; echo \"CASE mapfile deny=$? legit=0 ${a[*]}\"\n"
+			  "echo \"$(< \"$CF_T_ALLOWED\")\"; read l < \"$CF_T_ALLOWED\"; echo \"$l\"\n"
+			  /* env -i drops LD_PRELOAD and everything else: still fenced. */
+			  "env -i /bin/bash -c 'cat < \"$0\"; echo \"CASE env-i deny=$? legit=0\"' \"$CF_T_KEY\"\n"
+			  "env -i CF_T_KEYS=\"$CF_T_KEYS\" CF_T_ALLOWED=\"$CF_T_ALLOWED\" \"$CF_T_PROBE\"; "
+			  "echo \"PROBE $?\"\n"));
+	st_dump("self mode bash", &o);
+	cr_expect_eq(o.status, 0);
+	/* Each denied: status 1, "Permission denied" (EACCES), no marker. */
+	st_assert_cases(&t, &o, 7, 2, false);
+	cr_expect(strstr(o.out, "PROBE 0\n"), "cf-probe under env -i was not fenced (see its status)");
+	/* One application of the fence: the bash that loaded the shim. */
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
+		     st_log_lines(&t, "\"verdict\":\"applied\""));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+Test(shim_roles, depth_20_nested_bash)
+{
+	char *nest = cf_fx_slurp(st_src("scripts/nest.sh"));
+	cr_assert(nest);
+	char *nv = malloc(strlen(nest) + 16);
+	sprintf(nv, "CF_NEST=%s", nest);
+	char shim[PATH_MAX + 64];
+	char **env = st_env(&t, (const char *[]){nv, kv(shim, sizeof shim, "CF_T_SHIM", st_shim()),
+						 "CF_DEPTH=0", NULL});
+	struct cf_fx_out o;
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/bin/bash", "-c", "bash -c \"$CF_NEST\"; exit $?"));
+	st_dump("20 nested bash -c", &o);
+	cr_expect_eq(o.status, 0, "the chain ended with %d", o.status);
+	cr_expect(strstr(o.out, "CASE leaf depth=20 "), "the leaf did not run at depth 20");
+	st_assert_cases(&t, &o, 1, 1, false);
+	cr_expect(strstr(o.out, "PROBE 0\n"), "cf-probe at the leaf was not fenced");
+	/* The first child of the harness was fenced; no level below added a layer. */
+	cr_expect_eq(st_log_lines(&t, NULL), 1, "%zu sandbox_status lines, expected 1",
+		     st_log_lines(&t, NULL));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+	free(nv);
+	free(nest);
+}
+
+Test(shim_roles, descendant_can_not_pass_for_the_harness)
+{
+	char shim[PATH_MAX + 64];
+	char **env = st_env(&t, (const char *[]){kv(shim, sizeof shim, "CF_T_SHIM", st_shim()), NULL});
+	struct cf_fx_out o;
+	/* In a fenced child: name itself in the marker, load the shim again, exec. */
+	const char *impostor =
+		"st=$(cut -d' ' -f22 /proc/$$/stat); export CREDFENCE_HARNESS=\"$$:$st\"; "
+		"export LD_PRELOAD=\"$CF_T_SHIM\"; echo \"MARKER $CREDFENCE_HARNESS\"; exec \"$@\"";
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "bash -c \"$0\" impostor \"$CF_T_PROBE\"; echo \"PROBE $?\"\n"
+			   "bash -c \"$0\" impostor /usr/bin/python3 -c '\n"
+			   "import os\n"
+			   "try:\n"
+			   "    open(os.environ[\"CF_T_KEY\"]).read(); print(\"OWN readable\")\n"
+			   "except PermissionError as e:\n"
+			   "    print(\"OWN EACCES\" if e.errno == 13 else \"OWN other\")\n"
+			   "d = os.system(\"cat \\\"$CF_T_KEY\\\"\") >> 8\n"
+			   "l = os.system(\"cat \\\"$CF_T_ALLOWED\\\"\") >> 8\n"
+			   "print(\"CASE impostor-child deny=%d legit=%d\" % (d, l))'\n"
+			   /* Not the last command: bash would exec it in place, as the harness. */
+			   "echo done\n",
+			   (char *)impostor));
+	st_dump("impostor", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect_eq(st_count(o.out, "MARKER "), 2, "the impostor did not run");
+	cr_expect(strstr(o.out, "PROBE 0\n"), "the impostor cf-probe could read a key");
+	cr_expect(strstr(o.out, "OWN EACCES"), "the impostor python could read the key itself");
+	st_assert_cases(&t, &o, 1, 1, false);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+Test(shim_roles, required_refuses_when_not_effective)
+{
+	char ran[PATH_MAX + 16], wr[PATH_MAX + 16];
+	snprintf(ran, sizeof ran, "%s/ran", t.fx.ws);
+	snprintf(wr, sizeof wr, "%s/.ssh", t.fx.home);
+	struct cf_fx_out o;
+	st_harness(&o, &t, NULL, (const char *[]){"--writable", wr, "--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/touch", ran));
+	st_dump("required with an overlapping --writable", &o);
+	cr_expect_eq(o.status, 125);
+	const char *want = "credfence: read isolation is not effective: writable location ";
+	cr_expect(strncmp(o.err, want, strlen(want)) == 0,
+		  "unexpected message: %s", o.err);
+	cr_expect(strstr(o.err, "overlaps secret"), "no overlap named: %s", o.err);
+	cr_expect(access(ran, F_OK) != 0, "the command ran");
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"not effective\""), 1);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_roles, best_effort_runs_and_logs)
+{
+	char wr[PATH_MAX + 16];
+	snprintf(wr, sizeof wr, "%s/.ssh", t.fx.home);
+	struct cf_fx_out o;
+	st_harness(&o, &t, NULL, (const char *[]){"--best-effort", "--writable", wr, "--log", t.log, NULL},
+		   CF_ARGV("/bin/bash", "-c", "cat \"$CF_T_ALLOWED\"; /bin/true; echo ran"));
+	st_dump("best-effort with an overlapping --writable", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, ST_ALLOWED_TEXT) && strstr(o.out, "ran\n"), "the children did not run");
+	/* credfence itself, then each child launch: not effective, with the reason. */
+	size_t ne = st_log_lines(&t, "\"verdict\":\"not effective\"");
+	cr_expect_geq(ne, 3, "%zu not-effective lines, expected one for credfence and each child", ne);
+	cr_expect_eq(st_log_lines(&t, "overlaps secret"), ne, "a line without the reason");
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 0);
+	cf_fx_out_free(&o);
+}
+
+/* The harness's plan goes stale and can no longer be made effective at a
+ * launch (a directory beside a secret outgrows --max-entries): in required
+ * mode every spawn path fails with EPERM and nothing runs. */
+Test(shim_roles, required_fails_each_launch_with_eperm)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, (const char *[]){"--max-entries", "200", "--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, errno, subprocess\n"
+			   "home = os.environ['HOME']\n"
+			   "for i in range(400): open(os.path.join(home, 'junk-%d' % i), 'w').close()\n"
+			   "A = ['/bin/cat', os.environ['CF_T_ALLOWED']]\n"
+			   "def err(f):\n"
+			   "    try:\n"
+			   "        f(); return 'ran'\n"
+			   "    except OSError as e: return errno.errorcode[e.errno]\n"
+			   "print('R subprocess', err(lambda: subprocess.call(A)))\n"
+			   "print('R posix_spawn', err(lambda: os.waitpid(os.posix_spawn(A[0], A, os.environ), 0)))\n"
+			   "print('R system', os.system('cat \"$CF_T_ALLOWED\"'))\n"
+			   "p = os.popen('cat \"$CF_T_ALLOWED\"'); print('R popen', repr(p.read()))\n"));
+	st_dump("required, stale plan beyond --max-entries", &o);
+	cr_expect(strstr(o.out, "R subprocess EPERM"), "subprocess did not fail with EPERM");
+	cr_expect(strstr(o.out, "R posix_spawn EPERM"), "os.posix_spawn did not fail with EPERM");
+	cr_expect(strstr(o.out, "R system -1"), "system() did not report failure");
+	cr_expect(!strstr(o.out, ST_ALLOWED_TEXT), "a child ran");
+	cr_expect_geq(st_count(o.err, "credfence: read isolation is not effective: too many entries"), 3,
+		      "no 'not effective' line on stderr");
+	cr_expect_geq(st_log_lines(&t, "\"verdict\":\"not effective\""), 3);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
