@@ -1,6 +1,7 @@
 #include "expand.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,11 @@ static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t
 				continue;
 			if (d->d_type == CF_DT_LNK || skipped(a, d->d_name))
 				continue;
-			rc = rule_at(dfd, d->d_name, CF_RULE_READ, fn, ctx, &res->rules);
+			enum cf_rule_kind kind = CF_RULE_READ;
+			for (size_t w = 0; w < a->n_wide; w++)
+				if (streq(a->wide[w], d->d_name))
+					kind = (enum cf_rule_kind)a->wide_kind[w];
+			rc = rule_at(dfd, d->d_name, kind, fn, ctx, &res->rules);
 		}
 	}
 	cf_sys_close(dfd);
@@ -150,6 +155,80 @@ int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static struct cf_ancestor *ancestor_of(struct cf_plan *pl, const char *path)
+{
+	char dir[PATH_MAX];
+	if (strcmp(path, "/") == 0)
+		return NULL;
+	cf_path_parent(path, dir, sizeof dir);
+	for (size_t i = 0; i < pl->n_anc; i++)
+		if (strcmp(pl->anc[i].path, dir) == 0)
+			return &pl->anc[i];
+	return NULL;
+}
+
+/* Writable locations and /dev that lie directly in an ancestor get their
+ * rights on the entry's one rule; the others keep a rule of their own. The
+ * ancestors' wide lists are laid out one after the other, in ancestor order. */
+static int place_wide(struct cf_plan *pl, const struct cf_policy *p)
+{
+	size_t n = p->writable.n + 1;
+	const char **paths = calloc(n, sizeof *paths);
+	unsigned char *kinds = calloc(n, 1);
+	pl->wide_names = calloc(n, sizeof *pl->wide_names);
+	pl->wide_kinds = calloc(n, 1);
+	pl->rest = calloc(n, sizeof *pl->rest);
+	if (!paths || !kinds || !pl->wide_names || !pl->wide_kinds || !pl->rest) {
+		free(paths);
+		free(kinds);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->writable.n; i++) {
+		paths[i] = p->writable.v[i];
+		kinds[i] = CF_RULE_WRITE;
+	}
+	paths[n - 1] = "/dev";
+	kinds[n - 1] = CF_RULE_DEV;
+	size_t used = 0;
+	bool dev_placed = false;
+	for (size_t a = 0; a < pl->n_anc; a++) {
+		struct cf_ancestor *anc = &pl->anc[a];
+		anc->wide = &pl->wide_names[used];
+		anc->wide_kind = &pl->wide_kinds[used];
+		for (size_t i = 0; i < n; i++) {
+			if (ancestor_of(pl, paths[i]) != anc)
+				continue;
+			const char *base = cf_path_base(paths[i]);
+			bool dup = false;
+			for (size_t k = 0; k < anc->n_wide; k++)
+				if (strcmp(anc->wide[k], base) == 0) {
+					/* the same entry twice (a writable /dev?): keep the wider right */
+					if (kinds[i] == CF_RULE_WRITE)
+						pl->wide_kinds[used - anc->n_wide + k] = CF_RULE_WRITE;
+					dup = true;
+				}
+			if (!dup) {
+				pl->wide_names[used] = base;
+				pl->wide_kinds[used] = kinds[i];
+				used++;
+				anc->n_wide++;
+			}
+			if (i == n - 1)
+				dev_placed = true;
+		}
+	}
+	size_t rest = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!ancestor_of(pl, paths[i]))
+			pl->rest[rest++] = paths[i];
+	pl->writable = pl->rest;
+	pl->n_writable = rest;
+	pl->dev = dev_placed ? NULL : "/dev";
+	free(paths);
+	free(kinds);
+	return 0;
 }
 
 int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
@@ -214,9 +293,8 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 		}
 	}
 	(void)cmp_str;
-	pl->writable = (const char *const *)p->writable.v;
-	pl->n_writable = p->writable.n;
-	pl->dev = "/dev";
+	if ((rc = place_wide(pl, p)))
+		goto fail;
 	return 0;
 fail:
 	cf_strv_free(&anc);
@@ -228,6 +306,9 @@ void cf_plan_free(struct cf_plan *pl)
 {
 	free(pl->anc);
 	free(pl->names);
+	free(pl->wide_names);
+	free(pl->wide_kinds);
+	free(pl->rest);
 	cf_strv_free(&pl->strings);
 	memset(pl, 0, sizeof *pl);
 }

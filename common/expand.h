@@ -22,6 +22,12 @@ struct cf_ancestor {
 	const char *path;         /* canonical directory */
 	const char *const *skip;  /* names inside it that get no rule: secrets, ancestors */
 	size_t n_skip;
+	/* Names inside it that are writable locations (or /dev): their one rule
+	 * carries those rights instead of read and execute, so a location beside
+	 * a secret costs no second rule. */
+	const char *const *wide;
+	const unsigned char *wide_kind; /* enum cf_rule_kind */
+	size_t n_wide;
 };
 
 /* Identity of a directory when it was read: a plan is current while all match. */
@@ -34,13 +40,15 @@ struct cf_stamp {
 struct cf_plan {
 	struct cf_ancestor *anc;
 	size_t n_anc;
-	const char *const *writable;
+	const char *const *writable; /* writable locations not covered by an ancestor's wide list */
 	size_t n_writable;
-	const char *dev; /* "/dev" */
+	const char *dev; /* "/dev", or NULL when "/" covers it */
 	size_t max_entries;
 	/* storage */
 	struct cf_strv strings;
 	const char **names;
+	const char **wide_names, **rest;
+	unsigned char *wide_kinds;
 };
 
 int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p); /* 0 or -ENOMEM */

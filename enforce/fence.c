@@ -226,7 +226,8 @@ bool cf_fence_current(const struct cf_fence *f)
 	return true;
 }
 
-int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out)
+static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out,
+		 bool checked)
 {
 	struct cf_expand_result res = {0};
 	*out = res;
@@ -234,7 +235,7 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_
 		return 0;
 	if (f->abi <= 0)
 		return f->abi < 0 ? f->abi : -ENOSYS;
-	if (cf_fence_current(f)) {
+	if (checked || cf_fence_current(f)) {
 		int rc = cf_ll_restrict(f->ruleset);
 		if (rc == 0) {
 			out->rules = f->res.rules;
@@ -263,6 +264,17 @@ int cf_fence_log_open(const struct cf_fence *f)
 		return -1;
 	return (int)cf_sys4(SYS_openat, AT_FDCWD, f->pol.log,
 			    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+}
+
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out)
+{
+	return enter(f, buf, bufsz, out, false);
+}
+
+int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
+			   struct cf_expand_result *out)
+{
+	return enter(f, buf, bufsz, out, f->ready && !f->racy);
 }
 
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,

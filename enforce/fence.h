@@ -47,6 +47,10 @@ bool cf_fence_current(const struct cf_fence *f);
  * -CF_ETOOMANY; *RES gets the rule count used (and, for -CF_ETOOMANY, the
  * directory and its count). */
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
+/* The same, for a caller that checked in normal context, just before it forked,
+ * that F was current (cf_fence_current): the child skips the check. */
+int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
+			   struct cf_expand_result *res);
 
 /* The log is opened before the fence goes up (the log file may lie outside
  * every writable location), written after. Both with raw syscalls. Returns an

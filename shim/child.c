@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <time.h>
 
 #include "json.h"
 #include "landlock.h"
@@ -63,24 +65,36 @@ void cf_shim_say(const char *reason, const char *tail)
 	(void)cf_sys3(SYS_writev, 2, iov, 3);
 }
 
-/* Fence the calling thread for PROGRAM and report. 0, or -EPERM when it must not run. */
-int cf_shim_fence_thread(const struct cf_fence *f, const char *program)
+/* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it
+ * goes on unfenced (best effort), -EPERM when it must not run. CHECKED: the
+ * caller verified in normal context that F is current. */
+int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked)
 {
 	char buf[8192], reason[1024 + PATH_MAX];
 	struct cf_expand_result res = {0};
 	int logfd = cf_fence_log_open(f);
-	int rc = f->ready ? cf_fence_enter(f, buf, sizeof buf, &res) : -EPERM;
+	int rc = !f->ready ? -EPERM
+		 : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
+			   : cf_fence_enter(f, buf, sizeof buf, &res);
 	cf_shim_reason(f, rc, &res, reason, sizeof reason);
 	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
 		     rc == 0 ? CF_STATUS_APPLIED : reason, rc == 0 ? res.rules : 0, buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0)
-		return 0;
+		return 1;
 	if (f->pol.mode == CF_MODE_BEST_EFFORT)
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
 	return -EPERM;
+}
+
+long long cf_shim_now_ns(void)
+{
+	struct timespec t;
+	if (cf_sys2(SYS_clock_gettime, CLOCK_MONOTONIC, &t))
+		return 0;
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
 int cf_shim_child_enter(const char *program)
@@ -94,8 +108,7 @@ int cf_shim_child_enter(const char *program)
 	if (cf_ll_fenced(NULL))
 		return 1;
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
-	int rc = cf_shim_fence_thread(f, program);
-	if (rc)
-		return rc;
-	return cf_ll_fenced(NULL) ? 1 : 0;
+	bool checked = cf_shim_checked.fence == f &&
+		       cf_shim_now_ns() - cf_shim_checked.at_ns < CF_CHECK_TRUST_NS;
+	return cf_shim_fence_thread(f, program, checked);
 }

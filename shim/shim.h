@@ -45,6 +45,22 @@ struct cf_shim {
 
 extern struct cf_shim cf_shim;
 
+/* The fence that the fork() about to happen on this thread was checked
+ * against, in normal context (pthread_atfork prepare); the fork child uses it
+ * without checking again. NULL outside that window. vfork and raw clone run
+ * no atfork handler: their children check for themselves. */
+struct cf_checked {
+	const struct cf_fence *fence;
+	long long at_ns; /* CLOCK_MONOTONIC */
+};
+extern __thread struct cf_checked cf_shim_checked __attribute__((tls_model("initial-exec")));
+
+/* A check older than this is not trusted: a fork child that waits long before
+ * it execs checks again. */
+#define CF_CHECK_TRUST_NS 50000000LL
+
+long long cf_shim_now_ns(void);
+
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))
 

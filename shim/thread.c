@@ -14,7 +14,7 @@
 #include "shim.h"
 
 int cf_shim_options(struct cf_options *o);
-int cf_shim_fence_thread(const struct cf_fence *f, const char *program);
+int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
 
 extern char **environ;
 
@@ -99,8 +99,10 @@ static void *fenced(void *p)
 	struct job *j = p;
 	/* The caller blocked SIGCHLD while it waits; the work runs with its mask. */
 	pthread_sigmask(SIG_SETMASK, &j->mask, NULL);
-	j->rc = cf_shim_fence_thread(j->fence, j->program);
-	if (j->rc == 0)
+	/* cf_shim_fence_now() has just checked the fence, in this process. */
+	int rc = cf_shim_fence_thread(j->fence, j->program, true);
+	j->rc = rc < 0 ? rc : 0;
+	if (rc >= 0)
 		j->fn(j->arg);
 	return NULL;
 }
@@ -268,15 +270,20 @@ int cf_shim_on_fenced_thread(void (*fn)(void *), void *arg, const char *program)
 }
 
 /* fork(): the child has no spawner thread, and must not wait for one. */
+__thread struct cf_checked cf_shim_checked __attribute__((tls_model("initial-exec")));
+
 static void before_fork(void)
 {
-	if (cf_shim.role == CF_ROLE_HARNESS)
-		(void)cf_shim_fence_now();
+	if (cf_shim.role == CF_ROLE_HARNESS) {
+		cf_shim_checked.fence = cf_shim_fence_now();
+		cf_shim_checked.at_ns = cf_shim_now_ns();
+	}
 	pthread_mutex_lock(&lock);
 }
 
 static void after_fork_parent(void)
 {
+	cf_shim_checked.fence = NULL;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -220,7 +220,7 @@ Test(expand, missing_writable_and_ancestor_are_not_errors)
 {
 	expand_all();
 	cr_expect(!any_rule(&got, at(fx.home, ".cargo/registry")), "does not exist: no rule");
-	struct cf_ancestor a = {at(fx.root, "no/such/dir"), NULL, 0};
+	struct cf_ancestor a = {.path = at(fx.root, "no/such/dir")};
 	struct cf_plan one = {.anc = &a, .n_anc = 1, .max_entries = 10};
 	struct cf_expand_result res;
 	struct rules r = {0};
@@ -242,7 +242,7 @@ static size_t bound(size_t max, int *rc, struct cf_expand_result *res)
 	static char dir[PATH_MAX];
 	cf_fx_fmt(dir, sizeof dir, "%s", d);
 	static const char *const skip[] = {"secret"};
-	struct cf_ancestor a = {dir, skip, 1};
+	struct cf_ancestor a = {.path = dir, .skip = skip, .n_skip = 1};
 	struct cf_plan one = {.anc = &a, .n_anc = 1, .max_entries = max};
 	struct rules r = {0};
 	*rc = cf_expand(&one, buf, sizeof buf, record, &r, res, NULL);
