@@ -476,7 +476,9 @@ static void system_case(const char *name, const char *cmd, long want)
 	int e = errno;
 	if (fenced)
 		launches++;
-	printf("ERR %s rc=%ld errno=%s\n", name, r, r == -1 ? strerrorname_np(e) : "0");
+	/* A probe's status differs by design between the runs: compare the rest. */
+	if (!strstr(name, "/probe"))
+		printf("ERR %s rc=%ld errno=%s\n", name, r, r == -1 ? strerrorname_np(e) : "0");
 	if (r != want)
 		fail(name, "system returned %ld, expected %ld", r, want);
 	else

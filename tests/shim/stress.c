@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	any = getenv("CF_T_ANY") != NULL;
 	if (any)
 		probe_env[3] = "CF_T_QUIET=1";
-	alarm(90);
+	alarm(45);
 
 	int fds_before = count_dir("/proc/self/fd");
 	pthread_t t[64];
