@@ -45,9 +45,20 @@ static char *render_lists(const struct cf_policy *p)
 
 #define CF_STAMP_SKIP 2
 
+/* A directory changed so shortly before it was read that a next change could
+ * get the same timestamp. Times with nanoseconds come from the kernel's clock,
+ * whose coarse tick is at most 10 ms (HZ >= 100): 50 ms is safe. Times in whole
+ * seconds may come from a filesystem that keeps only seconds (or two): wait 2 s. */
+static bool recent_time(int64_t sec, int64_t nsec, const struct timespec *now)
+{
+	int64_t ago_ns = ((int64_t)now->tv_sec - sec) * 1000000000LL + ((int64_t)now->tv_nsec - nsec);
+	return ago_ns < (nsec == 0 ? 2000000000LL : 50000000LL);
+}
+
 static bool recent(const struct cf_stamp *st, const struct timespec *now)
 {
-	return st->present == 1 && (now->tv_sec - st->mtime_sec < 2 || now->tv_sec - st->ctime_sec < 2);
+	return st->present == 1 && (recent_time(st->mtime_sec, st->mtime_nsec, now) ||
+				    recent_time(st->ctime_sec, st->ctime_nsec, now));
 }
 
 /* Stamp the directories the policy was resolved in, then make sure the policy

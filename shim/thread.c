@@ -61,6 +61,13 @@ struct cf_fence *cf_shim_fence_now(void)
 		if (f && r && cf_shim_options(&o) == 0) {
 			if (cf_fence_prepare(f, &o, environ, NULL) == 0) {
 				time_t now = time(NULL);
+				/* Close the old ruleset now: a child still holding the old
+				 * fence then finds its fd closed (or another file's) and
+				 * builds its own; the fence's memory stays a while for it. */
+				if (cur->ruleset >= 0) {
+					close(cur->ruleset);
+					cur->ruleset = -1;
+				}
 				r->f = cur;
 				r->when = now;
 				r->next = graveyard;
@@ -130,7 +137,7 @@ struct spawner {
 	struct job *job;
 	cpu_set_t affinity;
 	size_t rules;
-	int state; /* 0 starting, 1 fenced, -1 could not fence */
+	int state; /* 0 starting, 1 fenced, -1 could not fence, 2 gone */
 	bool busy, quit;
 };
 
@@ -144,8 +151,6 @@ static void *spawner_main(void *p)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
 	struct cf_expand_result res;
-	/* The log may lie outside every writable location: open it while free. */
-	int logfd = cf_fence_log_open(sp->fence);
 	int rc = cf_fence_enter(sp->fence, buf, sizeof buf, &res);
 	pthread_mutex_lock(&sp->m);
 	sp->rules = res.rules;
@@ -154,12 +159,14 @@ static void *spawner_main(void *p)
 	while (sp->state == 1) {
 		while (!sp->job && !sp->quit)
 			pthread_cond_wait(&sp->cv, &sp->m);
-		if (!sp->job)
+		if (!sp->job) {
+			/* Replaced: a caller that took it before then finds it gone and
+			 * uses a fresh thread. */
+			sp->state = 2;
 			break;
+		}
 		struct job *j = sp->job;
 		pthread_mutex_unlock(&sp->m);
-		cf_fence_log(j->fence, logfd, getpid(), j->program, true, CF_STATUS_APPLIED, sp->rules,
-			     buf, sizeof buf);
 		pthread_sigmask(SIG_SETMASK, &j->mask, NULL);
 		j->fn(j->arg);
 		pthread_sigmask(SIG_SETMASK, &all, NULL);
@@ -170,8 +177,6 @@ static void *spawner_main(void *p)
 		pthread_cond_broadcast(&sp->cv);
 	}
 	pthread_mutex_unlock(&sp->m);
-	if (logfd >= 0)
-		close(logfd);
 	return NULL;
 }
 
@@ -218,8 +223,8 @@ static int on_spawner(struct spawner *sp, struct job *j)
 	pthread_mutex_lock(&sp->m);
 	while (sp->state == 0)
 		pthread_cond_wait(&sp->cv, &sp->m);
-	if (sp->state < 0) {
-		rc = 1; /* not fenced: let a fresh thread try and report */
+	if (sp->state != 1) {
+		rc = 1; /* not fenced, or gone: a fresh thread does the job */
 	} else {
 		sp->job = j;
 		pthread_cond_broadcast(&sp->cv);
@@ -228,6 +233,16 @@ static int on_spawner(struct spawner *sp, struct job *j)
 		rc = 0;
 	}
 	pthread_mutex_unlock(&sp->m);
+	if (rc == 0) {
+		/* Logged here, by the free caller: the log may lie outside every
+		 * writable location, where the fenced spawner can not write. */
+		char buf[8192];
+		int logfd = cf_fence_log_open(j->fence);
+		cf_fence_log(j->fence, logfd, getpid(), j->program, true, CF_STATUS_APPLIED,
+			     sp->rules, buf, sizeof buf);
+		if (logfd >= 0)
+			close(logfd);
+	}
 	pthread_mutex_lock(&lock);
 	sp->busy = false;
 	pthread_mutex_unlock(&lock);
