@@ -47,6 +47,7 @@ enum cf_verdict {
 	CF_VERDICT_TOO_MANY,  /* set by the expansion */
 	CF_VERDICT_ERROR,     /* a location could not be resolved */
 	CF_VERDICT_NESTED,    /* fenced already by a policy that does not cover this one */
+	CF_VERDICT_SEATBELT,  /* set by enforce/ on macOS */
 };
 
 struct cf_policy {

@@ -4,6 +4,10 @@
 #ifndef CF_FENCE_H
 #define CF_FENCE_H
 
+#ifdef __APPLE__
+#include "fence_darwin.h" /* the same calls, with a Seatbelt profile as the plan */
+#else
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -59,5 +63,7 @@ int cf_fence_log_open(const struct cf_fence *f);
 /* One sandbox_status JSON line to FD, formatted into BUF. Does not close FD. */
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz);
+
+#endif /* __APPLE__ */
 
 #endif

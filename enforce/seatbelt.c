@@ -19,11 +19,13 @@ typedef void (*sb_free_fn)(char *errorbuf);
 typedef int (*sb_check_fn)(pid_t pid, const char *operation, int type, ...);
 
 #define CF_SANDBOX_FILTER_NONE 0
+#define CF_SANDBOX_FILTER_PATH 1
 
 static struct {
 	sb_init_fn init;
 	sb_free_fn free_error;
 	sb_check_fn check;
+	const int *no_report; /* SANDBOX_CHECK_NO_REPORT, a flag exported as a constant */
 } sb;
 
 static void resolve(void)
@@ -31,6 +33,7 @@ static void resolve(void)
 	sb.init = (sb_init_fn)dlsym(RTLD_DEFAULT, "sandbox_init_with_parameters");
 	sb.free_error = (sb_free_fn)dlsym(RTLD_DEFAULT, "sandbox_free_error");
 	sb.check = (sb_check_fn)dlsym(RTLD_DEFAULT, "sandbox_check");
+	sb.no_report = (const int *)dlsym(RTLD_DEFAULT, "SANDBOX_CHECK_NO_REPORT");
 }
 
 int cf_sb_probe(void)
@@ -45,6 +48,15 @@ int cf_sb_active(void)
 	if (cf_sb_probe() || !sb.check)
 		return -ENOSYS;
 	return sb.check(getpid(), NULL, CF_SANDBOX_FILTER_NONE) > 0;
+}
+
+int cf_sb_allows(const char *operation, const char *path)
+{
+	if (cf_sb_probe() || !sb.check)
+		return -ENOSYS;
+	int type = CF_SANDBOX_FILTER_PATH | (sb.no_report ? *sb.no_report : 0);
+	int r = sb.check(getpid(), operation, type, path);
+	return r < 0 ? -EINVAL : r == 0;
 }
 
 /* The status line stays one line whatever the compiler's message holds. */

@@ -20,6 +20,12 @@ int cf_sb_probe(void);
  * -ENOSYS when sandbox_check is missing. */
 int cf_sb_active(void);
 
+/* The kernel's answer to "may this process do OPERATION ("file-read-data",
+ * "file-write-create", ...) on PATH", asked without touching PATH and without
+ * logging a violation: 1 allowed, 0 denied, -ENOSYS when sandbox_check is
+ * missing, -EINVAL when the kernel could not answer. */
+int cf_sb_allows(const char *operation, const char *path);
+
 /* Sandbox the calling process with PF. Returns 0 with CF_STATUS_APPLIED in
  * REASON, or -errno with the whole "read isolation is not effective: seatbelt
  * unavailable (...)" line in REASON. Safe in a fork child (not a vfork child):

@@ -1,0 +1,258 @@
+/* The fence on macOS (fence_darwin.h): policy, then profile, then Seatbelt. */
+#ifdef __APPLE__
+#include "fence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "seatbelt.h"
+
+static char *render_lists(const struct cf_policy *p)
+{
+	size_t cap = 64;
+	for (size_t i = 0; i < p->n_denied; i++)
+		cap += 2 * strlen(p->denied[i].path) + 8;
+	for (size_t i = 0; i < p->writable.n; i++)
+		cap += 2 * strlen(p->writable.v[i]) + 8;
+	char *buf = malloc(cap);
+	size_t len = 0;
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	cf_json_raw(buf, cap, &len, "\"denied\":[");
+	for (size_t i = 0; i < p->n_denied; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->denied[i].path);
+	}
+	cf_json_raw(buf, cap, &len, "],\"writable\":[");
+	for (size_t i = 0; i < p->writable.n; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->writable.v[i]);
+	}
+	cf_json_raw(buf, cap, &len, "]");
+	return buf;
+}
+
+/* A secret the enclosing sandbox lets us read, or NULL. Asked of the kernel
+ * (sandbox_check) without opening anything: a missing secret is judged by its
+ * name just as an existing one. */
+static const char *uncovered(const struct cf_policy *p)
+{
+	for (size_t i = 0; i < p->n_denied; i++)
+		if (cf_sb_allows("file-read-data", p->denied[i].path) != 0)
+			return p->denied[i].path;
+	return NULL;
+}
+
+/* Rules in the profile: its lines that allow or deny. */
+static size_t count_rules(const char *text)
+{
+	size_t n = 0;
+	for (const char *l = text; l && *l;) {
+		if (!strncmp(l, "(allow ", 7) || !strncmp(l, "(deny ", 6))
+			n++;
+		const char *nl = strchr(l, '\n');
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
+		     const char *cwd)
+{
+	char here[PATH_MAX];
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	if (!cwd)
+		cwd = getcwd(here, sizeof here) ? here : "/";
+	if ((rc = cf_policy_build(&f->pol, o, envp, cwd)))
+		return rc;
+	if (!(f->lists_json = render_lists(&f->pol)))
+		return -ENOMEM;
+	if (f->pol.verdict != CF_VERDICT_APPLIED)
+		return 0;
+	if (cf_sb_probe()) {
+		cf_policy_refuse(&f->pol, CF_VERDICT_SEATBELT,
+				 "seatbelt unavailable (sandbox_init_with_parameters not found)");
+		return 0;
+	}
+	if (cf_sb_active() == 1) {
+		/* Sandboxed already (a nested run, the shim loaded into us, or a
+		 * sandbox of someone else's): a second sandbox can not be applied.
+		 * Add none, but only when the one in force denies every secret. */
+		const char *open_secret = uncovered(&f->pol);
+		if (open_secret) {
+			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
+					 "this process is fenced already by a policy that does not deny %s",
+					 open_secret);
+			return 0;
+		}
+		snprintf(f->pol.reason, sizeof f->pol.reason, "%s (inherited: this process is fenced already)",
+			 CF_STATUS_APPLIED);
+		f->inherited = true;
+		f->ready = true;
+		return 0;
+	}
+	rc = cf_profile_build(&f->pf, &f->pol);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		cf_policy_refuse(&f->pol, CF_VERDICT_ERROR, "can not build the seatbelt profile (%s)",
+				 strerror(-rc));
+		return 0;
+	}
+	f->res.rules = count_rules(f->pf.text);
+	f->ready = true;
+	return 0;
+}
+
+void cf_fence_free(struct cf_fence *f)
+{
+	cf_profile_free(&f->pf);
+	free(f->lists_json);
+	cf_policy_free(&f->pol);
+	memset(f, 0, sizeof *f);
+}
+
+int cf_fence_apply(struct cf_fence *f)
+{
+	if (!f->ready)
+		return -EPERM;
+	if (f->inherited)
+		return 0;
+	int rc = cf_sb_apply(&f->pf, f->pol.reason, sizeof f->pol.reason);
+	if (rc) {
+		f->pol.verdict = CF_VERDICT_SEATBELT;
+		f->ready = false;
+	}
+	return rc;
+}
+
+/* The child's verdict: its return code, then its status line. */
+struct probe_report {
+	int rc;
+	char reason[sizeof ((struct cf_policy *)0)->reason];
+};
+
+int cf_fence_probe(struct cf_fence *f)
+{
+	if (!f->ready || f->inherited)
+		return f->ready ? 0 : -EPERM;
+	int fds[2];
+	if (pipe(fds))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		static struct probe_report mine;
+		close(fds[0]);
+		mine.rc = cf_sb_apply(&f->pf, mine.reason, sizeof mine.reason);
+		(void)!write(fds[1], &mine, sizeof mine);
+		_exit(0);
+	}
+	close(fds[1]);
+	static struct probe_report r;
+	size_t got = 0;
+	while (got < sizeof r) {
+		ssize_t n = read(fds[0], (char *)&r + got, sizeof r - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof r) {
+		r.rc = -EPIPE;
+		snprintf(r.reason, sizeof r.reason, "%sseatbelt unavailable (the probe child died)",
+			 CF_STATUS_NOT_EFFECTIVE);
+	}
+	if (r.rc) {
+		r.reason[sizeof r.reason - 1] = '\0';
+		snprintf(f->pol.reason, sizeof f->pol.reason, "%s", r.reason);
+		f->pol.verdict = CF_VERDICT_SEATBELT;
+		f->ready = false;
+	}
+	return r.rc;
+}
+
+bool cf_fence_current(const struct cf_fence *f)
+{
+	if (f->inherited)
+		return true;
+	return f->ready && cf_policy_resolves_same(&f->pol);
+}
+
+int cf_fence_enter(const struct cf_fence *f, char *reason, size_t reasonsz)
+{
+	if (!f->ready) {
+		snprintf(reason, reasonsz, "%s", f->pol.reason);
+		return -EPERM;
+	}
+	if (f->inherited) {
+		snprintf(reason, reasonsz, "%s", f->pol.reason);
+		return 0;
+	}
+	if (!cf_policy_resolves_same(&f->pol)) {
+		snprintf(reason, reasonsz,
+			 "%sa symlink on the way to a secret changed since the harness prepared its plan",
+			 CF_STATUS_NOT_EFFECTIVE);
+		return -ESTALE;
+	}
+	return cf_sb_apply(&f->pf, reason, reasonsz);
+}
+
+int cf_fence_log_open(const struct cf_fence *f)
+{
+	if (!f->pol.log)
+		return -1;
+	return open(f->pol.log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+}
+
+void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
+		  const char *reason, size_t rules, char *buf, size_t bufsz)
+{
+	size_t len = 0;
+	if (fd < 0 || !bufsz)
+		return;
+	buf[0] = '\0';
+	cf_json_raw(buf, bufsz, &len, "{\"event\":\"sandbox_status\",\"pid\":");
+	cf_json_num(buf, bufsz, &len, pid);
+	cf_json_raw(buf, bufsz, &len, ",\"program\":");
+	cf_json_str(buf, bufsz, &len, program ? program : "");
+	cf_json_raw(buf, bufsz, &len, ",\"backend\":\"seatbelt\",\"verdict\":");
+	cf_json_str(buf, bufsz, &len, applied ? "applied" : "not effective");
+	cf_json_raw(buf, bufsz, &len, ",\"reason\":");
+	cf_json_str(buf, bufsz, &len, reason);
+	cf_json_raw(buf, bufsz, &len, ",\"mode\":");
+	cf_json_str(buf, bufsz, &len, f->pol.mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	cf_json_raw(buf, bufsz, &len, ",\"rules\":");
+	cf_json_num(buf, bufsz, &len, (long long)rules);
+	cf_json_raw(buf, bufsz, &len, ",");
+	/* One write, so that lines of concurrent processes do not interleave. */
+	struct iovec iov[3] = {
+		{buf, len},
+		{f->lists_json ? f->lists_json : (char *)"", f->lists_json ? strlen(f->lists_json) : 0},
+		{(char *)"}\n", 2},
+	};
+	(void)!writev(fd, iov, 3);
+}
+#endif

@@ -1,0 +1,68 @@
+/* The fence on macOS: a policy judged and built into a Seatbelt profile
+ * (common/profile.c), ready to be applied with enforce/seatbelt.c. The same
+ * calls as the Linux fence in fence.h, where they make sense; fence.h includes
+ * this file on macOS.
+ *
+ * Unlike a Landlock ruleset, a profile names paths, not open directories, and
+ * is compiled by the kernel when it is applied: nothing is listed ahead of
+ * time, and applying allocates. So the part that runs in a child of the
+ * harness, cf_fence_enter(), is for fork children only (the shim turns vfork
+ * into fork). The sandbox binds the whole process; exec keeps it. */
+#ifndef CF_FENCE_DARWIN_H
+#define CF_FENCE_DARWIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "profile.h"
+
+struct cf_fence_count {
+	size_t rules; /* rules in the profile, for status and the log */
+};
+
+struct cf_fence {
+	struct cf_policy pol;
+	struct cf_profile pf;
+	struct cf_fence_count res;
+	char *lists_json; /* "denied":[...],"writable":[...] for the log */
+	bool ready;       /* the verdict is "applied" so far */
+	bool inherited;   /* this process is sandboxed already by a sandbox that
+			     denies every secret of the policy: nothing is added */
+};
+
+/* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.
+ * CWD may be NULL (then getcwd). It resolves the sandbox calls (cf_sb_probe). */
+int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
+		     const char *cwd);
+void cf_fence_free(struct cf_fence *f);
+
+/* Sandbox the calling process with the prepared profile; on failure the
+ * verdict and reason say why. Returns 0 or -errno. */
+int cf_fence_apply(struct cf_fence *f);
+
+/* Whether status may say "applied": the profile is applied in a forked child,
+ * which is thrown away, so that the kernel itself judges it. On failure the
+ * verdict and reason say why. Returns 0 or -errno. Not for use after fork. */
+int cf_fence_probe(struct cf_fence *f);
+
+/* Whether every secret still resolves as it did when the profile was built. */
+bool cf_fence_current(const struct cf_fence *f);
+
+/* In a fork child of the harness: sandbox the calling process with the
+ * prepared profile when it is still current. Leaves F as it is (it may be the
+ * harness's shared copy). Returns 0, -ESTALE when it is no longer current (the
+ * caller prepares a fresh one), -EPERM when F is not ready, or the -errno of
+ * the kernel's refusal with the status line in REASON. */
+int cf_fence_enter(const struct cf_fence *f, char *reason, size_t reasonsz);
+
+/* The log is opened before the sandbox goes up (the log file may lie outside
+ * every writable location), written after. Returns an fd, or a negative value
+ * when there is no log. */
+int cf_fence_log_open(const struct cf_fence *f);
+/* One sandbox_status JSON line to FD, formatted into BUF. Does not close FD. */
+void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
+		  const char *reason, size_t rules, char *buf, size_t bufsz);
+
+#endif

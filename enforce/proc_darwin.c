@@ -1,0 +1,45 @@
+/* proc.h on macOS: there is no /proc; the kernel gives a process's start time
+ * through sysctl KERN_PROC_PID. The value is microseconds since the epoch here
+ * (clock ticks since boot on Linux): the marker only compares it with itself. */
+#ifdef __APPLE__
+#include "proc.h"
+
+#include <sys/types.h>
+#include <sys/sysctl.h>
+#include <unistd.h>
+
+unsigned long long cf_proc_self_starttime(void)
+{
+	struct kinfo_proc kp;
+	size_t len = sizeof kp;
+	int mib[4] = {CTL_KERN, KERN_PROC, KERN_PROC_PID, (int)getpid()};
+	if (sysctl(mib, 4, &kp, &len, NULL, 0) != 0 || len != sizeof kp)
+		return 0;
+	const struct timeval *t = &kp.kp_proc.p_starttime;
+	return (unsigned long long)t->tv_sec * 1000000ULL + (unsigned long long)t->tv_usec;
+}
+
+static int parse_ull(const char **s, unsigned long long *out)
+{
+	const char *p = *s;
+	unsigned long long v = 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (unsigned long long)(*p++ - '0');
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+int cf_harness_marker_is_self(const char *value)
+{
+	unsigned long long pid, start;
+	const char *p = value;
+	if (!p || parse_ull(&p, &pid) || *p++ != ':' || parse_ull(&p, &start) || *p)
+		return 0;
+	if (pid != (unsigned long long)getpid())
+		return 0;
+	return start != 0 && start == cf_proc_self_starttime();
+}
+#endif
