@@ -6,7 +6,16 @@
 
 #include "shim.h"
 
+/* On macOS the same, for DYLD_INSERT_LIBRARIES, which dyld splits at ':' only. */
+#ifdef __APPLE__
+#define LD_PRELOAD_EQ "DYLD_INSERT_LIBRARIES="
+#define CF_SHIM_FILE "libcredfence.dylib"
+#define CF_PRELOAD_SEP(c) ((c) == ':')
+#else
 #define LD_PRELOAD_EQ "LD_PRELOAD="
+#define CF_SHIM_FILE "libcredfence.so"
+#define CF_PRELOAD_SEP(c) ((c) == ':' || (c) == ' ')
+#endif
 
 size_t cf_env_count(char *const *envp)
 {
@@ -27,7 +36,7 @@ static int is_preload(const char *e)
 /* Whether the entry [s, s+n) names libcredfence.so (any directory). */
 static int is_shim(const char *s, size_t n)
 {
-	static const char name[] = "libcredfence.so";
+	static const char name[] = CF_SHIM_FILE;
 	size_t k = sizeof name - 1;
 	if (n < k)
 		return 0;
@@ -55,7 +64,7 @@ static int filter(const char *value, char *buf, size_t cap)
 	size_t start = len;
 	while (*value) {
 		const char *e = value;
-		while (*e && *e != ':' && *e != ' ')
+		while (*e && !CF_PRELOAD_SEP(*e))
 			e++;
 		size_t n = (size_t)(e - value);
 		if (n && !is_shim(value, n)) {

@@ -9,15 +9,43 @@
 
 #include "cli.h"
 #include "paths.h"
+#ifdef __APPLE__
+#include "seatbelt.h"
+#endif
+
+#ifdef __APPLE__
+/* macOS has no strerrorname_np: the names a check can meet. */
+static const char *errname(int err)
+{
+	switch (err) {
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EEXIST: return "EEXIST";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case EINVAL: return "EINVAL";
+	case ETXTBSY: return "ETXTBSY";
+	case EROFS: return "EROFS";
+	case ELOOP: return "ELOOP";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case ENOSYS: return "ENOSYS";
+	default: return NULL;
+	}
+}
+#else
+#define errname(err) strerrorname_np(err)
+#endif
 
 /* The probe opens without reading and creates nothing that gets a name:
  * O_TMPFILE makes an unnamed inode that vanishes at close, so a directory's
- * contents and times stay as they were. */
+ * contents and times stay as they were. macOS has no O_TMPFILE: there the
+ * sandbox itself is asked whether a create would be allowed. */
 static const char *word(int err, char *buf, size_t n)
 {
 	if (err == 0)
 		return "allowed";
-	snprintf(buf, n, "denied (%s)", strerrorname_np(err) ? strerrorname_np(err) : strerror(err));
+	snprintf(buf, n, "denied (%s)", errname(err) ? errname(err) : strerror(err));
 	return buf;
 }
 
@@ -28,6 +56,42 @@ static int try_open(const char *path, int flags)
 		return errno;
 	close(fd);
 	return 0;
+}
+
+/* Whether a file could be created in DIR (as PATH, when the caller asks about
+ * a path that is missing): 0 or an errno value. */
+static int try_create(const char *dir, const char *path)
+{
+#ifdef __APPLE__
+	char probe[4096 + 32];
+	if (!path) {
+		snprintf(probe, sizeof probe, "%s/.credfence-check-probe", dir);
+		path = probe;
+	}
+	int r = cf_sb_allows("file-write-create", path);
+	return r == 1 ? 0 : r == 0 ? EPERM : -r;
+#else
+	(void)path;
+	return try_open(dir, O_TMPFILE | O_WRONLY);
+#endif
+}
+
+static int pipe_cloexec(int fds[2])
+{
+#ifdef __APPLE__
+	if (pipe(fds))
+		return -1;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) || fcntl(fds[1], F_SETFD, FD_CLOEXEC)) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
+#else
+	return pipe2(fds, O_CLOEXEC);
+#endif
 }
 
 static void probe_one(const char *path, FILE *out)
@@ -53,13 +117,13 @@ static void probe_one(const char *path, FILE *out)
 			if (stat(parent, &st) == 0)
 				break;
 		}
-		int w = try_open(parent, O_TMPFILE | O_WRONLY);
-		fprintf(out, "does not exist (%s); create: %s\n", strerrorname_np(e), word(w, a, sizeof a));
+		int w = try_create(parent, path);
+		fprintf(out, "does not exist (%s); create: %s\n", errname(e), word(w, a, sizeof a));
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		int l = try_open(path, O_RDONLY | O_DIRECTORY);
-		int w = try_open(path, O_TMPFILE | O_WRONLY);
+		int w = try_create(path, NULL);
 		fprintf(out, "directory; list: %s; create inside: %s\n", word(l, a, sizeof a),
 			word(w, b, sizeof b));
 	} else if (S_ISREG(st.st_mode)) {
@@ -91,7 +155,7 @@ int cf_cmd_check(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC)) {
+	if (pipe_cloexec(pfd)) {
 		cf_err("pipe: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}

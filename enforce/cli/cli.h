@@ -11,6 +11,15 @@
 #define CF_EXIT_NOEXEC 126   /* CMD could not be executed */
 #define CF_EXIT_NOTFOUND 127 /* CMD was not found */
 
+/* The shim's file name and the loader variable that inserts it. */
+#ifdef __APPLE__
+#define CF_SHIM_FILE "libcredfence.dylib"
+#define CF_PRELOAD_VAR "DYLD_INSERT_LIBRARIES"
+#else
+#define CF_SHIM_FILE "libcredfence.so"
+#define CF_PRELOAD_VAR "LD_PRELOAD"
+#endif
+
 struct cf_cli {
 	struct cf_options opts;
 	bool json;        /* status --json */

@@ -8,23 +8,43 @@
 #include "cli.h"
 #include "proc.h"
 
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#include <stdint.h>
+#endif
+
 #ifndef CF_SHIM_INSTALLED
 #define CF_SHIM_INSTALLED "/usr/local/lib/libcredfence.so"
 #endif
+
+/* This program's own path, symlinks resolved, into EXE (N bytes, NUL not
+ * counted in the result); -1 when it is not known. */
+static ssize_t self_exe(char *exe, size_t n)
+{
+#ifdef __APPLE__
+	char raw[PATH_MAX];
+	uint32_t size = sizeof raw;
+	if (n < PATH_MAX || _NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, exe))
+		return -1;
+	return (ssize_t)strlen(exe);
+#else
+	return readlink("/proc/self/exe", exe, n - 1);
+#endif
+}
 
 /* Where the shim is: next to this program (installed or build tree), or installed. */
 const char *cf_cli_find_shim(void)
 {
 	static char found[PATH_MAX];
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	ssize_t n = self_exe(exe, sizeof exe);
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			static const char *const rel[] = {"/libcredfence.so", "/../shim/libcredfence.so",
-							   "/../lib/libcredfence.so"};
+			static const char *const rel[] = {"/" CF_SHIM_FILE, "/../shim/" CF_SHIM_FILE,
+							   "/../lib/" CF_SHIM_FILE};
 			for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
 				char cand[PATH_MAX * 2];
 				snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
@@ -90,9 +110,9 @@ static int export_options(const struct cf_cli *c)
 
 static int preload(const char *shim)
 {
-	const char *old = getenv("LD_PRELOAD");
+	const char *old = getenv(CF_PRELOAD_VAR);
 	if (!old || !*old)
-		return setenv("LD_PRELOAD", shim, 1);
+		return setenv(CF_PRELOAD_VAR, shim, 1);
 	if (strstr(old, shim))
 		return 0;
 	size_t n = strlen(shim) + strlen(old) + 2;
@@ -100,7 +120,7 @@ static int preload(const char *shim)
 	if (!v)
 		return -1;
 	snprintf(v, n, "%s:%s", shim, old);
-	int rc = setenv("LD_PRELOAD", v, 1);
+	int rc = setenv(CF_PRELOAD_VAR, v, 1);
 	free(v);
 	return rc;
 }
@@ -129,7 +149,7 @@ int cf_cmd_harness(int argc, char **argv)
 	cf_fence_free(&f);
 	const char *shim = cf_cli_find_shim();
 	if (!shim) {
-		cf_err("can not find libcredfence.so next to this program or at %s; "
+		cf_err("can not find " CF_SHIM_FILE " next to this program or at %s; "
 		       "install credfence (meson install) so that both are in place",
 		       CF_SHIM_INSTALLED);
 		return CF_EXIT_FAIL;

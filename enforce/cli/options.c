@@ -162,6 +162,8 @@ const char *cf_cli_hint(enum cf_verdict v)
 		return "run on a kernel with Landlock enabled (lsm=landlock), or pass --best-effort to run without isolation";
 	case CF_VERDICT_NESTED:
 		return "run credfence outside the enclosing fence, or with a policy it covers";
+	case CF_VERDICT_SEATBELT:
+		return "run where the Seatbelt sandbox is available (sandbox_init_with_parameters), or pass --best-effort to run without isolation";
 	case CF_VERDICT_TOO_MANY:
 		return "raise --max-entries (CREDFENCE_MAX_ENTRIES) or tidy that directory";
 	default:

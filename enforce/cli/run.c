@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#ifdef __linux__
 #include "landlock.h"
+#endif
 
 /* Refuse (required) or warn and go on (best effort). Returns 0 to go on. */
 static int not_effective(const struct cf_fence *f, int logfd, const char *program)
@@ -37,6 +39,7 @@ int cf_cmd_run(int argc, char **argv)
 		if ((rc = not_effective(&f, logfd, c.cmd[0])))
 			return rc;
 	} else {
+#ifdef __linux__
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */
 		int probe = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited ? cf_ll_probe() : 0;
@@ -47,6 +50,11 @@ int cf_cmd_run(int argc, char **argv)
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);
 		}
+#else
+		/* A sandbox the kernel refuses leaves nothing behind: no probe. */
+		if (cf_fence_apply(&f) == 0)
+			cf_cli_log(&f, logfd, c.cmd[0], true);
+#endif
 		if (!f.ready && (rc = not_effective(&f, logfd, c.cmd[0])))
 			return rc;
 	}

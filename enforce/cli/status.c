@@ -4,7 +4,9 @@
 
 #include "cli.h"
 #include "json.h"
+#ifndef __APPLE__
 #include "landlock.h"
+#endif
 #include "paths.h"
 
 const char *cf_cli_find_shim(void);
@@ -25,8 +27,12 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 	size_t len = 0, cap = sizeof buf;
 	cf_json_raw(buf, cap, &len, "{\"kernel\":");
 	cf_json_str(buf, cap, &len, release);
+#ifdef __APPLE__
+	cf_json_raw(buf, cap, &len, ",\"backend\":\"seatbelt\"");
+#else
 	cf_json_raw(buf, cap, &len, ",\"backend\":\"landlock\",\"abi\":");
 	cf_json_num(buf, cap, &len, f->abi);
+#endif
 	cf_json_raw(buf, cap, &len, ",\"home\":");
 	if (p->home)
 		cf_json_str(buf, cap, &len, p->home);
@@ -78,7 +84,11 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 		       const char *shim_in)
 {
 	const struct cf_policy *p = &f->pol;
+#ifdef __APPLE__
+	printf("credfence seatbelt read: kernel=%s\n", release);
+#else
 	printf("credfence landlock read: kernel=%s abi=%d\n", release, f->abi);
+#endif
 	printf("home:         %s\n", p->home ? p->home : "(none)");
 	if (p->account_home)
 		printf("account home: %s (from the password database; denied too)\n", p->account_home);
@@ -117,6 +127,11 @@ int cf_cmd_status(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+#ifdef __APPLE__
+	/* The kernel judges the profile, in a child that is thrown away. */
+	if (f.ready && !f.inherited)
+		(void)cf_fence_probe(&f);
+#else
 	if (f.abi == 0)
 		f.abi = cf_ll_abi();
 	if (f.ready && !f.inherited) {
@@ -127,6 +142,7 @@ int cf_cmd_status(int argc, char **argv)
 			f.ready = false;
 		}
 	}
+#endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();
 	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;
