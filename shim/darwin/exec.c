@@ -8,11 +8,10 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "environ.h"
 #include "guard.h"
 #include "interpose.h"
 #include "shim.h"
-
-extern char **environ;
 
 /* A guarded call: the outermost runs FENCED, a nested one runs REAL. errno
  * is the call's own on return. */

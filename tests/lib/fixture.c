@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
+#endif
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,7 +217,11 @@ void cf_fx_setup(struct cf_fx *fx)
 	cf_fx_mkdirs(fx->home);
 	cf_fx_mkdirs(fx->ws);
 
+#ifdef __linux__
 	cr_assert(getrandom(rnd, sizeof rnd, 0) == (ssize_t)sizeof rnd);
+#else
+	arc4random_buf(rnd, sizeof rnd);
+#endif
 	snprintf(fx->tag, sizeof fx->tag, "CFMARK-%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
 		 rnd[3], rnd[4], rnd[5]);
 
@@ -343,12 +349,39 @@ static void sink_add(struct sink *s, const char *data, size_t n)
 	s->buf[s->len] = '\0';
 }
 
+#ifdef __linux__
+static int pipe_cloexec(int fds[2])
+{
+	return pipe2(fds, O_CLOEXEC);
+}
+
+static void exec_env(char *const argv[], char *const envp[])
+{
+	execvpe(argv[0], argv, envp);
+}
+#else
+/* No pipe2 on macOS; the tests start their children from one thread. */
+static int pipe_cloexec(int fds[2])
+{
+	if (pipe(fds))
+		return -1;
+	return fcntl(fds[0], F_SETFD, FD_CLOEXEC) | fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+}
+
+/* No execvpe on macOS: in this fork child, set environ and search PATH. */
+static void exec_env(char *const argv[], char *const envp[])
+{
+	extern char **environ;
+	environ = (char **)envp;
+	execvp(argv[0], argv);
+}
+#endif
+
 void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const char *stdin_text,
 	       char *const argv[])
 {
 	int in[2], out[2], err[2];
-	cr_assert(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 &&
-		  pipe2(err, O_CLOEXEC) == 0);
+	cr_assert(pipe_cloexec(in) == 0 && pipe_cloexec(out) == 0 && pipe_cloexec(err) == 0);
 	fflush(NULL);
 	pid_t pid = fork();
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
@@ -362,7 +395,7 @@ void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const c
 			_exit(127);
 		}
 		if (envp)
-			execvpe(argv[0], argv, envp);
+			exec_env(argv, envp);
 		else
 			execvp(argv[0], argv);
 		dprintf(2, "cf_fx_run: exec %s: %s\n", argv[0], strerror(errno));
@@ -500,6 +533,7 @@ void cf_test_unavailable(const char *fmt, ...)
 	criterion_skip_test("%s", msg);
 }
 
+#ifdef __linux__
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #define SYS_landlock_restrict_self 446
@@ -529,6 +563,12 @@ void cf_test_require_landlock(void)
 		cf_test_unavailable("a Landlock layer can not be applied here (ABI %ld, probe status %d)",
 				    abi, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
+#else
+void cf_test_require_landlock(void)
+{
+	cf_test_unavailable("Landlock is Linux only");
+}
+#endif
 
 const char *cf_test_require_tool(const char *name)
 {

@@ -1,0 +1,78 @@
+/* The moment before exec, in a child of the harness, on macOS. The child is a
+ * fork child (vfork is fork here, and posix_spawn forks first, see spawn.c):
+ * it owns its memory, and libSystem's fork handlers leave malloc usable, so
+ * it may compile and apply a profile, and even prepare a fresh one. */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "environ.h"
+#include "seatbelt.h"
+#include "shim.h"
+
+int cf_shim_options(struct cf_options *o);
+
+/* The harness's fence when it still holds, else one prepared here from the
+ * environment (a symlink on the way to a secret changed: the old profile
+ * would deny the old target). Returns the fence to use; *OWN is set when it
+ * was prepared here. NULL when preparing failed. */
+static struct cf_fence *fence_for_child(struct cf_fence *own, bool *mine)
+{
+	struct cf_fence *f = cf_shim.fence;
+	struct cf_options o;
+	*mine = false;
+	if (cf_fence_current(f))
+		return f;
+	if (cf_shim_options(&o))
+		return NULL;
+	int rc = cf_fence_prepare(own, &o, environ, NULL);
+	cf_options_free(&o);
+	if (rc) {
+		cf_fence_free(own);
+		return NULL;
+	}
+	*mine = true;
+	return own;
+}
+
+int cf_shim_child_enter(const char *program)
+{
+	if (cf_shim.role != CF_ROLE_HARNESS)
+		return 0;
+	/* The harness replacing its own image stays the harness. */
+	if (getpid() == cf_shim.harness_pid)
+		return 0;
+	/* Sandboxed already (a second exec attempt, or sandboxed by a parent). */
+	if (cf_sb_active() == 1)
+		return 1;
+
+	struct cf_fence fresh, *f;
+	bool mine;
+	char buf[8192], reason[1024 + PATH_MAX];
+	int rc;
+	if (!(f = fence_for_child(&fresh, &mine))) {
+		snprintf(reason, sizeof reason, "%sthe child could not prepare its fence",
+			 CF_STATUS_NOT_EFFECTIVE);
+		rc = -ENOMEM;
+		f = cf_shim.fence; /* for the mode and the log */
+	} else {
+		rc = cf_fence_enter(f, reason, sizeof reason);
+	}
+	int logfd = cf_fence_log_open(f);
+	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? f->res.rules : 0, buf,
+		     sizeof buf);
+	if (logfd >= 0)
+		close(logfd);
+	enum cf_mode mode = f->pol.mode;
+	if (mine)
+		cf_fence_free(&fresh);
+	if (rc == 0)
+		return 1;
+	if (mode == CF_MODE_BEST_EFFORT)
+		return 0;
+	fprintf(stderr, "credfence: %s. Nothing was run.\n", reason);
+	return -EPERM;
+}
