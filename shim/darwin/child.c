@@ -17,14 +17,15 @@ int cf_shim_options(struct cf_options *o);
 
 /* The harness's fence when it still holds, else one prepared here from the
  * environment (a symlink on the way to a secret changed: the old profile
- * would deny the old target). Returns the fence to use; *OWN is set when it
+ * would deny the old target). Returns the fence to use; *MINE is set when it
  * was prepared here. NULL when preparing failed. */
 static struct cf_fence *fence_for_child(struct cf_fence *own, bool *mine)
 {
 	struct cf_fence *f = cf_shim.fence;
 	struct cf_options o;
 	*mine = false;
-	if (cf_fence_current(f))
+	/* Not ready (best effort without isolation): a fresh one would say the same. */
+	if (!f->ready || cf_fence_current(f))
 		return f;
 	if (cf_shim_options(&o))
 		return NULL;
