@@ -12,36 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "event.h"
 #include "seatbelt.h"
 
-static char *render_lists(const struct cf_policy *p)
-{
-	size_t cap = 64;
-	for (size_t i = 0; i < p->n_denied; i++)
-		cap += 2 * strlen(p->denied[i].path) + 8;
-	for (size_t i = 0; i < p->writable.n; i++)
-		cap += 2 * strlen(p->writable.v[i]) + 8;
-	char *buf = malloc(cap);
-	size_t len = 0;
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	cf_json_raw(buf, cap, &len, "\"denied\":[");
-	for (size_t i = 0; i < p->n_denied; i++) {
-		if (i)
-			cf_json_raw(buf, cap, &len, ",");
-		cf_json_str(buf, cap, &len, p->denied[i].path);
-	}
-	cf_json_raw(buf, cap, &len, "],\"writable\":[");
-	for (size_t i = 0; i < p->writable.n; i++) {
-		if (i)
-			cf_json_raw(buf, cap, &len, ",");
-		cf_json_str(buf, cap, &len, p->writable.v[i]);
-	}
-	cf_json_raw(buf, cap, &len, "]");
-	return buf;
-}
 
 /* A secret the enclosing sandbox lets us read, or NULL. Asked of the kernel
  * (sandbox_check) without opening anything: a missing secret is judged by its
@@ -78,7 +51,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		cwd = getcwd(here, sizeof here) ? here : "/";
 	if ((rc = cf_policy_build(&f->pol, o, envp, cwd)))
 		return rc;
-	if (!(f->lists_json = render_lists(&f->pol)))
+	if (!(f->lists_json = cf_event_lists(&f->pol)))
 		return -ENOMEM;
 	if (f->pol.verdict != CF_VERDICT_APPLIED)
 		return 0;
@@ -230,23 +203,10 @@ int cf_fence_log_open(const struct cf_fence *f)
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	size_t len = 0;
-	if (fd < 0 || !bufsz)
+	if (fd < 0)
 		return;
-	buf[0] = '\0';
-	cf_json_raw(buf, bufsz, &len, "{\"event\":\"sandbox_status\",\"pid\":");
-	cf_json_num(buf, bufsz, &len, pid);
-	cf_json_raw(buf, bufsz, &len, ",\"program\":");
-	cf_json_str(buf, bufsz, &len, program ? program : "");
-	cf_json_raw(buf, bufsz, &len, ",\"backend\":\"seatbelt\",\"verdict\":");
-	cf_json_str(buf, bufsz, &len, applied ? "applied" : "not effective");
-	cf_json_raw(buf, bufsz, &len, ",\"reason\":");
-	cf_json_str(buf, bufsz, &len, reason);
-	cf_json_raw(buf, bufsz, &len, ",\"mode\":");
-	cf_json_str(buf, bufsz, &len, f->pol.mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
-	cf_json_raw(buf, bufsz, &len, ",\"rules\":");
-	cf_json_num(buf, bufsz, &len, (long long)rules);
-	cf_json_raw(buf, bufsz, &len, ",");
+	struct cf_event e = {pid, program, "seatbelt", -1, applied, reason, f->pol.mode, rules};
+	size_t len = cf_event_head(&e, buf, bufsz);
 	/* One write, so that lines of concurrent processes do not interleave. */
 	struct iovec iov[3] = {
 		{buf, len},

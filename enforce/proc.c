@@ -39,27 +39,3 @@ unsigned long long cf_proc_self_starttime(void)
 		v = v * 10 + (unsigned long long)(*p++ - '0');
 	return v;
 }
-
-static int parse_ull(const char **s, unsigned long long *out)
-{
-	const char *p = *s;
-	unsigned long long v = 0;
-	if (*p < '0' || *p > '9')
-		return -1;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (unsigned long long)(*p++ - '0');
-	*s = p;
-	*out = v;
-	return 0;
-}
-
-int cf_harness_marker_is_self(const char *value)
-{
-	unsigned long long pid, start;
-	const char *p = value;
-	if (!p || parse_ull(&p, &pid) || *p++ != ':' || parse_ull(&p, &start) || *p)
-		return 0;
-	if ((long)pid != cf_sys0(SYS_getpid))
-		return 0;
-	return start != 0 && start == cf_proc_self_starttime();
-}

@@ -95,6 +95,13 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 							      ldbuf_, sizeof ldbuf_)     \
 					: (envp_in)
 
+/* The roles (role.c), from the constructor: the options from the environment
+ * (0, or -errno after a message), fence this process (or exit 125 in required
+ * mode), become the harness (or exit 125). */
+int cf_shim_options(struct cf_options *o);
+void cf_shim_fence_self(void);
+void cf_shim_become_harness(void);
+
 /* In the harness, in normal context: the fence for the next child, rebuilt
  * when the one at hand is no longer current. Never NULL in the harness. */
 struct cf_fence *cf_shim_fence_now(void);

@@ -13,7 +13,6 @@
 
 #include "shim.h"
 
-int cf_shim_options(struct cf_options *o);
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
 
 extern char **environ;
@@ -89,6 +88,15 @@ struct cf_fence *cf_shim_fence_now(void)
 	}
 	pthread_mutex_unlock(&lock);
 	return cur;
+}
+
+static inline void cf_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
 }
 
 struct job {
@@ -172,8 +180,8 @@ static void *spawner_main(void *p)
 		pthread_sigmask(SIG_SETMASK, &all, NULL);
 		pthread_mutex_lock(&sp->m);
 		j->rc = 0;
-		j->done = true;
 		sp->job = NULL;
+		__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&sp->cv);
 	}
 	pthread_mutex_unlock(&sp->m);
@@ -228,6 +236,22 @@ static int on_spawner(struct spawner *sp, struct job *j)
 	} else {
 		sp->job = j;
 		pthread_cond_broadcast(&sp->cv);
+		pthread_mutex_unlock(&sp->m);
+		/* A launch takes about a tenth of a millisecond: wait for it awake
+		 * for up to a millisecond (a sleeping wait costs a wake-up, tens of
+		 * microseconds on a virtual machine), then asleep. */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		long long until = ts.tv_sec * 1000000000LL + ts.tv_nsec + 1000000LL;
+		for (unsigned k = 1; !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE); k++) {
+			cf_cpu_relax();
+			if ((k & 63) == 0) {
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				if (ts.tv_sec * 1000000000LL + ts.tv_nsec > until)
+					break;
+			}
+		}
+		pthread_mutex_lock(&sp->m);
 		while (!j->done)
 			pthread_cond_wait(&sp->cv, &sp->m);
 		rc = 0;

@@ -1,0 +1,30 @@
+/* The sandbox_status event of the JSON-lines log, shared by both backends.
+ * A line is HEAD + LISTS + "}\n", written with one writev so that lines of
+ * concurrent processes do not interleave. */
+#ifndef CF_EVENT_H
+#define CF_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+/* "denied":[...],"writable":[...] for P, malloc'd (normal context), or NULL. */
+char *cf_event_lists(const struct cf_policy *p);
+
+struct cf_event {
+	long pid;
+	const char *program;
+	const char *backend; /* "landlock", "seatbelt" */
+	int abi;             /* < 0: not shown */
+	bool applied;
+	const char *reason;
+	enum cf_mode mode;
+	size_t rules;
+};
+
+/* The line up to and including the comma before the lists, into BUF.
+ * No allocation: safe between fork and exec. Returns its length. */
+size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap);
+
+#endif
