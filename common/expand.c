@@ -152,11 +152,6 @@ int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, 
 
 /* ---- preparation (normal context) ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static struct cf_ancestor *ancestor_of(struct cf_plan *pl, const char *path)
 {
 	char dir[PATH_MAX];
@@ -292,7 +287,6 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 			}
 		}
 	}
-	(void)cmp_str;
 	if ((rc = place_wide(pl, p)))
 		goto fail;
 	return 0;

@@ -75,6 +75,19 @@ void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, .
 	p->verdict = v;
 }
 
+bool cf_policy_inherit(struct cf_policy *p, const char *open_secret)
+{
+	if (open_secret) {
+		cf_policy_refuse(p, CF_VERDICT_NESTED,
+				 "this process is fenced already by a policy that does not deny %s",
+				 open_secret);
+		return false;
+	}
+	snprintf(p->reason, sizeof p->reason, "%s (inherited: this process is fenced already)",
+		 CF_STATUS_APPLIED);
+	return true;
+}
+
 static void note_lookup(void *ctx, const char *dir)
 {
 	struct cf_policy *p = ctx;
@@ -290,8 +303,8 @@ static char *canon_dup(const char *path, const char *cwd)
 static int writable_add(struct cf_policy *p, const char *path, const char *cwd)
 {
 	char *c = canon_dup(path, cwd);
-	if (!c)
-		return path && *path ? 0 : 0;
+	if (!c) /* unset, or a location that can not be resolved: no rule, no overlap */
+		return 0;
 	int rc = cf_strv_add_unique(&p->writable, c);
 	free(c);
 	return rc;

@@ -78,6 +78,12 @@ void cf_policy_free(struct cf_policy *p);
  * No allocation, raw syscalls on Linux: safe between fork and exec. */
 bool cf_policy_resolves_same(const struct cf_policy *p);
 
+/* The process runs fenced already, and OPEN_SECRET is the first secret of P the
+ * enclosing fence lets it at (NULL: none). True when that fence covers P: the
+ * reason then says the fence is inherited. False: the verdict is
+ * CF_VERDICT_NESTED, naming the open secret. */
+bool cf_policy_inherit(struct cf_policy *p, const char *open_secret);
+
 /* Set the verdict to "not effective" with the reason formatted from FMT. */
 void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -114,22 +114,12 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (f->pol.verdict != CF_VERDICT_APPLIED)
 		return 0;
 	f->abi = cf_ll_abi();
-	if (f->abi > 0 && cf_ll_fenced(NULL)) {
+	if (f->abi > 0 && cf_ll_fenced()) {
 		/* Fenced already (a nested run, or the shim loaded into us): the
 		 * enclosing fence stays in force and can not be widened; the
 		 * directories to expand can not even be listed. Add no layer, but
 		 * only when the enclosing fence denies everything this policy does. */
-		const char *open_secret = uncovered(&f->pol);
-		if (open_secret) {
-			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
-					 "this process is fenced already by a policy that does not deny %s",
-					 open_secret);
-			return 0;
-		}
-		snprintf(f->pol.reason, sizeof f->pol.reason, "%s (inherited: this process is fenced already)",
-			 CF_STATUS_APPLIED);
-		f->inherited = true;
-		f->ready = true;
+		f->inherited = f->ready = cf_policy_inherit(&f->pol, uncovered(&f->pol));
 		return 0;
 	}
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {

@@ -64,17 +64,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		/* Sandboxed already (a nested run, the shim loaded into us, or a
 		 * sandbox of someone else's): a second sandbox can not be applied.
 		 * Add none, but only when the one in force denies every secret. */
-		const char *open_secret = uncovered(&f->pol);
-		if (open_secret) {
-			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
-					 "this process is fenced already by a policy that does not deny %s",
-					 open_secret);
-			return 0;
-		}
-		snprintf(f->pol.reason, sizeof f->pol.reason, "%s (inherited: this process is fenced already)",
-			 CF_STATUS_APPLIED);
-		f->inherited = true;
-		f->ready = true;
+		f->inherited = f->ready = cf_policy_inherit(&f->pol, uncovered(&f->pol));
 		return 0;
 	}
 	rc = cf_profile_build(&f->pf, &f->pol);

@@ -182,23 +182,12 @@ int cf_ll_probe(void)
 	return r;
 }
 
-int cf_ll_fenced(const char *home)
+int cf_ll_fenced(void)
 {
 	int fd = cf_sys_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
+	if (fd >= 0)
 		cf_sys_close(fd);
-		return 0;
-	}
-	if (fd != -EACCES)
-		return 0;
-	if (!home || home[0] != '/')
-		return 1;
-	fd = cf_sys_openat(AT_FDCWD, home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		cf_sys_close(fd);
-		return 0;
-	}
-	return fd == -EACCES || fd == -ENOENT;
+	return fd == -EACCES;
 }
 
 const char *cf_ll_why(int err)

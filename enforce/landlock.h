@@ -32,9 +32,9 @@ int cf_ll_restrict(int ruleset_fd);
  * exec is restricted. 0 or -errno. Not for use after fork. */
 int cf_ll_probe(void);
 
-/* The kernel's answer to "is this thread already fenced": a fenced thread can
- * not list "/" (always an ancestor) nor HOME when it is given. */
-int cf_ll_fenced(const char *home);
+/* The kernel's answer to "is this thread already fenced": "/" is an ancestor
+ * of every secret, so a fenced thread can not list it. One syscall. */
+int cf_ll_fenced(void);
 
 /* The words for a failure, as they follow "landlock unavailable (". */
 const char *cf_ll_why(int err);

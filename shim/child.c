@@ -76,7 +76,8 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 	int rc = !f->ready ? -EPERM
 		 : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
 			   : cf_fence_enter(f, buf, sizeof buf, &res);
-	cf_shim_reason(f, rc, &res, reason, sizeof reason);
+	if (rc)
+		cf_shim_reason(f, rc, &res, reason, sizeof reason);
 	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
 		     rc == 0 ? CF_STATUS_APPLIED : reason, rc == 0 ? res.rules : 0, buf, sizeof buf);
 	if (logfd >= 0)
@@ -105,7 +106,7 @@ int cf_shim_child_enter(const char *program)
 	if (cf_sys0(SYS_getpid) == cf_shim.harness_pid)
 		return 0;
 	/* Fenced already (a second exec attempt, or fenced by a parent). */
-	if (cf_ll_fenced(NULL))
+	if (cf_ll_fenced())
 		return 1;
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
 	bool checked = cf_shim_checked.fence == f &&

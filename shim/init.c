@@ -34,7 +34,7 @@ __attribute__((constructor)) static void cf_shim_init(void)
 	resolve_real();
 	cf_shim.role = CF_ROLE_PASS;
 	/* Fenced already: descendants are covered by inheritance, add no layer. */
-	if (cf_ll_fenced(NULL))
+	if (cf_ll_fenced())
 		return;
 	const char *marker = getenv("CREDFENCE_HARNESS");
 	if (marker && cf_harness_marker_is_self(marker)) {

@@ -23,7 +23,7 @@ static void call(void *p)
 {
 	struct spawn_call *c = p;
 	char *const *env = c->envp;
-	size_t n = cf_ll_fenced(NULL) ? cf_env_count(env) + 1 : 1;
+	size_t n = cf_ll_fenced() ? cf_env_count(env) + 1 : 1;
 	if (n > CF_CHILD_ENV_MAX)
 		n = 1;
 	char *buf[n];

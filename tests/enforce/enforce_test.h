@@ -15,6 +15,23 @@
 #error "CF_PROBE (path of cf-probe) comes from meson"
 #endif
 
+/* The state of a test program: a fixture and the captured output of the
+ * program under test, made before and removed after each test. Expands to the
+ * two variables and to cf_suite_setup() / cf_suite_teardown(). */
+#define CF_SUITE_STATE()                          \
+	static struct cf_fx fx;                   \
+	static struct cf_fx_out o;                \
+	static void cf_suite_setup(void)          \
+	{                                         \
+		cf_fx_setup(&fx);                 \
+		memset(&o, 0, sizeof o);          \
+	}                                         \
+	static void cf_suite_teardown(void)       \
+	{                                         \
+		cf_fx_out_free(&o);               \
+		cf_fx_teardown(&fx);              \
+	}
+
 struct argvb {
 	char *v[1024];
 	char store[1024][160 + 2 * PATH_MAX / 4];

@@ -10,22 +10,9 @@
 
 #define PY "/usr/bin/python3"
 
-static struct cf_fx fx;
-static struct cf_fx_out o;
+CF_SUITE_STATE()
 
-static void setup(void)
-{
-	cf_fx_setup(&fx);
-	memset(&o, 0, sizeof o);
-}
-
-static void teardown(void)
-{
-	cf_fx_out_free(&o);
-	cf_fx_teardown(&fx);
-}
-
-TestSuite(cli, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(cli, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
 
 /* Run /usr/bin/python3 -c CODE with INPUT on stdin; its stdout (malloc'd). */
 static char *python(const char *code, const char *input)

@@ -31,22 +31,9 @@ static char *expand(const char *in, const struct cf_fx *f, char *out, size_t n)
 	return out;
 }
 
-static struct cf_fx fx;
-static struct cf_fx_out o;
+CF_SUITE_STATE()
 
-static void setup(void)
-{
-	cf_fx_setup(&fx);
-	memset(&o, 0, sizeof o);
-}
-
-static void teardown(void)
-{
-	cf_fx_out_free(&o);
-	cf_fx_teardown(&fx);
-}
-
-TestSuite(corpus, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(corpus, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
 
 Test(corpus, denied_forms)
 {

@@ -8,24 +8,16 @@
 
 #include "enforce_test.h"
 
-static struct cf_fx fx;
-static struct cf_fx_out o;
+CF_SUITE_STATE()
 static struct argvb b;
 
 static void setup(void)
 {
-	cf_fx_setup(&fx);
-	memset(&o, 0, sizeof o);
+	cf_suite_setup();
 	b.n = 0;
 }
 
-static void teardown(void)
-{
-	cf_fx_out_free(&o);
-	cf_fx_teardown(&fx);
-}
-
-TestSuite(denied, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(denied, .init = setup, .fini = cf_suite_teardown, .timeout = 60);
 
 static const char *ssh_key(void)
 {

@@ -12,20 +12,7 @@
 #error "CF_STACK_LAYERS comes from meson"
 #endif
 
-static struct cf_fx fx;
-static struct cf_fx_out o;
-
-static void setup(void)
-{
-	cf_fx_setup(&fx);
-	memset(&o, 0, sizeof o);
-}
-
-static void teardown(void)
-{
-	cf_fx_out_free(&o);
-	cf_fx_teardown(&fx);
-}
+CF_SUITE_STATE()
 
 struct fault {
 	const char *wrap[3]; /* the helper and its argument */
@@ -92,7 +79,7 @@ static void check_fault(size_t i)
 	cr_expect(has_line(o.out, "%s", f->reason), "status text\n" OUT_FMT, OUT_ARGS(o));
 }
 
-TestSuite(faults, .init = setup, .fini = teardown);
+TestSuite(faults, .init = cf_suite_setup, .fini = cf_suite_teardown);
 
 /* One test per fault, so that each reports on its own. */
 Test(faults, enosys)

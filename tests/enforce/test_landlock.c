@@ -117,7 +117,7 @@ Test(landlock_kernel, probe_leaves_the_caller_free)
 {
 	cf_test_require_landlock();
 	cr_expect_eq(cf_ll_probe(), 0);
-	cr_expect_eq(cf_ll_fenced(NULL), 0, "the probe must not fence its caller");
+	cr_expect_eq(cf_ll_fenced(), 0, "the probe must not fence its caller");
 	cr_expect_eq(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0, "nor set no_new_privs");
 	int fd = open("/", O_RDONLY | O_DIRECTORY);
 	cr_expect_geq(fd, 0);

@@ -7,23 +7,15 @@
 
 #include "enforce_test.h"
 
-static struct cf_fx fx;
-static struct cf_fx_out o;
+CF_SUITE_STATE()
 
 static void setup(void)
 {
-	cf_fx_setup(&fx);
-	memset(&o, 0, sizeof o);
+	cf_suite_setup();
 	cf_test_require_landlock();
 }
 
-static void teardown(void)
-{
-	cf_fx_out_free(&o);
-	cf_fx_teardown(&fx);
-}
-
-TestSuite(tools, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(tools, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
 
 static const char *const quiet_npm[] = {"npm_config_update_notifier=false",
 					"npm_config_fund=false", "npm_config_audit=false", NULL};
