@@ -26,6 +26,7 @@ static void resolve_real(void)
 	LOOKUP_REAL(pidfd_spawnp);
 	LOOKUP_REAL(system);
 	LOOKUP_REAL(popen);
+	LOOKUP_REAL(pclose);
 	LOOKUP_REAL(syscall);
 }
 

@@ -3,6 +3,7 @@
 #define CF_SHIM_H
 
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -33,6 +34,7 @@ struct cf_real {
 			    const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*system)(const char *);
 	FILE *(*popen)(const char *, const char *);
+	int (*pclose)(FILE *);
 	long (*syscall)(long, ...);
 };
 
@@ -105,11 +107,8 @@ void cf_shim_become_harness(void);
 /* In the harness, in normal context: the fence for the next child, rebuilt
  * when the one at hand is no longer current. Never NULL in the harness. */
 struct cf_fence *cf_shim_fence_now(void);
-
-/* Run FN(ARG) on a fresh thread fenced with the current fence, so that the
- * child it creates inherits the fence. Returns 0 when FN ran; -EPERM when the
- * thread could not be fenced in required mode (reason reported); -errno when
- * the thread could not be made. In best-effort mode FN runs unfenced. */
-int cf_shim_on_fenced_thread(void (*fn)(void *), void *arg, const char *program);
+/* The same, saying whether it is current now (a failed rebuild keeps the old
+ * one): a child launched at once may then skip the check. */
+struct cf_fence *cf_shim_fence_now_checked(bool *current);
 
 #endif

@@ -541,8 +541,7 @@ static void system_family(void)
 		ffi_type *t[] = {P, P};
 		FILE *fp = (FILE *)call("popen", P, false, 2, 2, t, a);
 		int e = errno;
-		if (fenced)
-			launches++;
+		/* Refused before any child is made: no launch, no log line. */
 		printf("ERR popen/badmode rc=%s errno=%s\n", fp ? "FILE" : "NULL",
 		       fp ? "0" : strerrorname_np(e));
 		if (fp)
