@@ -4,8 +4,10 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "sys.h"
@@ -63,14 +65,31 @@ static int skipped(const struct cf_ancestor *a, const char *name)
 	return 0;
 }
 
-/* One rule for an entry opened as O_PATH; symlinks never get one. */
-static int rule_at(int dirfd, const char *name, enum cf_rule_kind kind, cf_rule_fn fn, void *ctx,
-		   size_t *rules)
+/* Our copy of the UAPI, so that older headers still build. */
+struct open_how_raw {
+	uint64_t flags, mode, resolve;
+};
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define CF_RESOLVE_NO_SYMLINKS 0x04
+
+/* openat() that refuses a symlink anywhere on the way (-ELOOP); with
+ * O_PATH|O_NOFOLLOW a symlink as the last component is opened itself. Kernels
+ * without openat2 (ENOSYS) get openat, which checks only the last component. */
+static int open_nolinks(int dirfd, const char *path, int flags)
+{
+	struct open_how_raw how = {.flags = (uint64_t)flags, .resolve = CF_RESOLVE_NO_SYMLINKS};
+	int fd = (int)cf_sys4(SYS_openat2, dirfd, path, &how, sizeof how);
+	if (fd != -ENOSYS)
+		return fd;
+	return cf_sys_openat(dirfd, path, flags | ((flags & O_PATH) ? O_NOFOLLOW : 0));
+}
+
+/* One rule for the O_PATH descriptor FD; symlinks never get one. */
+static int rule_for(int fd, enum cf_rule_kind kind, cf_rule_fn fn, void *ctx, size_t *rules)
 {
 	struct stat st;
-	int fd = cf_sys_openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return fd == -ENOENT || fd == -EACCES || fd == -ELOOP ? 0 : fd;
 	int rc = (int)cf_sys4(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH);
 	if (rc == 0 && !S_ISLNK(st.st_mode)) {
 		rc = fn(ctx, fd, S_ISDIR(st.st_mode), kind);
@@ -81,16 +100,39 @@ static int rule_at(int dirfd, const char *name, enum cf_rule_kind kind, cf_rule_
 	return rc;
 }
 
+/* An entry NAME read from the directory DIRFD: a symlink there is an entry
+ * like any other, and gets no rule. */
+static int rule_at(int dirfd, const char *name, enum cf_rule_kind kind, cf_rule_fn fn, void *ctx,
+		   size_t *rules)
+{
+	int fd = open_nolinks(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -EACCES || fd == -ELOOP ? 0 : fd;
+	return rule_for(fd, kind, fn, ctx, rules);
+}
+
+/* A canonical PATH of the plan: missing is fine, a symlink on the way is not. */
+static int rule_on(const char *path, enum cf_rule_kind kind, cf_rule_fn fn, void *ctx,
+		   size_t *rules)
+{
+	int fd = open_nolinks(AT_FDCWD, path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -EACCES ? 0 : fd;
+	return rule_for(fd, kind, fn, ctx, rules);
+}
+
 static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t bufsz,
 		      cf_rule_fn fn, void *ctx, struct cf_expand_result *res, struct cf_stamp *stamp)
 {
 	struct stat st;
 	size_t count = 0;
 	int rc = 0;
-	int dfd = cf_sys_openat(AT_FDCWD, a->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open_nolinks(AT_FDCWD, a->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (stamp)
 		memset(stamp, 0, sizeof *stamp);
-	if (dfd < 0) /* a missing ancestor holds nothing to allow */
+	/* A missing ancestor holds nothing to allow; one reached through a
+	 * symlink (-ELOOP) would have its target's entries allowed: an error. */
+	if (dfd < 0)
 		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
 	/* Stamp before reading: an entry created after this changes the stamp. */
 	if (stamp && cf_sys4(SYS_newfstatat, dfd, "", &st, AT_EMPTY_PATH) == 0)
@@ -113,11 +155,13 @@ static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t
 				continue;
 			if (d->d_type == CF_DT_LNK || skipped(a, d->d_name))
 				continue;
-			enum cf_rule_kind kind = CF_RULE_READ;
+			int kind = a->only_wide ? -1 : CF_RULE_READ;
 			for (size_t w = 0; w < a->n_wide; w++)
 				if (streq(a->wide[w], d->d_name))
-					kind = (enum cf_rule_kind)a->wide_kind[w];
-			rc = rule_at(dfd, d->d_name, kind, fn, ctx, &res->rules);
+					kind = a->wide_kind[w];
+			if (kind >= 0)
+				rc = rule_at(dfd, d->d_name, (enum cf_rule_kind)kind, fn, ctx,
+					     &res->rules);
 		}
 	}
 	cf_sys_close(dfd);
@@ -143,10 +187,11 @@ int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, 
 			return rc;
 	}
 	for (size_t i = 0; i < pl->n_writable; i++)
-		if ((rc = rule_at(AT_FDCWD, pl->writable[i], CF_RULE_WRITE, fn, ctx, &res->rules)))
+		if ((rc = rule_on(pl->writable[i], CF_RULE_WRITE, fn, ctx, &res->rules)))
 			return rc;
-	if (pl->dev && (rc = rule_at(AT_FDCWD, pl->dev, CF_RULE_DEV, fn, ctx, &res->rules)))
-		return rc;
+	for (size_t i = 0; i < pl->n_devs; i++)
+		if ((rc = rule_on(pl->devs[i], CF_RULE_DEV, fn, ctx, &res->rules)))
+			return rc;
 	return 0;
 }
 
@@ -164,66 +209,137 @@ static struct cf_ancestor *ancestor_of(struct cf_plan *pl, const char *path)
 	return NULL;
 }
 
-/* Writable locations and /dev that lie directly in an ancestor get their
- * rights on the entry's one rule; the others keep a rule of their own. The
- * ancestors' wide lists are laid out one after the other, in ancestor order. */
+/* Writable locations that lie directly in an ancestor get their rights on the
+ * entry's one rule; the others keep a rule of their own. The ancestors' wide
+ * lists are laid out one after the other, in ancestor order. */
 static int place_wide(struct cf_plan *pl, const struct cf_policy *p)
 {
-	size_t n = p->writable.n + 1;
-	const char **paths = calloc(n, sizeof *paths);
-	unsigned char *kinds = calloc(n, 1);
-	pl->wide_names = calloc(n, sizeof *pl->wide_names);
-	pl->wide_kinds = calloc(n, 1);
-	pl->rest = calloc(n, sizeof *pl->rest);
-	if (!paths || !kinds || !pl->wide_names || !pl->wide_kinds || !pl->rest) {
-		free(paths);
-		free(kinds);
+	size_t n = p->writable.n;
+	pl->wide_names = calloc(n + 1, sizeof *pl->wide_names);
+	pl->wide_kinds = calloc(n + 1, 1);
+	pl->rest = calloc(n + 1, sizeof *pl->rest);
+	if (!pl->wide_names || !pl->wide_kinds || !pl->rest)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < p->writable.n; i++) {
-		paths[i] = p->writable.v[i];
-		kinds[i] = CF_RULE_WRITE;
-	}
-	paths[n - 1] = "/dev";
-	kinds[n - 1] = CF_RULE_DEV;
 	size_t used = 0;
-	bool dev_placed = false;
 	for (size_t a = 0; a < pl->n_anc; a++) {
 		struct cf_ancestor *anc = &pl->anc[a];
 		anc->wide = &pl->wide_names[used];
 		anc->wide_kind = &pl->wide_kinds[used];
 		for (size_t i = 0; i < n; i++) {
-			if (ancestor_of(pl, paths[i]) != anc)
+			if (ancestor_of(pl, p->writable.v[i]) != anc)
 				continue;
-			const char *base = cf_path_base(paths[i]);
-			bool dup = false;
-			for (size_t k = 0; k < anc->n_wide; k++)
-				if (strcmp(anc->wide[k], base) == 0) {
-					/* the same entry twice (a writable /dev?): keep the wider right */
-					if (kinds[i] == CF_RULE_WRITE)
-						pl->wide_kinds[used - anc->n_wide + k] = CF_RULE_WRITE;
-					dup = true;
-				}
-			if (!dup) {
-				pl->wide_names[used] = base;
-				pl->wide_kinds[used] = kinds[i];
-				used++;
-				anc->n_wide++;
-			}
-			if (i == n - 1)
-				dev_placed = true;
+			pl->wide_names[used] = cf_path_base(p->writable.v[i]);
+			pl->wide_kinds[used++] = CF_RULE_WRITE;
+			anc->n_wide++;
 		}
 	}
-	size_t rest = 0;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (!ancestor_of(pl, paths[i]))
-			pl->rest[rest++] = paths[i];
+	for (size_t i = 0; i < n; i++)
+		if (!ancestor_of(pl, p->writable.v[i]))
+			pl->rest[pl->n_writable++] = p->writable.v[i];
 	pl->writable = pl->rest;
-	pl->n_writable = rest;
-	pl->dev = dev_placed ? NULL : "/dev";
-	free(paths);
-	free(kinds);
 	return 0;
+}
+
+/* Device nodes every program may use. Writes to them reach nothing of the
+ * user's; /dev/tty is always the caller's own controlling terminal. */
+static const char *const cf_devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
+};
+
+/* Add PATH in canonical form (some systems make /dev/ptmx a symlink to
+ * pts/ptmx, and a rule path must be symlink-free). A node that can not be
+ * resolved, or that holds or lies in a secret, gets no rule. */
+static int add_device(struct cf_plan *pl, const struct cf_policy *p, const char *path)
+{
+	char canon[PATH_MAX];
+	if (cf_canon(path, NULL, canon, sizeof canon, NULL, NULL))
+		return 0;
+	for (size_t i = 0; i < p->n_denied; i++)
+		if (cf_path_within(canon, p->denied[i].path) || cf_path_within(p->denied[i].path, canon))
+			return 0;
+	return cf_strv_add_unique(&pl->dev_paths, canon);
+}
+
+/* /dev/pts/N or /dev/ttyX (a console or serial line): a terminal by name. */
+static bool terminal_name(const char *path)
+{
+	const char *rest;
+	if (strncmp(path, "/dev/pts/", 9) == 0)
+		rest = path + 9;
+	else if (strncmp(path, "/dev/tty", 8) == 0)
+		rest = path + 8;
+	else
+		return false;
+	if (!*rest)
+		return false;
+	for (; *rest; rest++)
+		if (*rest == '/')
+			return false;
+	return true;
+}
+
+/* The terminal on FD, when it is one: the caller's own, which the fenced
+ * command shares anyway. The node found by name must be the one open on FD
+ * (a pty of another devpts instance can have the same name and numbers). */
+static int add_own_terminal(struct cf_plan *pl, const struct cf_policy *p, int fd)
+{
+	char link[32], path[PATH_MAX];
+	struct stat by_fd, by_name;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	if (!terminal_name(path) || fstat(fd, &by_fd) || stat(path, &by_name))
+		return 0;
+	if (!S_ISCHR(by_fd.st_mode) || by_fd.st_dev != by_name.st_dev ||
+	    by_fd.st_ino != by_name.st_ino || by_fd.st_rdev != by_name.st_rdev)
+		return 0;
+	return add_device(pl, p, path);
+}
+
+static int place_devices(struct cf_plan *pl, const struct cf_policy *p)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < sizeof cf_devices / sizeof *cf_devices; i++)
+		rc = add_device(pl, p, cf_devices[i]);
+	for (int fd = 0; !rc && fd <= 2; fd++)
+		rc = add_own_terminal(pl, p, fd);
+	/* A new pty's slave is opened by path, even by ioctl(TIOCGPTPEER), and
+	 * Landlock checks that open: without all of /dev/pts, openpty() fails
+	 * with EACCES. All of /dev/pts is every terminal of the user, though. */
+	if (!rc && p->allow_ptys)
+		rc = add_device(pl, p, "/dev/pts");
+	pl->devs = (const char *const *)pl->dev_paths.v;
+	pl->n_devs = pl->dev_paths.n;
+	return rc;
+}
+
+/* The names inside the ancestor OUT that get no rule: ancestors and secrets,
+ * and /dev (its devices get their own rules), unless the user made all of /dev
+ * writable. NAMES has room for every one. */
+static void skip_children(struct cf_plan *pl, const struct cf_policy *p, struct cf_ancestor *out,
+			  const char **names)
+{
+	char dir[PATH_MAX];
+	const char *dev = cf_strv_has(&p->writable, "/dev") ? NULL : "/dev";
+	out->skip = names;
+	for (size_t k = 0; k <= pl->n_anc + p->n_denied; k++) {
+		const char *c = k < pl->n_anc		  ? pl->strings.v[k]
+				: k < pl->n_anc + p->n_denied ? p->denied[k - pl->n_anc].path
+							      : dev;
+		if (!c || strcmp(c, "/") == 0)
+			continue;
+		cf_path_parent(c, dir, sizeof dir);
+		if (strcmp(dir, out->path) != 0)
+			continue;
+		const char *base = cf_path_base(c);
+		bool dup = false;
+		for (size_t j = 0; j < out->n_skip; j++)
+			dup = dup || strcmp(out->skip[j], base) == 0;
+		if (!dup)
+			names[out->n_skip++] = base;
+	}
 }
 
 int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
@@ -255,7 +371,7 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 	cf_strv_sort(&anc);
 	/* One storage list owns all strings; the plan points into it. */
 	pl->anc = calloc(anc.n ? anc.n : 1, sizeof *pl->anc);
-	pl->names = calloc(anc.n + p->n_denied + 1, sizeof *pl->names);
+	pl->names = calloc(anc.n + p->n_denied + 2, sizeof *pl->names); /* + /dev */
 	if (!pl->anc || !pl->names) {
 		rc = -ENOMEM;
 		goto fail;
@@ -265,29 +381,13 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 	pl->n_anc = pl->strings.n;
 	size_t used = 0;
 	for (size_t i = 0; i < pl->n_anc; i++) {
-		const char *a = pl->strings.v[i];
 		struct cf_ancestor *out = &pl->anc[i];
-		out->path = a;
-		out->skip = &pl->names[used];
-		/* Children of A that are ancestors or secrets. */
-		for (size_t k = 0; k < pl->n_anc + p->n_denied; k++) {
-			const char *c = k < pl->n_anc ? pl->strings.v[k] : p->denied[k - pl->n_anc].path;
-			if (strcmp(c, "/") == 0)
-				continue;
-			cf_path_parent(c, dir, sizeof dir);
-			if (strcmp(dir, a) != 0)
-				continue;
-			const char *base = cf_path_base(c);
-			bool dup = false;
-			for (size_t j = 0; j < out->n_skip; j++)
-				dup = dup || strcmp(out->skip[j], base) == 0;
-			if (!dup) {
-				pl->names[used++] = base;
-				out->n_skip++;
-			}
-		}
+		out->path = pl->strings.v[i];
+		out->only_wide = cf_path_within(out->path, "/dev");
+		skip_children(pl, p, out, &pl->names[used]);
+		used += out->n_skip;
 	}
-	if ((rc = place_wide(pl, p)))
+	if ((rc = place_wide(pl, p)) || (rc = place_devices(pl, p)))
 		goto fail;
 	return 0;
 fail:
@@ -304,5 +404,6 @@ void cf_plan_free(struct cf_plan *pl)
 	free(pl->wide_kinds);
 	free(pl->rest);
 	cf_strv_free(&pl->strings);
+	cf_strv_free(&pl->dev_paths);
 	memset(pl, 0, sizeof *pl);
 }

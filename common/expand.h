@@ -2,11 +2,17 @@
  *
  * A plan is prepared from a policy in normal context (it allocates). The
  * expansion itself, cf_expand(), runs between fork and exec: raw getdents64 into
- * a caller buffer, openat(O_PATH|O_NOFOLLOW|O_CLOEXEC), one callback per rule,
- * no allocation, no stdio, no errno. */
+ * a caller buffer, openat2(O_PATH, RESOLVE_NO_SYMLINKS), one callback per rule,
+ * no allocation, no stdio, no errno.
+ *
+ * Every path in a plan is canonical. A symlink met on the way to one means the
+ * tree changed after the policy was resolved (a fenced command may swap a
+ * directory it can write for a symlink): cf_expand() then fails with -ELOOP
+ * rather than put a rule on whatever the symlink points at. */
 #ifndef CF_EXPAND_H
 #define CF_EXPAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,19 +21,23 @@
 enum cf_rule_kind {
 	CF_RULE_READ,  /* an entry beside a secret or an ancestor: read and execute */
 	CF_RULE_WRITE, /* a writable location: everything */
-	CF_RULE_DEV,   /* /dev: use device nodes, create nothing */
+	CF_RULE_DEV,   /* a device node (or /dev/pts): use it, create nothing */
 };
 
 struct cf_ancestor {
 	const char *path;         /* canonical directory */
 	const char *const *skip;  /* names inside it that get no rule: secrets, ancestors */
 	size_t n_skip;
-	/* Names inside it that are writable locations (or /dev): their one rule
-	 * carries those rights instead of read and execute, so a location beside
-	 * a secret costs no second rule. */
+	/* Names inside it that are writable locations: their one rule carries
+	 * those rights instead of read and execute, so a location beside a secret
+	 * costs no second rule. */
 	const char *const *wide;
 	const unsigned char *wide_kind; /* enum cf_rule_kind */
 	size_t n_wide;
+	/* At or under /dev: its other entries get no rule at all. A read rule
+	 * there would open every terminal of the user; devices are allowed one
+	 * by one (struct cf_plan's devs). */
+	bool only_wide;
 };
 
 /* Identity of a directory when it was read: a plan is current while all match. */
@@ -42,13 +52,19 @@ struct cf_plan {
 	size_t n_anc;
 	const char *const *writable; /* writable locations not covered by an ancestor's wide list */
 	size_t n_writable;
-	const char *dev; /* "/dev", or NULL when "/" covers it */
+	/* Canonical device nodes, one CF_RULE_DEV rule each: the harmless ones,
+	 * /dev/tty, /dev/ptmx, the terminal on fd 0-2 of the process that prepared
+	 * the plan, and all of /dev/pts only when the policy allows new ptys. /dev
+	 * itself gets no rule, so other terminals of the user stay closed. */
+	const char *const *devs;
+	size_t n_devs;
 	size_t max_entries;
 	/* storage */
 	struct cf_strv strings;
 	const char **names;
 	const char **wide_names, **rest;
 	unsigned char *wide_kinds;
+	struct cf_strv dev_paths;
 };
 
 int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p); /* 0 or -ENOMEM */
@@ -66,7 +82,8 @@ struct cf_expand_result {
 
 #define CF_ETOOMANY 4095 /* -CF_ETOOMANY: an ancestor has more than max_entries entries */
 
-/* Returns 0, -CF_ETOOMANY, a callback's error, or -errno of a failed syscall.
+/* Returns 0, -CF_ETOOMANY, a callback's error, or -errno of a failed syscall
+ * (-ELOOP: a symlink on the way to a path of the plan).
  * STAMPS, when not NULL, gets pl->n_anc entries: each ancestor as it was read. */
 int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, void *ctx,
 	      struct cf_expand_result *res, struct cf_stamp *stamps);

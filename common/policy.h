@@ -69,6 +69,7 @@ struct cf_policy {
 	size_t max_entries;
 	enum cf_verdict verdict;
 	char reason[2 * PATH_MAX + 128]; /* full status line, "read isolation ..." */
+	bool allow_ptys; /* all of /dev/pts gets a device rule, so new ptys open (and other terminals) */
 };
 
 /* Build a policy from options and the environment ENVP (for relocations and

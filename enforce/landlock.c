@@ -1,6 +1,7 @@
 #include "landlock.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "sys.h"
+#include "ttyfilter.h"
 
 /* Our own copies of the UAPI, so that headers older than the kernel still build. */
 #define LL_CREATE_RULESET_VERSION (1U << 0)
@@ -146,6 +148,10 @@ int cf_ll_restrict(int ruleset_fd)
 	long rc = cf_sys5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if (rc)
 		return (int)rc;
+	/* Before the Landlock layer, on this thread only: every fenced process
+	 * then has the filter, inherited by all it starts. */
+	if ((rc = cf_ttyfilter_install()))
+		return -(CF_ETTYFILTER + (int)-rc);
 	return (int)cf_sys2(SYS_landlock_restrict_self, ruleset_fd, 0);
 }
 
@@ -190,8 +196,37 @@ int cf_ll_fenced(void)
 	return fd == -EACCES;
 }
 
+#define TTYFILTER_FAILED "seccomp filter for terminal injection could not be installed"
+
+static bool is_ttyfilter(int err)
+{
+	return err <= -CF_ETTYFILTER && err > -(CF_ETTYFILTER + 4096);
+}
+
+static const char *ttyfilter_why(int e)
+{
+	switch (e) {
+	case ENOSYS:
+		return TTYFILTER_FAILED " (no filter for this machine, or no seccomp: ENOSYS)";
+	case EINVAL:
+		return TTYFILTER_FAILED " (the kernel has no seccomp filters: EINVAL)";
+	case EPERM:
+		return TTYFILTER_FAILED " (refused by an outer seccomp or container policy: EPERM)";
+	case EACCES:
+		return TTYFILTER_FAILED " (no_new_privs is not set: EACCES)";
+	case ENOMEM:
+		return TTYFILTER_FAILED " (out of memory, or too many filters: ENOMEM)";
+	default:
+		return NULL;
+	}
+}
+
 const char *cf_ll_why(int err)
 {
+	if (is_ttyfilter(err)) {
+		const char *why = ttyfilter_why(-err - CF_ETTYFILTER);
+		return why ? why : TTYFILTER_FAILED;
+	}
 	switch (err) {
 	case -ENOSYS:
 		return "not built into this kernel: ENOSYS";
@@ -201,6 +236,9 @@ const char *cf_ll_why(int err)
 		return "blocked by seccomp or a container policy: EPERM";
 	case -E2BIG:
 		return "the process already has the 16 stacked Landlock layers the kernel allows: E2BIG";
+	case -ELOOP:
+		return "a location of the plan was replaced by a symlink after the policy was "
+		       "resolved: ELOOP";
 	default:
 		return NULL;
 	}
@@ -209,7 +247,12 @@ const char *cf_ll_why(int err)
 void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 {
 	const char *why = cf_ll_why(err);
-	if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
+	if (is_ttyfilter(err) && ttyfilter_why(-err - CF_ETTYFILTER))
+		snprintf(out, outsz, "read isolation is not effective: %s", why);
+	else if (is_ttyfilter(err))
+		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
+			 strerror(-err - CF_ETTYFILTER));
+	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
 		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
 			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);
 	else if (why)

@@ -24,8 +24,14 @@ uint64_t cf_ll_rights(enum cf_rule_kind kind, int is_dir, uint64_t handled);
 int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
 		struct cf_expand_result *res, struct cf_stamp *stamps);
 
-/* no_new_privs, then landlock_restrict_self() on the calling thread. */
+/* no_new_privs, the terminal filter (ttyfilter.h), then landlock_restrict_self()
+ * on the calling thread. A filter that can not be installed fails the whole
+ * restrict: -(CF_ETTYFILTER + errno). */
 int cf_ll_restrict(int ruleset_fd);
+
+/* Apart from every -errno, like CF_ETOOMANY; cf_ll_why() and cf_ll_reason()
+ * give its words. */
+#define CF_ETTYFILTER 8192
 
 /* Whether restricting would work here, found in a forked child on a ruleset
  * that handles only write rights, so that neither this process nor its later
@@ -36,7 +42,9 @@ int cf_ll_probe(void);
  * of every secret, so a fenced thread can not list it. One syscall. */
 int cf_ll_fenced(void);
 
-/* The words for a failure, as they follow "landlock unavailable (". */
+/* The words for a failure, as they follow "landlock unavailable (" (NULL: no
+ * fixed words, say the errno). For -(CF_ETTYFILTER + e) the words stand on
+ * their own: Landlock itself was not the problem. */
 const char *cf_ll_why(int err);
 
 /* The whole status line for a Landlock failure ERR into OUT. */

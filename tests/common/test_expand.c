@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,7 +149,8 @@ Test(expand, siblings_are_allowed_read_only)
 	cr_expect(find(&got, "/usr", CF_RULE_READ), "siblings of / are allowed");
 	cr_expect(find(&got, fx.ws, CF_RULE_WRITE), "the workspace is writable");
 	cr_expect(find(&got, "/tmp", CF_RULE_WRITE));
-	cr_expect(find(&got, "/dev", CF_RULE_DEV));
+	cr_expect(find(&got, "/dev/null", CF_RULE_DEV));
+	cr_expect(find(&got, "/dev/shm", CF_RULE_WRITE), "/dev/shm stays writable");
 	cr_expect(find(&got, at(fx.home, ".cache"), CF_RULE_WRITE));
 }
 
@@ -294,4 +296,193 @@ Test(expand, stamps_change_when_an_ancestor_changes)
 	cf_stamp_path(at(fx.root, "absent"), &now);
 	cr_expect(!now.present);
 	free(st);
+}
+
+/* ---- devices ---- */
+
+/* A plan of its own: the fixture's policy plus DENY and WRITABLE (may be NULL)
+ * and ALLOW_PTYS; its rules in R. */
+static struct cf_options o2;
+static struct cf_policy p2;
+static struct cf_plan pl2;
+
+static int plan_with(const char *deny, const char *writable, bool allow_ptys, struct rules *r)
+{
+	struct cf_expand_result res;
+	char *envp[] = {NULL};
+	cf_options_init(&o2);
+	o2.home = fx.home;
+	o2.workspace = fx.ws;
+	if (deny)
+		cr_assert_eq(cf_strv_add(&o2.deny, deny), 0);
+	if (writable)
+		cr_assert_eq(cf_strv_add(&o2.writable, writable), 0);
+	cr_assert_eq(cf_policy_build(&p2, &o2, envp, fx.ws), 0);
+	cr_assert_eq(p2.verdict, CF_VERDICT_APPLIED, "%s", p2.reason);
+	p2.allow_ptys = allow_ptys;
+	cr_assert_eq(cf_plan_prepare(&pl2, &p2), 0);
+	return cf_expand(&pl2, buf, sizeof buf, record, r, &res, NULL);
+}
+
+static void plan_free(void)
+{
+	cf_plan_free(&pl2);
+	cf_policy_free(&p2);
+	cf_options_free(&o2);
+}
+
+static char *canon(const char *path)
+{
+	static char out[PATH_MAX];
+	cr_assert_eq(cf_canon(path, NULL, out, sizeof out, NULL, NULL), 0);
+	return out;
+}
+
+/* Rules that open a terminal other than the caller's own (none here). */
+static size_t terminal_rules(const struct rules *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (cf_path_within(r->v[i].path, "/dev/pts") &&
+		    strcmp(r->v[i].path, canon("/dev/ptmx")) != 0)
+			n++;
+	return n;
+}
+
+/* FD 0-2 of this test process made /dev/null, restored by restore_std(). */
+static int saved[3];
+
+static void std_to(int fd)
+{
+	for (int i = 0; i <= 2; i++) {
+		saved[i] = dup(i);
+		cr_assert(saved[i] >= 0 && dup2(fd, i) == i);
+	}
+}
+
+static void restore_std(void)
+{
+	for (int i = 0; i <= 2; i++) {
+		dup2(saved[i], i);
+		close(saved[i]);
+	}
+}
+
+Test(expand, devices_one_by_one_and_no_other_terminal)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	std_to(nul);
+	int rc = plan_with(NULL, NULL, false, &got);
+	restore_std();
+	close(nul);
+	cr_assert_eq(rc, 0);
+	const char *dev[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+			     "/dev/tty", "/dev/ptmx"};
+	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) {
+		const struct rule *r = find(&got, canon(dev[i]), CF_RULE_DEV);
+		cr_expect(r && !r->is_dir && S_ISCHR(r->mode), "%s: one file rule", dev[i]);
+	}
+	cr_expect(!any_rule(&got, "/dev"), "all of /dev");
+	cr_expect(!any_rule(&got, "/dev/pts"), "every terminal");
+	cr_expect_eq(terminal_rules(&got), 0);
+	cr_expect(find(&got, "/dev/shm", CF_RULE_WRITE), "/dev/shm stays writable");
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect(!cf_path_within(got.v[i].path, "/dev") || got.v[i].kind != CF_RULE_READ,
+			  "a read rule in /dev: %s", got.v[i].path);
+	plan_free();
+}
+
+Test(expand, own_terminal_gets_a_rule)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0);
+	char pts[64];
+	cr_assert(ptsname_r(m, pts, sizeof pts) == 0);
+	int s = open(pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(s >= 0);
+	std_to(s);
+	int rc = plan_with(NULL, NULL, false, &got);
+	restore_std();
+	cr_assert_eq(rc, 0);
+	const struct rule *r = find(&got, pts, CF_RULE_DEV);
+	cr_expect(r && !r->is_dir, "the caller's own %s", pts);
+	cr_expect_eq(terminal_rules(&got), 1, "only the own terminal");
+	cr_expect(!any_rule(&got, "/dev/pts"));
+	close(s);
+	close(m);
+	plan_free();
+}
+
+Test(expand, allow_ptys_gives_all_of_dev_pts)
+{
+	cr_assert_eq(plan_with(NULL, NULL, true, &got), 0);
+	const struct rule *r = find(&got, "/dev/pts", CF_RULE_DEV);
+	cr_expect(r && r->is_dir, "/dev/pts: one directory rule");
+	plan_free();
+}
+
+Test(expand, secret_under_dev_allows_no_entry_there)
+{
+	char deny[128];
+	cf_fx_fmt(deny, sizeof deny, "/dev/cf-absent-%s", fx.tag + 7);
+	cr_assert_eq(plan_with(deny, NULL, false, &got), 0);
+	bool anc = false;
+	for (size_t i = 0; i < pl2.n_anc; i++)
+		anc = anc || strcmp(pl2.anc[i].path, "/dev") == 0;
+	cr_assert(anc, "/dev is an ancestor here");
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect(!cf_path_within(got.v[i].path, "/dev") || got.v[i].kind != CF_RULE_READ,
+			  "a read rule in /dev: %s", got.v[i].path);
+	cr_expect(!any_rule(&got, "/dev/pts"));
+	cr_expect(find(&got, "/dev/null", CF_RULE_DEV));
+	cr_expect(find(&got, "/dev/shm", CF_RULE_WRITE));
+	plan_free();
+}
+
+/* ---- a symlink swapped in after the policy was resolved ---- */
+
+Test(expand, symlink_swapped_into_a_rule_path_fails)
+{
+	char dir[PATH_MAX], keep[PATH_MAX];
+	cf_fx_fmt(dir, sizeof dir, "%s", at(fx.root, "tw"));
+	cf_fx_fmt(keep, sizeof keep, "%s", at(fx.root, "tw/inner"));
+	cf_fx_mkdirs(keep);
+	struct cf_expand_result res;
+	cr_assert_eq(plan_with(NULL, keep, false, &got), 0);
+	cr_assert(find(&got, keep, CF_RULE_WRITE), "a rule of its own, before the swap");
+
+	/* The location itself becomes a symlink to a secret. */
+	cr_assert(rename(keep, at(fx.root, "tw/inner.old")) == 0);
+	cr_assert(symlink(cf_fx_secret(&fx, ".ssh")->path, keep) == 0);
+	struct rules r = {0};
+	cr_expect_eq(cf_expand(&pl2, buf, sizeof buf, record, &r, &res, NULL), -ELOOP);
+	for (size_t i = 0; i < r.n; i++)
+		cr_expect(!cf_path_within(r.v[i].path, cf_fx_secret(&fx, ".ssh")->path),
+			  "a rule on the target %s", r.v[i].path);
+	free(r.v);
+
+	/* A directory on the way becomes a symlink to one holding the same name. */
+	cr_assert(unlink(keep) == 0 && rename(at(fx.root, "tw/inner.old"), keep) == 0);
+	cf_fx_mkdirs(at(fx.root, "elsewhere/inner"));
+	cr_assert(rename(dir, at(fx.root, "tw.old")) == 0);
+	cr_assert(symlink(at(fx.root, "elsewhere"), at(fx.root, "tw")) == 0);
+	memset(&r, 0, sizeof r);
+	cr_expect_eq(cf_expand(&pl2, buf, sizeof buf, record, &r, &res, NULL), -ELOOP);
+	cr_expect(!any_rule(&r, at(fx.root, "elsewhere/inner")));
+	free(r.v);
+	plan_free();
+}
+
+Test(expand, symlink_swapped_for_an_entry_gets_no_rule)
+{
+	/* The workspace is an entry of an ancestor: read from the directory, a
+	 * symlink there is skipped like any symlink entry. */
+	cr_assert(rename(fx.ws, at(fx.root, "ws.old")) == 0);
+	cr_assert(symlink(cf_fx_secret(&fx, ".ssh")->path, fx.ws) == 0);
+	expand_all();
+	cr_expect(!any_rule(&got, fx.ws));
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect(!cf_path_within(got.v[i].path, cf_fx_secret(&fx, ".ssh")->path),
+			  "a rule on the target %s", got.v[i].path);
+	cr_assert(unlink(fx.ws) == 0 && rename(at(fx.root, "ws.old"), fx.ws) == 0);
 }

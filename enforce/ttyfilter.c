@@ -1,0 +1,121 @@
+#include "ttyfilter.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "sys.h"
+
+/* A process reaches ioctl through every system call table its kernel has, so
+ * each one is checked: a 64-bit program may still make 32-bit calls (int 0x80
+ * on x86_64, or a 32-bit program it execs), and x32 calls carry the native
+ * arch with a flag in the number. */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define NATIVE_IOCTL 16
+#define X32_BIT 0x40000000U
+#define X32_IOCTL_A (X32_BIT | 16)  /* older kernels let x32 reach the 64-bit entry */
+#define X32_IOCTL_B (X32_BIT | 514) /* x32's own ioctl */
+#define COMPAT_ARCH AUDIT_ARCH_I386
+#define COMPAT_IOCTL 54
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define NATIVE_IOCTL 29
+#define COMPAT_ARCH AUDIT_ARCH_ARM
+#define COMPAT_IOCTL 54
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH AUDIT_ARCH_RISCV64
+#define NATIVE_IOCTL 29
+#define COMPAT_ARCH AUDIT_ARCH_RISCV32
+#define COMPAT_IOCTL 29
+#endif
+
+#ifdef NATIVE_ARCH
+#ifndef X32_IOCTL_A
+#define X32_IOCTL_A NATIVE_IOCTL /* no second numbering: the check repeats */
+#define X32_IOCTL_B NATIVE_IOCTL
+#endif
+
+/* The kernel truncates an ioctl's cmd to unsigned int, so only the low word of
+ * args[1] decides: 0x100005412 is TIOCSTI as well. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CMD_LOW offsetof(struct seccomp_data, args[1])
+#else
+#define CMD_LOW (offsetof(struct seccomp_data, args[1]) + 4)
+#endif
+
+enum {
+	I_ARCH,
+	I_IS_NATIVE,
+	I_NR,
+	I_IOCTL,
+	I_X32_A,
+	I_X32_B,
+	I_IS_COMPAT,
+	I_COMPAT_NR,
+	I_COMPAT_IOCTL,
+	I_CMD,
+	I_STI,
+	I_LINUX,
+	I_ALLOW,
+	I_DENY,
+	I_KILL,
+	I_COUNT
+};
+
+#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+/* Jumps written with the index of their targets, not relative offsets. */
+#define IF_EQ(at, k, yes, no) \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
+
+static const struct sock_filter cf_ttyfilter[I_COUNT] = {
+	[I_ARCH] = LOAD(offsetof(struct seccomp_data, arch)),
+	[I_IS_NATIVE] = IF_EQ(I_IS_NATIVE, NATIVE_ARCH, I_NR, I_IS_COMPAT),
+	[I_NR] = LOAD(offsetof(struct seccomp_data, nr)),
+	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_CMD, I_X32_A),
+	[I_X32_A] = IF_EQ(I_X32_A, X32_IOCTL_A, I_CMD, I_X32_B),
+	[I_X32_B] = IF_EQ(I_X32_B, X32_IOCTL_B, I_CMD, I_ALLOW),
+	/* An arch this kernel can not produce here: refuse, do not guess. */
+	[I_IS_COMPAT] = IF_EQ(I_IS_COMPAT, COMPAT_ARCH, I_COMPAT_NR, I_KILL),
+	[I_COMPAT_NR] = LOAD(offsetof(struct seccomp_data, nr)),
+	[I_COMPAT_IOCTL] = IF_EQ(I_COMPAT_IOCTL, COMPAT_IOCTL, I_CMD, I_ALLOW),
+	[I_CMD] = LOAD(CMD_LOW),
+	[I_STI] = IF_EQ(I_STI, (uint32_t)TIOCSTI, I_DENY, I_LINUX),
+	[I_LINUX] = IF_EQ(I_LINUX, (uint32_t)TIOCLINUX, I_DENY, I_ALLOW),
+	[I_ALLOW] = RET(SECCOMP_RET_ALLOW),
+	[I_DENY] = RET(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	[I_KILL] = RET(SECCOMP_RET_KILL_PROCESS),
+};
+
+const struct sock_filter *cf_ttyfilter_program(unsigned short *len)
+{
+	*len = I_COUNT;
+	return cf_ttyfilter;
+}
+
+int cf_ttyfilter_install(void)
+{
+	/* The kernel copies the program; it never writes through this pointer. */
+	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)cf_ttyfilter};
+	return (int)cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+#else
+
+const struct sock_filter *cf_ttyfilter_program(unsigned short *len)
+{
+	*len = 0;
+	return NULL;
+}
+
+int cf_ttyfilter_install(void)
+{
+	return -ENOSYS; /* no filter for this machine yet: fail closed */
+}
+
+#endif

@@ -1,0 +1,474 @@
+/* Terminals and the fence: a fenced command can not push input into the
+ * user's terminal (TIOCSTI, TIOCLINUX) nor open another terminal of the user;
+ * its own terminal and the harmless devices keep working; new ptys need the
+ * opt-in. Each attack runs unfenced too, so that a pass is the fence's doing. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+#include "expand.h"
+#include "landlock.h"
+#include "policy.h"
+#include "ttyfilter.h"
+
+#ifndef CF_TTYPROBE
+#error "CF_TTYPROBE (path of ttyprobe) comes from meson"
+#endif
+
+CF_SUITE_STATE()
+
+TestSuite(terminals, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+
+/* ---- the filter on its own ---- */
+
+/* ERRNO of ioctl(-1, CMD): EBADF when nothing stands before the call. */
+static int ioctl_errno(unsigned long cmd)
+{
+	return syscall(SYS_ioctl, -1, cmd, NULL) < 0 ? errno : 0;
+}
+
+Test(terminals, filter_refuses_tiocsti_and_tioclinux_only)
+{
+	int p[2];
+	cr_assert(pipe(p) == 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int got[7];
+		got[0] = ioctl_errno(TIOCSTI);
+		got[1] = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? errno : -cf_ttyfilter_install();
+		got[2] = ioctl_errno(TIOCSTI);
+		got[3] = ioctl_errno(TIOCSTI | (1UL << 32));
+		got[4] = ioctl_errno(TIOCLINUX);
+		got[5] = ioctl_errno(TIOCGWINSZ);
+		got[6] = ioctl_errno(TIOCSTI | (1UL << 16));
+		(void)!write(p[1], got, sizeof got);
+		_exit(0);
+	}
+	close(p[1]);
+	int got[7] = {0};
+	cr_assert_eq(read(p[0], got, sizeof got), (ssize_t)sizeof got);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	cr_expect_eq(got[0], EBADF, "control: without the filter the call reaches the fd check");
+	cr_assert_eq(got[1], 0, "installing the filter: %s", strerror(got[1]));
+	cr_expect_eq(got[2], EPERM, "TIOCSTI: %s", strerror(got[2]));
+	cr_expect_eq(got[3], EPERM, "TIOCSTI with high bits set: %s", strerror(got[3]));
+	cr_expect_eq(got[4], EPERM, "TIOCLINUX: %s", strerror(got[4]));
+	cr_expect_eq(got[5], EBADF, "other ioctls are left alone: %s", strerror(got[5]));
+	cr_expect_eq(got[6], EBADF, "a command that differs in its low word: %s", strerror(got[6]));
+}
+
+/* Classic BPF as seccomp runs it, for the instructions the filter uses: the
+ * tables this machine can not call from here (i386 with no ia32 emulation,
+ * x32) are checked on made-up calls. */
+static uint32_t run_filter(uint32_t arch, int nr, uint64_t cmd)
+{
+	unsigned short len;
+	const struct sock_filter *f = cf_ttyfilter_program(&len);
+	struct seccomp_data d = {.nr = nr, .arch = arch, .args = {3, cmd, 0}};
+	uint32_t a = 0;
+	cr_assert_not_null(f, "no filter for this machine");
+	for (unsigned pc = 0; pc < len; pc++) {
+		const struct sock_filter *i = &f[pc];
+		if (i->code == (BPF_LD | BPF_W | BPF_ABS)) {
+			cr_assert(i->k % 4 == 0 && i->k + 4 <= sizeof d, "load at %u", i->k);
+			memcpy(&a, (const char *)&d + i->k, 4);
+		} else if (i->code == (BPF_JMP | BPF_JEQ | BPF_K)) {
+			pc += a == i->k ? i->jt : i->jf;
+		} else if (i->code == (BPF_RET | BPF_K)) {
+			return i->k;
+		} else {
+			cr_assert_fail("instruction %#x at %u is not one this test runs", i->code, pc);
+		}
+	}
+	cr_assert_fail("the program runs off its end");
+	return 0;
+}
+
+#define DENY (SECCOMP_RET_ERRNO | EPERM)
+#define ALLOW SECCOMP_RET_ALLOW
+
+Test(terminals, filter_program_covers_every_table)
+{
+	struct {
+		uint32_t arch;
+		int nr;
+		uint64_t cmd;
+		uint32_t want;
+	} cases[] = {
+#if defined(__x86_64__)
+		{AUDIT_ARCH_X86_64, 16, TIOCSTI, DENY},
+		{AUDIT_ARCH_X86_64, 16, TIOCSTI | (1ULL << 32), DENY},
+		{AUDIT_ARCH_X86_64, 16, 0xffffffff00000000ULL | TIOCLINUX, DENY},
+		{AUDIT_ARCH_X86_64, 0x40000000 | 514, TIOCSTI, DENY},
+		{AUDIT_ARCH_X86_64, 0x40000000 | 16, TIOCSTI, DENY},
+		{AUDIT_ARCH_I386, 54, TIOCSTI, DENY},
+		{AUDIT_ARCH_I386, 54, TIOCLINUX, DENY},
+		{AUDIT_ARCH_I386, 54, TIOCGWINSZ, ALLOW},
+		{AUDIT_ARCH_I386, 16, TIOCSTI, ALLOW}, /* lchown there */
+		{AUDIT_ARCH_X86_64, 0, TIOCSTI, ALLOW},
+		{AUDIT_ARCH_X86_64, 16, TIOCGWINSZ, ALLOW},
+		{AUDIT_ARCH_AARCH64, 29, TIOCSTI, SECCOMP_RET_KILL_PROCESS},
+#elif defined(__aarch64__)
+		{AUDIT_ARCH_AARCH64, 29, TIOCSTI, DENY},
+		{AUDIT_ARCH_AARCH64, 29, TIOCSTI | (1ULL << 32), DENY},
+		{AUDIT_ARCH_AARCH64, 29, TIOCLINUX, DENY},
+		{AUDIT_ARCH_ARM, 54, TIOCSTI, DENY},
+		{AUDIT_ARCH_ARM, 54, TIOCLINUX, DENY},
+		{AUDIT_ARCH_AARCH64, 29, TIOCGWINSZ, ALLOW},
+		{AUDIT_ARCH_AARCH64, 63, TIOCSTI, ALLOW},
+		{AUDIT_ARCH_X86_64, 16, TIOCSTI, SECCOMP_RET_KILL_PROCESS},
+#endif
+	};
+	if (sizeof cases == 0)
+		cf_test_unavailable("no made-up calls for this machine");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		cr_expect_eq(run_filter(cases[i].arch, cases[i].nr, cases[i].cmd), cases[i].want,
+			     "arch %#x nr %#x cmd %#llx", cases[i].arch, cases[i].nr,
+			     (unsigned long long)cases[i].cmd);
+}
+
+Test(terminals, reasons_for_filter_and_symlink_failures)
+{
+	char r[512];
+	cf_ll_reason(-(CF_ETTYFILTER + EINVAL), 7, r, sizeof r);
+	cr_expect_str_eq(r, "read isolation is not effective: seccomp filter for terminal injection "
+			    "could not be installed (the kernel has no seccomp filters: EINVAL)");
+	cf_ll_reason(-(CF_ETTYFILTER + EFAULT), 7, r, sizeof r);
+	cr_expect_str_eq(r, "read isolation is not effective: seccomp filter for terminal injection "
+			    "could not be installed (Bad address)");
+	cr_expect(strstr(cf_ll_why(-(CF_ETTYFILTER + EFAULT)), "terminal injection"),
+		  "the words a child prints have no errno name to fall back on");
+	cr_expect(strstr(cf_ll_why(-ELOOP), "symlink"));
+	cr_expect_str_eq(cf_ll_why(-EPERM), "blocked by seccomp or a container policy: EPERM");
+}
+
+/* ---- terminals made by the test ---- */
+
+struct term {
+	int master, slave; /* the test holds both, like a terminal and its shell */
+	char path[64];
+};
+
+static void term_open(struct term *t, bool raw)
+{
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->master < 0)
+		cf_test_unavailable("no pty here: %s", strerror(errno));
+	cr_assert(grantpt(t->master) == 0 && unlockpt(t->master) == 0);
+	cr_assert(ptsname_r(t->master, t->path, sizeof t->path) == 0);
+	t->slave = open(t->path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	cr_assert(t->slave >= 0, "%s: %s", t->path, strerror(errno));
+	cr_assert(fcntl(t->master, F_SETFL, O_NONBLOCK) == 0);
+	if (raw) { /* no echo, no line discipline: every byte is visible at once */
+		struct termios tio;
+		cr_assert(tcgetattr(t->slave, &tio) == 0);
+		cfmakeraw(&tio);
+		cr_assert(tcsetattr(t->slave, TCSANOW, &tio) == 0);
+	}
+}
+
+static void term_close(struct term *t)
+{
+	close(t->master);
+	close(t->slave);
+}
+
+/* What FD has to read right now (malloc'd, never NULL). */
+static char *pending(int fd)
+{
+	size_t len = 0;
+	char *s = calloc(1, 1), chunk[4096];
+	ssize_t n;
+	cr_assert(s);
+	while ((n = read(fd, chunk, sizeof chunk)) > 0) {
+		s = realloc(s, len + (size_t)n + 1);
+		cr_assert(s);
+		memcpy(s + len, chunk, (size_t)n);
+		len += (size_t)n;
+		s[len] = '\0';
+	}
+	return s;
+}
+
+/* CMD with T as its fds 0-2 and controlling terminal, fenced or not. What it
+ * writes lands on T's master; o holds only what failed before that. */
+static void run_on(const struct term *t, bool fence, char *const cmd[])
+{
+	static struct argvb b;
+	b.n = 0;
+	argvb_add(&b, "%s", CF_TTYPROBE);
+	argvb_add(&b, "on-tty");
+	argvb_add(&b, "%s", t->path);
+	if (fence) {
+		argvb_add(&b, "%s", cf_fx_bin());
+		argvb_add(&b, "run");
+		argvb_add(&b, "--home");
+		argvb_add(&b, "%s", fx.home);
+		argvb_add(&b, "--workspace");
+		argvb_add(&b, "%s", fx.ws);
+		argvb_add(&b, "--");
+	}
+	for (int i = 0; cmd[i]; i++)
+		argvb_add(&b, "%s", cmd[i]);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL, b.v);
+	cf_fx_env_free(env);
+}
+
+static const char *const sti_ways[] = {
+	"sti native", "sti high bits", "sti /dev/tty", "tioclinux", "tioclinux high bits",
+#if defined(__x86_64__)
+	"sti x32 16", "sti x32 514",
+#endif
+};
+
+Test(terminals, tiocsti_injects_nothing)
+{
+	cf_test_require_landlock();
+	struct term t;
+	char mark[64];
+	term_open(&t, true);
+	cf_fx_fmt(mark, sizeof mark, "%s-sti", fx.tag);
+
+	run_on(&t, true, CF_ARGV(CF_TTYPROBE, "sti", mark));
+	char *shown = pending(t.master), *typed = pending(t.slave);
+	cr_expect_eq(o.status, 0, OUT_FMT "\n--- terminal\n%s", OUT_ARGS(o), shown);
+	for (size_t i = 0; i < sizeof sti_ways / sizeof *sti_ways; i++)
+		cr_expect(has_line(shown, "%s: EPERM", sti_ways[i]), "%s\n%s", sti_ways[i], shown);
+	/* A 64-bit process may still make i386 calls where the kernel has them. */
+	cr_expect(!has_line(shown, "sti i386: OK"), "%s", shown);
+	cr_expect(!strstr(typed, fx.tag), "injected into the terminal: %s", typed);
+
+	/* Control: unfenced, the same calls do reach this terminal. */
+	run_on(&t, false, CF_ARGV(CF_TTYPROBE, "sti", mark));
+	char *shown2 = pending(t.master), *typed2 = pending(t.slave);
+	if (has_line(shown2, "sti native: OK"))
+		cr_expect(strstr(typed2, mark), "the control injected nothing: %s", typed2);
+	else
+		cr_log_info("TIOCSTI is refused here even unfenced (dev.tty.legacy_tiocsti=0?):\n%s",
+			    shown2);
+	free(shown);
+	free(typed);
+	free(shown2);
+	free(typed2);
+	term_close(&t);
+}
+
+Test(terminals, other_terminal_is_closed)
+{
+	cf_test_require_landlock();
+	struct term other;
+	char secret[96];
+	term_open(&other, false);
+	cf_fx_fmt(secret, sizeof secret, "%s-typed-in-another-terminal", fx.tag);
+	dprintf(other.master, "%s\n", secret); /* as if the user typed it there */
+	free(pending(other.master));            /* its echo */
+
+	fenced(&o, &fx, NULL, NULL, CF_ARGV(CF_TTYPROBE, "open", other.path, "/dev/pts"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read %s: EACCES", other.path), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "write %s: EACCES", other.path), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read /dev/pts: EACCES"), "/dev/pts is listable\n%s", o.out);
+	cr_expect(!strstr(o.out, secret) && !strstr(o.err, secret), OUT_FMT, OUT_ARGS(o));
+	char *written = pending(other.master);
+	cr_expect(!strstr(written, "CFWRITE"), "written into the other terminal: %s", written);
+	free(written);
+
+	/* Control: unfenced, the line is there to read. */
+	cf_fx_out_free(&o);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV(CF_TTYPROBE, "open", other.path));
+	cf_fx_env_free(env);
+	cr_expect(has_line(o.out, "read %s: OK", other.path), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, secret), "the control did not read the line\n%s", o.out);
+	term_close(&other);
+}
+
+Test(terminals, own_terminal_still_works)
+{
+	cf_test_require_landlock();
+	struct term t;
+	term_open(&t, true);
+	run_on(&t, true, CF_ARGV(CF_TTYPROBE, "own"));
+	char *shown = pending(t.master);
+	cr_expect_eq(o.status, 0, OUT_FMT "\n--- terminal\n%s", OUT_ARGS(o), shown);
+	cr_expect(has_line(shown, "own /dev/tty: OK"), "%s", shown);
+	cr_expect(has_line(shown, "own-tty-ok"), "%s", shown);
+	cr_expect(has_line(shown, "own %s: OK", t.path), "%s", shown);
+	cr_expect(has_line(shown, "own-pts-ok"), "%s", shown);
+	free(shown);
+	term_close(&t);
+}
+
+Test(terminals, harmless_devices_and_std_links_work)
+{
+	cf_test_require_landlock();
+	char shm[128], script[1024];
+	cf_fx_fmt(shm, sizeof shm, "/dev/shm/cf-%s", fx.tag);
+	cf_fx_fmt(script, sizeof script,
+		  "echo out-ok > /dev/stdout; echo err-ok > /dev/stderr; cat /dev/stdin;"
+		  " echo fd-ok > /dev/fd/1;"
+		  " echo shm-ok > %s && cat %s && rm %s;"
+		  " ls /dev > /dev/null 2>&1 || echo dev-unlisted;"
+		  " exec %s open /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/ptmx",
+		  shm, shm, shm, CF_TTYPROBE);
+	static struct argvb b;
+	b.n = 0;
+	const char *args[] = {cf_fx_bin(), "run", "--home", fx.home, "--workspace", fx.ws,
+			      "--", "sh", "-c", script};
+	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+		argvb_add(&b, "%s", args[i]);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, "in-ok\n", b.v);
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	const char *lines[] = {"out-ok", "in-ok", "fd-ok", "shm-ok", "dev-unlisted"};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		cr_expect(has_line(o.out, "%s", lines[i]), "%s\n" OUT_FMT, lines[i], OUT_ARGS(o));
+	cr_expect(has_line(o.err, "err-ok"), OUT_FMT, OUT_ARGS(o));
+	const char *dev[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+			     "/dev/ptmx"};
+	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) {
+		cr_expect(has_line(o.out, "read %s: OK", dev[i]), OUT_FMT, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "write %s: OK", dev[i]), OUT_FMT, OUT_ARGS(o));
+	}
+}
+
+/* ---- new ptys ---- */
+
+Test(terminals, new_pty_is_refused_by_default)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV(CF_TTYPROBE, "openpty"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ptmx: OK"), "%s", o.out);
+	/* Landlock checks the slave's open, even the one TIOCGPTPEER makes. */
+	cr_expect(has_line(o.out, "peer: EACCES"), "%s", o.out);
+	cr_expect(has_line(o.out, "openpty: EACCES"), "%s", o.out);
+}
+
+/* The fence of a policy with allow_ptys as given, entered in a child that then
+ * runs CMD: the opt-in tested below the command line. Output into OUT. */
+static void fenced_by_plan(bool allow_ptys, char *const cmd[], char *out, size_t outsz)
+{
+	struct cf_options op;
+	struct cf_policy p;
+	struct cf_plan pl;
+	struct cf_expand_result res;
+	static char buf[16384];
+	char **env = cf_fx_env(&fx, NULL);
+	cf_options_init(&op);
+	op.home = fx.home;
+	op.workspace = fx.ws;
+	cr_assert_eq(cf_policy_build(&p, &op, env, fx.ws), 0);
+	cr_assert_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	p.allow_ptys = allow_ptys;
+	cr_assert_eq(cf_plan_prepare(&pl, &p), 0);
+	int rs = cf_ll_build(&pl, cf_ll_abi(), buf, sizeof buf, &res, NULL);
+	cr_assert_geq(rs, 0, "cf_ll_build: %d", rs);
+	int pfd[2];
+	cr_assert(pipe(pfd) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		if (cf_ll_restrict(rs))
+			_exit(126);
+		execve(cmd[0], cmd, env);
+		_exit(127);
+	}
+	close(pfd[1]);
+	ssize_t n, len = 0;
+	while ((n = read(pfd[0], out + len, outsz - 1 - (size_t)len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pfd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x\n%s", st, out);
+	close(rs);
+	cf_plan_free(&pl);
+	cf_policy_free(&p);
+	cf_options_free(&op);
+	cf_fx_env_free(env);
+}
+
+Test(terminals, allow_ptys_opens_new_ptys_and_every_terminal)
+{
+	cf_test_require_landlock();
+	char out[4096];
+	fenced_by_plan(false, CF_ARGV(CF_TTYPROBE, "openpty"), out, sizeof out);
+	cr_expect(has_line(out, "openpty: EACCES"), "by default\n%s", out);
+	fenced_by_plan(true, CF_ARGV(CF_TTYPROBE, "openpty"), out, sizeof out);
+	cr_expect(has_line(out, "peer: OK"), "with allow_ptys\n%s", out);
+	cr_expect(has_line(out, "openpty: OK"), "with allow_ptys\n%s", out);
+	/* The price, as documented: the other terminals of the user open too. */
+	struct term other;
+	term_open(&other, false);
+	fenced_by_plan(true, CF_ARGV(CF_TTYPROBE, "open", other.path), out, sizeof out);
+	cr_expect(has_line(out, "read %s: OK", other.path), "%s", out);
+	term_close(&other);
+}
+
+Test(terminals, allow_ptys_option_and_twin)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, CF_ARGV("--allow-ptys"), CF_ARGV(CF_TTYPROBE, "openpty"));
+	if (strstr(o.err, "unknown option"))
+		cf_test_unavailable("--allow-ptys is not wired into the command line yet "
+				    "(struct cf_options, enforce/cli/options.c)");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "openpty: OK"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, (const char *[]){"CREDFENCE_ALLOW_PTYS=1", NULL}, NULL,
+	       CF_ARGV(CF_TTYPROBE, "openpty"));
+	cr_expect(has_line(o.out, "openpty: OK"), "CREDFENCE_ALLOW_PTYS=1\n" OUT_FMT, OUT_ARGS(o));
+}
+
+/* ---- the filter must be there, or nothing runs ---- */
+
+Test(terminals, no_filter_no_fence)
+{
+	cf_test_require_landlock();
+	const char *why = "read isolation is not effective: seccomp filter for terminal injection "
+			  "could not be installed (the kernel has no seccomp filters: EINVAL)";
+	static struct argvb b;
+	char **env = cf_fx_env(&fx, NULL);
+	for (int best_effort = 0; best_effort <= 1; best_effort++) {
+		b.n = 0;
+		const char *args[] = {CF_TTYPROBE, "deny-seccomp", cf_fx_bin(), "run", "--home",
+				      fx.home, "--workspace", fx.ws,
+				      best_effort ? "--best-effort" : "--required", "--", "sh", "-c",
+				      "echo cmd-ran"};
+		for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+			argvb_add(&b, "%s", args[i]);
+		cf_fx_out_free(&o);
+		cf_fx_run(&o, fx.ws, env, NULL, b.v);
+		cr_expect(strstr(o.err, why), "want: %s\n" OUT_FMT, why, OUT_ARGS(o));
+		if (best_effort) {
+			cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+			cr_expect(has_line(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
+		} else {
+			cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+			cr_expect(!strstr(o.out, "cmd-ran"), "ran without the filter\n%s", o.out);
+		}
+	}
+	cf_fx_env_free(env);
+}
