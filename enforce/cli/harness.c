@@ -156,7 +156,14 @@ int cf_cmd_harness(int argc, char **argv)
 	}
 	char marker[64];
 	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
-	if (export_options(&c) || preload(shim) || setenv("CREDFENCE_HARNESS", marker, 1)) {
+	/* The shim sends a child whose environment moves a secret through this
+	 * program (credfence run), which builds that child's fence. */
+	char self[PATH_MAX];
+	ssize_t sn = self_exe(self, sizeof self);
+	if (sn > 0)
+		self[sn] = '\0';
+	if (export_options(&c) || preload(shim) || setenv("CREDFENCE_HARNESS", marker, 1) ||
+	    (sn > 0 && setenv("CREDFENCE_LAUNCHER", self, 1))) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
