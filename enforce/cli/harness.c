@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machinery.h"
 #include "proc.h"
 
 #ifdef __APPLE__
@@ -146,8 +147,12 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_err("%s; the harness runs and its children run without isolation "
 		       "(best-effort mode)", f.pol.reason);
 	}
-	cf_fence_free(&f);
 	const char *shim = cf_cli_find_shim();
+	if ((rc = cf_cli_check_machinery(&f.pol, shim))) {
+		cf_fence_free(&f);
+		return rc;
+	}
+	cf_fence_free(&f);
 	if (!shim) {
 		cf_err("can not find " CF_SHIM_FILE " next to this program or at %s; "
 		       "install credfence (meson install) so that both are in place",

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machinery.h"
 #ifdef __linux__
 #include "landlock.h"
 #endif
@@ -30,6 +31,8 @@ int cf_cmd_run(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
+		return rc;
 	int logfd = cf_fence_log_open(&f);
 	if (f.pol.log && logfd < 0) {
 		cf_err("can not open the log %s; choose a file you can write", f.pol.log);
