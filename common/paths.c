@@ -92,6 +92,12 @@ static int push(char *out, size_t *len, size_t outsz, const char *comp, size_t c
 int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 	     cf_lookup_fn lookup, void *ctx)
 {
+	return cf_canon_links(path, base, out, outsz, lookup, NULL, ctx);
+}
+
+int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
+		   cf_lookup_fn lookup, cf_lookup_fn on_link, void *ctx)
+{
 	char todo[PATH_MAX * 2], link[PATH_MAX];
 	size_t len = 1, links = 0;
 	size_t missing_at = 0; /* > 0: out is missing from this length on */
@@ -159,6 +165,8 @@ int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 			continue;
 		if (++links > CF_MAX_LINKS)
 			return -ELOOP;
+		if (on_link)
+			on_link(ctx, out);
 		long n = readlink_raw(out, link, sizeof link - 1);
 		if (n < 0)
 			return (int)n;

@@ -18,6 +18,13 @@ typedef void (*cf_lookup_fn)(void *ctx, const char *dir);
 int cf_canon(const char *path, const char *base, char *out, size_t outsz,
 	     cf_lookup_fn lookup, void *ctx);
 
+/* The same, calling LINK (may be NULL) with the path of each symlink it
+ * follows, as found: its directory resolved, its own name kept. A symlink
+ * lying where a fenced program may write can be retargeted after this call,
+ * so the caller judges where each one lies. */
+int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
+		   cf_lookup_fn lookup, cf_lookup_fn link, void *ctx);
+
 /* True when PATH is DIR or lies under it. Both canonical. */
 bool cf_path_within(const char *path, const char *dir);
 

@@ -300,34 +300,150 @@ static char *canon_dup(const char *path, const char *cwd)
 	return strdup(buf);
 }
 
-static int writable_add(struct cf_policy *p, const char *path, const char *cwd)
+/* Symlinks met while resolving writable locations (and the log), as pairs:
+ * the location as given (made absolute), the symlink's own path. */
+struct links {
+	struct cf_strv pairs;
+	const char *given;
+	int err;
+};
+
+static void note_link(void *ctx, const char *link)
 {
-	char *c = canon_dup(path, cwd);
-	if (!c) /* unset, or a location that can not be resolved: no rule, no overlap */
-		return 0;
-	int rc = cf_strv_add_unique(&p->writable, c);
-	free(c);
-	return rc;
+	struct links *l = ctx;
+	if (!l->err && (cf_strv_add(&l->pairs, l->given) || cf_strv_add(&l->pairs, link)))
+		l->err = -ENOMEM;
 }
 
-static int writable_locations(struct cf_policy *p, const struct cf_options *o,
+/* PATH resolved, each symlink on the way noted in L. 0, -ENOMEM, or another
+ * -errno when PATH can not be resolved. */
+static int canon_noting_links(struct links *l, const char *path, const char *cwd, char *out,
+			      size_t outsz)
+{
+	char given[PATH_MAX * 2];
+	int k = path[0] == '/' ? snprintf(given, sizeof given, "%s", path)
+			       : snprintf(given, sizeof given, "%s/%s", cwd, path);
+	if (k < 0 || (size_t)k >= sizeof given)
+		return -ENAMETOOLONG;
+	l->given = given;
+	int rc = cf_canon_links(path, cwd, out, outsz, NULL, note_link, l);
+	l->given = NULL;
+	return l->err ? l->err : rc;
+}
+
+static int writable_add(struct cf_policy *p, struct links *l, const char *path, const char *cwd)
+{
+	char c[PATH_MAX];
+	if (!path || !*path)
+		return 0;
+	int rc = canon_noting_links(l, path, cwd, c, sizeof c);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) /* a location that can not be resolved: no rule, no overlap */
+		return 0;
+	return cf_strv_add_unique(&p->writable, c);
+}
+
+static int writable_locations(struct cf_policy *p, struct links *l, const struct cf_options *o,
 			      char *const envp[], const char *cwd)
 {
 	static const char *const fixed[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	static const char *const caches[] = {".cache", ".npm", ".cargo/registry", ".cargo/git"};
-	int rc = writable_add(p, p->workspace, cwd);
+	/* The workspace as given: its canonical form no longer shows the symlinks. */
+	int rc = p->workspace ? writable_add(p, l, o->workspace ? o->workspace : cwd, cwd) : 0;
 	for (size_t i = 0; !rc && i < sizeof fixed / sizeof *fixed; i++)
-		rc = writable_add(p, fixed[i], cwd);
+		rc = writable_add(p, l, fixed[i], cwd);
 	if (!rc)
-		rc = writable_add(p, cf_env_get(envp, "TMPDIR"), cwd);
+		rc = writable_add(p, l, cf_env_get(envp, "TMPDIR"), cwd);
 	for (size_t i = 0; !rc && p->home && i < sizeof caches / sizeof *caches; i++) {
 		char buf[PATH_MAX * 2];
 		snprintf(buf, sizeof buf, "%s/%s", p->home, caches[i]);
-		rc = writable_add(p, buf, cwd);
+		rc = writable_add(p, l, buf, cwd);
 	}
 	for (size_t i = 0; !rc && i < o->writable.n; i++)
-		rc = writable_add(p, o->writable.v[i], cwd);
+		rc = writable_add(p, l, o->writable.v[i], cwd);
 	return rc;
+}
+
+static const char *writable_holding(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->writable.n; i++)
+		if (cf_path_within(path, p->writable.v[i]))
+			return p->writable.v[i];
+	return NULL;
+}
+
+/* A symlink that lies in a writable location can be retargeted by a fenced
+ * program (mv the directory away, ln -s ~/.bashrc in its place), and the next
+ * launch would resolve the location to wherever it points. A symlink outside
+ * every writable location is the user's own and stays accepted. */
+static void judge_links(struct cf_policy *p, const struct links *l)
+{
+	for (size_t i = 0; i + 1 < l->pairs.n; i += 2) {
+		const char *in = writable_holding(p, l->pairs.v[i + 1]);
+		if (in) {
+			cf_policy_refuse(p, CF_VERDICT_WRITABLE_LINK,
+					 "writable location %s is reached through symlink %s, "
+					 "which lies in writable location %s",
+					 l->pairs.v[i], l->pairs.v[i + 1], in);
+			return;
+		}
+	}
+}
+
+/* The log is reopened by name at every launch. Its canonical path, when it
+ * lies outside every writable location, is one that no fenced program can
+ * change; inside one, a fenced program could swap the file or a directory on
+ * the way for a symlink (to ~/.ssh/authorized_keys). */
+static int log_location(struct cf_policy *p, const char *log, const char *cwd)
+{
+	struct links l = {0};
+	char c[PATH_MAX];
+	const char *in = NULL;
+	char why[PATH_MAX * 4];
+	int rc = canon_noting_links(&l, log, cwd, c, sizeof c);
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
+		snprintf(why, sizeof why, "the log %s can not be resolved (%s)", log, strerror(-rc));
+		rc = 0;
+		p->log_refused = strdup(why);
+		goto out;
+	}
+	for (size_t i = 1; !in && i < l.pairs.n; i += 2)
+		if ((in = writable_holding(p, l.pairs.v[i])))
+			snprintf(why, sizeof why,
+				 "the log %s is reached through symlink %s, which lies in writable "
+				 "location %s",
+				 log, l.pairs.v[i], in);
+	if (!in && (in = writable_holding(p, c)))
+		snprintf(why, sizeof why, "the log %s lies in writable location %s", c, in);
+	if (in)
+		p->log_refused = strdup(why);
+	else
+		p->log = strdup(c);
+	if (!p->log && !p->log_refused)
+		rc = -ENOMEM;
+out:
+	cf_strv_free(&l.pairs);
+	return rc;
+}
+
+bool cf_policy_home_dotdir(const struct cf_policy *p, const char *path, char *dot, size_t dotsz)
+{
+	const char *homes[] = {p->home, p->account_home};
+	for (size_t i = 0; i < 2; i++) {
+		const char *h = homes[i];
+		if (!h || !cf_path_within(path, h))
+			continue;
+		size_t n = strcmp(h, "/") == 0 ? 0 : strlen(h);
+		if (path[n] != '/' || path[n + 1] != '.')
+			continue; /* the home itself, or not a dot-entry of it */
+		size_t end = n + 1 + strcspn(path + n + 1, "/");
+		snprintf(dot, dotsz, "%.*s", (int)end, path);
+		return true;
+	}
+	return false;
 }
 
 static void judge_overlap(struct cf_policy *p)
@@ -343,36 +459,12 @@ static void judge_overlap(struct cf_policy *p)
 			}
 }
 
-int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
-		    const char *cwd)
+static int secret_locations(struct cf_policy *p, const struct cf_options *o, char *const envp[],
+			    const char *cwd)
 {
 	struct candidates c = {0};
 	size_t cap = 0;
 	int rc = 0;
-
-	memset(p, 0, sizeof *p);
-	p->mode = o->mode == CF_MODE_BEST_EFFORT ? CF_MODE_BEST_EFFORT : CF_MODE_REQUIRED;
-	p->max_entries = o->max_entries > 0 ? (size_t)o->max_entries : CF_DEFAULT_MAX_ENTRIES;
-	snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_APPLIED);
-	if (o->log && *o->log && !(p->log = strdup(o->log)))
-		return -ENOMEM;
-
-	const char *home = o->home ? o->home : cf_env_get(envp, "HOME");
-	if (home && home[0] == '/')
-		p->home = canon_dup(home, cwd);
-	if (o->account_home && o->account_home[0] == '/') {
-		char *acct = canon_dup(o->account_home, cwd);
-		if (acct && (!p->home || strcmp(acct, p->home) != 0))
-			p->account_home = acct;
-		else
-			free(acct);
-	}
-	p->workspace = canon_dup(o->workspace ? o->workspace : cwd, cwd);
-	if (!p->home && !p->account_home) {
-		cf_policy_refuse(p, CF_VERDICT_HOME_EMPTY, "HOME is empty");
-		return 0;
-	}
-
 	if (p->home)
 		rc = home_rows(&c, p->home);
 	if (!rc && p->account_home)
@@ -390,12 +482,46 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 		return rc;
 	qsort(p->denied, p->n_denied, sizeof *p->denied, cmp_denied);
 	drop_nested(p);
+	return 0;
+}
 
-	if ((rc = writable_locations(p, o, envp, cwd)))
+int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
+		    const char *cwd)
+{
+	int rc = 0;
+
+	memset(p, 0, sizeof *p);
+	p->mode = o->mode == CF_MODE_BEST_EFFORT ? CF_MODE_BEST_EFFORT : CF_MODE_REQUIRED;
+	p->max_entries = o->max_entries > 0 ? (size_t)o->max_entries : CF_DEFAULT_MAX_ENTRIES;
+	snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_APPLIED);
+
+	const char *home = o->home ? o->home : cf_env_get(envp, "HOME");
+	if (home && home[0] == '/')
+		p->home = canon_dup(home, cwd);
+	if (o->account_home && o->account_home[0] == '/') {
+		char *acct = canon_dup(o->account_home, cwd);
+		if (acct && (!p->home || strcmp(acct, p->home) != 0))
+			p->account_home = acct;
+		else
+			free(acct);
+	}
+	p->workspace = canon_dup(o->workspace ? o->workspace : cwd, cwd);
+	if (!p->home && !p->account_home)
+		cf_policy_refuse(p, CF_VERDICT_HOME_EMPTY, "HOME is empty");
+	else if ((rc = secret_locations(p, o, envp, cwd)))
+		return rc;
+
+	struct links l = {0};
+	rc = writable_locations(p, &l, o, envp, cwd);
+	if (!rc && p->verdict == CF_VERDICT_APPLIED)
+		judge_links(p, &l);
+	cf_strv_free(&l.pairs);
+	if (rc)
 		return rc;
 	if (p->verdict == CF_VERDICT_APPLIED)
 		judge_overlap(p);
-	return 0;
+	/* Judged even when the verdict is "not effective": the refusal is logged. */
+	return o->log && *o->log ? log_location(p, o->log, cwd) : 0;
 }
 
 void cf_policy_free(struct cf_policy *p)
@@ -407,6 +533,7 @@ void cf_policy_free(struct cf_policy *p)
 	free(p->account_home);
 	free(p->workspace);
 	free(p->log);
+	free(p->log_refused);
 	cf_strv_free(&p->writable);
 	cf_strv_free(&p->lookups);
 	cf_strv_free(&p->resolved);

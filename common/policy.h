@@ -48,6 +48,10 @@ enum cf_verdict {
 	CF_VERDICT_ERROR,     /* a location could not be resolved */
 	CF_VERDICT_NESTED,    /* fenced already by a policy that does not cover this one */
 	CF_VERDICT_SEATBELT,  /* set by enforce/ on macOS */
+	CF_VERDICT_WRITABLE_LINK, /* a writable location is reached through a symlink
+				     that lies in a writable location */
+	CF_VERDICT_WORKSPACE, /* set by the callers: the workspace is the current
+				 directory, which the command picks with cd */
 };
 
 struct cf_policy {
@@ -60,7 +64,8 @@ struct cf_policy {
 	struct cf_strv lookups;  /* directories canonicalization looked in */
 	struct cf_strv resolved; /* pairs: absolute input, its canonical form */
 	enum cf_mode mode;
-	char *log;
+	char *log;            /* canonical, NULL when there is none or it was refused */
+	char *log_refused;    /* why the log was refused ("the log L lies in ..."), or NULL */
 	size_t max_entries;
 	enum cf_verdict verdict;
 	char reason[2 * PATH_MAX + 128]; /* full status line, "read isolation ..." */
@@ -83,6 +88,10 @@ bool cf_policy_resolves_same(const struct cf_policy *p);
  * reason then says the fence is inherited. False: the verdict is
  * CF_VERDICT_NESTED, naming the open secret. */
 bool cf_policy_inherit(struct cf_policy *p, const char *open_secret);
+
+/* The home dot-directory ($HOME/.x or the account's home/.x) that the
+ * canonical PATH lies in, written to DOT; false when it lies in none. */
+bool cf_policy_home_dotdir(const struct cf_policy *p, const char *path, char *dot, size_t dotsz);
 
 /* Set the verdict to "not effective" with the reason formatted from FMT. */
 void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)

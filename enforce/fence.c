@@ -232,12 +232,16 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	return rc;
 }
 
+/* pol.log is canonical and lies outside every writable location (the policy
+ * refuses it otherwise), so no fenced program can change the directories on
+ * its way; O_NOFOLLOW keeps a symlink the user puts in its place later from
+ * sending the line elsewhere. */
 int cf_fence_log_open(const struct cf_fence *f)
 {
 	if (!f->pol.log)
 		return -1;
 	return (int)cf_sys4(SYS_openat, AT_FDCWD, f->pol.log,
-			    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+			    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 }
 
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out)

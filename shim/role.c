@@ -10,6 +10,8 @@
 
 #include "shim.h"
 
+#define CF_PIN_WORKSPACE "export CREDFENCE_WORKSPACE=/path/to/project"
+
 #ifdef __APPLE__
 #include "environ.h"
 #define CF_PROGNAME getprogname()
@@ -62,6 +64,29 @@ static void drop_shim_from_environ(void)
 	environ[i] = NULL;
 }
 
+/* Without CREDFENCE_WORKSPACE the workspace would be this process's current
+ * directory, and the command picks that with cd (cd ~/.config/autostart):
+ * in required mode, self mode takes no workspace it was not given. Best
+ * effort keeps the fence, with the current directory, and says so. */
+static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence *f)
+{
+	if ((o->workspace && *o->workspace) || !f->ready)
+		return;
+	const char *ws = f->pol.workspace ? f->pol.workspace : "(none)";
+	if (f->pol.mode == CF_MODE_BEST_EFFORT) {
+		fprintf(stderr,
+			"credfence: CREDFENCE_WORKSPACE is not set, so the workspace is the current "
+			"directory %s (best-effort); add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set\n",
+			ws);
+		return;
+	}
+	cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
+			 "CREDFENCE_WORKSPACE is not set, so the workspace would be the current "
+			 "directory %s",
+			 ws);
+	f->ready = false;
+}
+
 void cf_shim_fence_self(void)
 {
 	struct cf_options o;
@@ -80,6 +105,15 @@ void cf_shim_fence_self(void)
 		cf_options_free(&o);
 		return;
 	}
+	if (f.pol.log_refused) {
+		/* Like a variable that is not valid: refused in either mode. */
+		fprintf(stderr,
+			"credfence: %s; set CREDFENCE_LOG to a file outside every writable location. "
+			"Nothing was run.\n",
+			f.pol.log_refused);
+		_exit(125);
+	}
+	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, f.pol.reason,
@@ -87,8 +121,11 @@ void cf_shim_fence_self(void)
 	if (logfd >= 0)
 		close(logfd);
 	if (!applied) {
+		const char *hint = f.pol.verdict == CF_VERDICT_WORKSPACE
+					   ? "; add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set"
+					   : "";
 		if (f.pol.mode == CF_MODE_REQUIRED) {
-			fprintf(stderr, "credfence: %s. Nothing was run.\n", f.pol.reason);
+			fprintf(stderr, "credfence: %s%s. Nothing was run.\n", f.pol.reason, hint);
 			_exit(125);
 		}
 		if (!f.pol.log)

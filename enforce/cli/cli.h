@@ -15,9 +15,11 @@
 #ifdef __APPLE__
 #define CF_SHIM_FILE "libcredfence.dylib"
 #define CF_PRELOAD_VAR "DYLD_INSERT_LIBRARIES"
+#define CF_PRELOAD_SEPS ":" /* dyld splits at colons only */
 #else
 #define CF_SHIM_FILE "libcredfence.so"
 #define CF_PRELOAD_VAR "LD_PRELOAD"
+#define CF_PRELOAD_SEPS ": " /* ld.so splits at spaces and colons */
 #endif
 
 struct cf_cli {
@@ -42,6 +44,14 @@ void cf_cli_free(struct cf_cli *c);
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* What to do about a verdict, for the error line. */
 const char *cf_cli_hint(enum cf_verdict v);
+/* A log the policy refused (it lies in, or is reached through, a writable
+ * location): says why and returns CF_EXIT_FAIL; else 0. */
+int cf_cli_check_log(const struct cf_fence *f);
+/* The workspace defaults to the current directory, which the command picks
+ * with cd: refuse it (verdict "not effective") when it lies in a home
+ * dot-directory such as ~/.config/autostart. A workspace that holds a secret
+ * ($HOME, /) is refused by the overlap verdict already. */
+void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f);
 /* Log the fence's verdict for PROGRAM (opened before any restriction by the caller). */
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied);
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,13 @@
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
 #include <stdint.h>
+#else
+#include <elf.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #endif
 
 #ifndef CF_SHIM_INSTALLED
@@ -59,44 +67,69 @@ const char *cf_cli_find_shim(void)
 	return NULL;
 }
 
-static int set_list(const char *name, const struct cf_strv *v)
+/* PATH taken from the directory the harness starts in, once: exported as
+ * written, a relative path would be taken from wherever the harness (or a
+ * program it runs as itself) stands at each rebuild of its plan. Lexical
+ * only: the policy resolves symlinks itself at each build, so that a secret
+ * reached through a retargeted symlink is denied at its new target. */
+static char *absolute(const char *path, const char *cwd)
 {
-	size_t len = 1;
-	for (size_t i = 0; i < v->n; i++)
-		len += strlen(v->v[i]) + 1;
-	char *s = calloc(1, len);
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < v->n; i++) {
-		if (i)
-			strcat(s, ":");
-		strcat(s, v->v[i]);
+	char *out;
+	if (path[0] == '/' || !*path)
+		return strdup(path);
+	size_t n = strlen(cwd) + strlen(path) + 2;
+	if (!(out = malloc(n)))
+		return NULL;
+	snprintf(out, n, "%s/%s", cwd, path);
+	return out;
+}
+
+static int set_list(const char *name, const struct cf_strv *v, const char *cwd)
+{
+	struct cf_strv abs = {0};
+	int rc = 0;
+	for (size_t i = 0; !rc && i < v->n; i++) {
+		char *a = absolute(v->v[i], cwd);
+		rc = !a || cf_strv_add(&abs, a) ? -1 : 0;
+		free(a);
 	}
-	int rc = setenv(name, s, 1);
+	size_t len = 1;
+	for (size_t i = 0; i < abs.n; i++)
+		len += strlen(abs.v[i]) + 1;
+	char *s = rc ? NULL : calloc(1, len);
+	if (s) {
+		for (size_t i = 0; i < abs.n; i++) {
+			if (i)
+				strcat(s, ":");
+			strcat(s, abs.v[i]);
+		}
+		rc = setenv(name, s, 1);
+	} else {
+		rc = -1;
+	}
 	free(s);
+	cf_strv_free(&abs);
 	return rc;
 }
 
-/* The shim reads only the environment: turn the options into their twins. */
-static int export_options(const struct cf_cli *c)
+/* The shim reads only the environment: turn the options, and the twins they
+ * were merged with, into twins again, every path absolute. POL is the policy
+ * built from them at start: its workspace and log are canonical. */
+static int export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd)
 {
 	const struct cf_options *o = &c->opts;
 	char num[32];
-	if (o->home && setenv("CREDFENCE_HOME", o->home, 1))
+	if (o->home && *o->home && setenv("CREDFENCE_HOME", o->home, 1))
 		return -1;
 	/* The workspace is fixed at start: the harness may change directory
 	 * later, and its plan is rebuilt with the environment. */
-	char here[PATH_MAX], canon[PATH_MAX];
-	const char *ws = o->workspace ? o->workspace : getcwd(here, sizeof here);
-	if (ws && realpath(ws, canon))
-		ws = canon;
-	if (ws && setenv("CREDFENCE_WORKSPACE", ws, 1))
+	if (pol->workspace && setenv("CREDFENCE_WORKSPACE", pol->workspace, 1))
 		return -1;
-	if (o->log && setenv("CREDFENCE_LOG", o->log, 1))
+	if (pol->log && setenv("CREDFENCE_LOG", pol->log, 1))
 		return -1;
-	if (o->writable_from_cli && set_list("CREDFENCE_WRITABLE", &o->writable))
+	if (o->writable.n && set_list("CREDFENCE_WRITABLE", &o->writable, cwd))
 		return -1;
-	if (o->deny_from_cli && set_list("CREDFENCE_DENY", &o->deny))
+	if (o->deny.n && set_list("CREDFENCE_DENY", &o->deny, cwd))
 		return -1;
 	if (o->mode >= 0 &&
 	    setenv("CREDFENCE_MODE", o->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required", 1))
@@ -109,12 +142,29 @@ static int export_options(const struct cf_cli *c)
 	return 0;
 }
 
+/* Whether LIST (LD_PRELOAD: entries separated by spaces and colons, as
+ * ld.so reads it) has an entry that is exactly PATH. A longer name that holds
+ * it (".../libcredfence.so.old") is another library. */
+static bool preload_has(const char *list, const char *path)
+{
+	size_t n = strlen(path);
+	while (*list) {
+		size_t k = strcspn(list, CF_PRELOAD_SEPS);
+		if (k == n && strncmp(list, path, n) == 0)
+			return true;
+		list += k;
+		if (*list)
+			list++;
+	}
+	return false;
+}
+
 static int preload(const char *shim)
 {
 	const char *old = getenv(CF_PRELOAD_VAR);
 	if (!old || !*old)
 		return setenv(CF_PRELOAD_VAR, shim, 1);
-	if (strstr(old, shim))
+	if (preload_has(old, shim))
 		return 0;
 	size_t n = strlen(shim) + strlen(old) + 2;
 	char *v = malloc(n);
@@ -126,15 +176,153 @@ static int preload(const char *shim)
 	return rc;
 }
 
+#ifdef __linux__
+/* PROG as execvp would find it, into OUT; false when it would not be found
+ * (then the exec says so). */
+static bool find_program(const char *prog, char *out, size_t n)
+{
+	if (strchr(prog, '/'))
+		return snprintf(out, n, "%s", prog) < (int)n;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		size_t k = strcspn(path, ":");
+		int w = snprintf(out, n, "%.*s%s%s", (int)k, path, k ? "/" : "", prog);
+		struct stat st;
+		if (w > 0 && w < (int)n && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return true;
+		path += k;
+		if (*path)
+			path++;
+	}
+	return false;
+}
+
+/* The ELF class, machine and whether there is a PT_INTERP (a program the
+ * dynamic loader starts). -1: not an ELF file we can read. */
+static int elf_info(int fd, unsigned char *cls, unsigned *machine, bool *interp)
+{
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+	if (pread(fd, &h, sizeof h, 0) < (ssize_t)sizeof h.e32 ||
+	    memcmp(h.e64.e_ident, ELFMAG, SELFMAG) != 0)
+		return -1;
+	*cls = h.e64.e_ident[EI_CLASS];
+	*interp = false;
+	off_t off;
+	size_t num, size;
+	if (*cls == ELFCLASS64) {
+		*machine = h.e64.e_machine;
+		off = (off_t)h.e64.e_phoff, num = h.e64.e_phnum, size = h.e64.e_phentsize;
+	} else if (*cls == ELFCLASS32) {
+		*machine = h.e32.e_machine;
+		off = (off_t)h.e32.e_phoff, num = h.e32.e_phnum, size = h.e32.e_phentsize;
+	} else {
+		return -1;
+	}
+	for (size_t i = 0; i < num && i < 4096; i++) {
+		uint32_t type;
+		if (size < sizeof type || pread(fd, &type, sizeof type, off + (off_t)(i * size)) !=
+						   (ssize_t)sizeof type)
+			return -1;
+		if (type == PT_INTERP)
+			*interp = true;
+	}
+	return 0;
+}
+
+/* Why the dynamic loader would start PROG without the shim (written to WHY),
+ * or false when it would load it, or when this can not tell (then the exec
+ * goes on: a file that is not ELF nor a script fails to execute anyway). */
+static bool shim_would_be_skipped(const char *prog, const char *shim, char *why, size_t n)
+{
+	char path[PATH_MAX];
+	unsigned char shim_cls, cls;
+	unsigned shim_machine, machine;
+	bool interp;
+	struct statvfs vfs;
+
+	if (statvfs(shim, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC)) {
+		snprintf(why, n, "the shim %s lies on a file system mounted noexec, so the loader "
+			 "can not map it", shim);
+		return true;
+	}
+	int sfd = open(shim, O_RDONLY | O_CLOEXEC);
+	if (sfd < 0)
+		return false;
+	int rc = elf_info(sfd, &shim_cls, &shim_machine, &interp);
+	close(sfd);
+	if (rc || !find_program(prog, path, sizeof path))
+		return false;
+	/* A script runs its interpreter, which may be a script itself (the
+	 * kernel follows a few levels). */
+	for (int depth = 0; depth < 5; depth++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		char head[PATH_MAX + 2];
+		ssize_t got = pread(fd, head, sizeof head - 1, 0);
+		if (got >= 2 && head[0] == '#' && head[1] == '!') {
+			close(fd);
+			head[got] = '\0';
+			char *p = head + 2;
+			p += strspn(p, " \t");
+			size_t k = strcspn(p, " \t\n");
+			if (!k || k >= sizeof path)
+				return false;
+			snprintf(path, sizeof path, "%.*s", (int)k, p);
+			continue;
+		}
+		struct stat st;
+		rc = elf_info(fd, &cls, &machine, &interp) || fstat(fd, &st);
+		bool caps = fgetxattr(fd, "security.capability", NULL, 0) > 0;
+		close(fd);
+		if (rc)
+			return false;
+		if (!interp)
+			snprintf(why, n, "%s is statically linked: no dynamic loader runs for it, so "
+				 "nothing loads the shim into it", path);
+		else if (cls != shim_cls || machine != shim_machine)
+			snprintf(why, n, "%s is built for another ELF class or machine than the "
+				 "shim %s, so the loader skips the shim", path, shim);
+		else if ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
+			 (st.st_mode & S_ISGID && st.st_gid != getegid()) || caps)
+			snprintf(why, n, "%s is set-user-ID, set-group-ID or has file "
+				 "capabilities, so the loader ignores " CF_PRELOAD_VAR " for it", path);
+		else
+			return false;
+		return true;
+	}
+	return false;
+}
+#endif
+
 int cf_cmd_harness(int argc, char **argv)
 {
 	struct cf_cli c;
 	struct cf_fence f;
+	char cwd[PATH_MAX];
 	int rc = cf_cli_parse(&c, "harness", argc, argv, true, false);
 	if (rc || (rc = cf_cli_finish(&c)))
 		return rc;
-	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+	if (!getcwd(cwd, sizeof cwd)) {
+		cf_err("harness: can not read the current directory (%s); start it from a directory "
+		       "that exists", strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	if (cf_fence_prepare(&f, &c.opts, environ, cwd)) {
 		cf_err("out of memory while building the policy");
+		return CF_EXIT_FAIL;
+	}
+	if ((rc = cf_cli_check_log(&f)))
+		return rc;
+	if (!f.pol.workspace) {
+		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "
+		       "directory", c.opts.workspace ? c.opts.workspace : cwd);
 		return CF_EXIT_FAIL;
 	}
 	if (!f.ready) {
@@ -152,13 +340,24 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_fence_free(&f);
 		return rc;
 	}
-	cf_fence_free(&f);
 	if (!shim) {
 		cf_err("can not find " CF_SHIM_FILE " next to this program or at %s; "
 		       "install credfence (meson install) so that both are in place",
 		       CF_SHIM_INSTALLED);
 		return CF_EXIT_FAIL;
 	}
+#ifdef __linux__
+	char why[PATH_MAX * 2 + 128];
+	if (shim_would_be_skipped(c.cmd[0], shim, why, sizeof why)) {
+		if (f.pol.mode == CF_MODE_REQUIRED) {
+			cf_err("harness: %s, and the programs it starts would not be fenced at launch; "
+			       "give its commands to credfence run instead. Nothing was run.", why);
+			return CF_EXIT_FAIL;
+		}
+		cf_err("harness: %s; its children fence themselves only when they load the shim "
+		       "(best-effort mode)", why);
+	}
+#endif
 	char marker[64];
 	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
 	/* The shim sends a child whose environment moves a secret through this
@@ -167,10 +366,12 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (export_options(&c) || preload(shim) || setenv("CREDFENCE_HARNESS", marker, 1) ||
+	if (export_options(&c, &f.pol, cwd) || preload(shim) ||
+	    setenv("CREDFENCE_HARNESS", marker, 1) ||
 	    (sn > 0 && setenv("CREDFENCE_LAUNCHER", self, 1))) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
+	cf_fence_free(&f);
 	cf_cli_exec(c.cmd);
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,9 +167,43 @@ const char *cf_cli_hint(enum cf_verdict v)
 		return "run where the Seatbelt sandbox is available (sandbox_init_with_parameters), or pass --best-effort to run without isolation";
 	case CF_VERDICT_TOO_MANY:
 		return "raise --max-entries (CREDFENCE_MAX_ENTRIES) or tidy that directory";
+	case CF_VERDICT_WRITABLE_LINK:
+		return "name the location by a path without a symlink inside a writable location "
+		       "(a fenced program could retarget it), or remove that symlink";
+	case CF_VERDICT_WORKSPACE:
+		return "cd to your project directory, or pass --workspace DIR";
 	default:
 		return "fix the location or remove it from CREDFENCE_DENY / --deny";
 	}
+}
+
+int cf_cli_check_log(const struct cf_fence *f)
+{
+	if (!f->pol.log_refused)
+		return 0;
+	cf_err("%s; choose a log file outside every writable location (--log, CREDFENCE_LOG). "
+	       "Nothing was run.",
+	       f->pol.log_refused);
+	return CF_EXIT_FAIL;
+}
+
+void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)
+{
+	char dot[PATH_MAX];
+	if ((c->opts.workspace && *c->opts.workspace) || !f->ready || f->inherited ||
+	    !f->pol.workspace || !cf_policy_home_dotdir(&f->pol, f->pol.workspace, dot, sizeof dot))
+		return;
+	if (f->pol.mode == CF_MODE_BEST_EFFORT) {
+		cf_err("the workspace %s is the current directory and lies in the home dot-directory "
+		       "%s; going on with it (best-effort mode): %s",
+		       f->pol.workspace, dot, cf_cli_hint(CF_VERDICT_WORKSPACE));
+		return;
+	}
+	cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
+			 "the workspace %s is the current directory and lies in the home "
+			 "dot-directory %s",
+			 f->pol.workspace, dot);
+	f->ready = false;
 }
 
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied)

@@ -33,6 +33,9 @@ int cf_cmd_run(int argc, char **argv)
 	}
 	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
 		return rc;
+	if ((rc = cf_cli_check_log(&f)))
+		return rc;
+	cf_cli_judge_workspace(&c, &f);
 	int logfd = cf_fence_log_open(&f);
 	if (f.pol.log && logfd < 0) {
 		cf_err("can not open the log %s; choose a file you can write", f.pol.log);

@@ -87,6 +87,11 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 		cf_json_raw(buf, cap, &len, "_writable\":");
 		cf_json_raw(buf, cap, &len, cf_cli_writable_holding(p, parts[i][1]) ? "true" : "false");
 	}
+	cf_json_raw(buf, cap, &len, ",\"log_refused\":");
+	if (p->log_refused)
+		cf_json_str(buf, cap, &len, p->log_refused);
+	else
+		cf_json_raw(buf, cap, &len, "null");
 	cf_json_raw(buf, cap, &len, ",\"verdict\":");
 	cf_json_str(buf, cap, &len, f->ready ? "applied" : "not effective");
 	cf_json_raw(buf, cap, &len, ",\"status\":");
@@ -136,6 +141,10 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 			       "or scripts/credfence)\n",
 			       parts[i][0], w);
 	}
+	if (p->log_refused)
+		printf("warning: %s; run and harness refuse it: choose a log file outside every "
+		       "writable location\n",
+		       p->log_refused);
 	printf("%s\n", p->reason);
 }
 
@@ -155,6 +164,7 @@ int cf_cmd_status(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	cf_cli_judge_workspace(&c, &f);
 #ifdef __APPLE__
 	/* The kernel judges the profile, in a child that is thrown away. */
 	if (f.ready && !f.inherited)

@@ -171,3 +171,36 @@ Test(paths_helpers, within_parent_base)
 	cr_expect_str_eq(cf_path_base("/a/b"), "b");
 	cr_expect_str_eq(cf_path_base("/a"), "a");
 }
+
+static void collect_link(void *ctx, const char *link)
+{
+	cf_strv_add(ctx, link);
+}
+
+/* Each symlink followed is named by its own path: a chain names every link,
+ * a link in the middle of the path is named where it lies. */
+Test(paths_canon, links_name_every_symlink_followed)
+{
+	struct cf_strv seen = {0};
+	char in[PATH_MAX * 2], out[PATH_MAX], want[PATH_MAX * 2];
+	cf_fx_fmt(in, sizeof in, "%s/chain/file", t);
+	cr_assert_eq(cf_canon_links(in, NULL, out, sizeof out, NULL, collect_link, &seen), 0);
+	cf_fx_fmt(want, sizeof want, "%s/deep/real/file", t);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(seen.n, 2, "%zu links", seen.n);
+	cf_fx_fmt(want, sizeof want, "%s/chain", t);
+	cr_expect(cf_strv_has(&seen, want));
+	cf_fx_fmt(want, sizeof want, "%s/link", t);
+	cr_expect(cf_strv_has(&seen, want));
+	cf_strv_free(&seen);
+
+	/* A relative link resolved against a relative base; a path without links. */
+	cr_assert_eq(cf_canon_links("rlink/file", t, out, sizeof out, NULL, collect_link, &seen), 0);
+	cf_fx_fmt(want, sizeof want, "%s/rlink", t);
+	cr_expect(seen.n == 1 && strcmp(seen.v[0], want) == 0);
+	cf_strv_free(&seen);
+	cf_fx_fmt(in, sizeof in, "%s/deep/real", t);
+	cr_assert_eq(cf_canon_links(in, NULL, out, sizeof out, NULL, collect_link, &seen), 0);
+	cr_expect_eq(seen.n, 0);
+	cf_strv_free(&seen);
+}

@@ -411,3 +411,168 @@ Test(policy, options_from_env)
 	cr_expect_eq(p.mode, CF_MODE_REQUIRED, "required is the default");
 	cr_expect_eq(p.max_entries, CF_DEFAULT_MAX_ENTRIES);
 }
+
+/* Issue 8, finding 2: a writable location reached through a symlink that lies
+ * in another writable location can be redirected by a fenced program (mv the
+ * directory away, ln -s ~/.bashrc in its place). W is a --writable location
+ * here, standing for /tmp. */
+static char w[PATH_MAX];
+
+static void writable_dir_w(void)
+{
+	cf_fx_fmt(w, sizeof w, "%s/w", fx.root);
+	cf_fx_mkdirs(w);
+	cf_strv_add(&o.writable, w);
+}
+
+static void expect_link_refused(const char *loc, const char *link, const char *in)
+{
+	char want[PATH_MAX * 4];
+	cf_fx_fmt(want, sizeof want,
+		  "read isolation is not effective: writable location %s is reached through "
+		  "symlink %s, which lies in writable location %s",
+		  loc, link, in);
+	cr_expect_eq(p.verdict, CF_VERDICT_WRITABLE_LINK, "%s", p.reason);
+	cr_expect_str_eq(p.reason, want);
+}
+
+Test(policy, workspace_through_a_symlink_in_a_writable_location_is_refused)
+{
+	writable_dir_w();
+	const char *proj = at(w, "proj");
+	cr_assert(symlink(at(fx.home, ".bashrc"), proj) == 0);
+	o.workspace = proj;
+	build();
+	expect_link_refused(proj, proj, w);
+}
+
+Test(policy, tmpdir_and_writable_through_such_a_symlink_are_refused)
+{
+	writable_dir_w();
+	cf_fx_mkdirs(at(fx.home, ".config/autostart"));
+	const char *t = at(w, "tmp");
+	cr_assert(symlink(at(fx.home, ".config/autostart"), t) == 0);
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "TMPDIR=%s", t);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	expect_link_refused(t, t, w);
+
+	/* A --writable, through a symlinked directory in the middle of its path. */
+	const char *mid = at(w, "mid");
+	cr_assert(symlink(fx.home, mid) == 0);
+	char deep[PATH_MAX];
+	cf_fx_fmt(deep, sizeof deep, "%s/.config/autostart", mid);
+	cf_strv_add(&o.writable, deep);
+	build();
+	expect_link_refused(deep, mid, w);
+}
+
+Test(policy, symlink_in_a_cache_is_refused_too)
+{
+	/* ~/.cache is writable: a TMPDIR reached through a link in it. */
+	const char *t = at(fx.home, ".cache/tmp");
+	cr_assert(symlink(at(fx.root, "elsewhere"), t) == 0);
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "TMPDIR=%s", t);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	expect_link_refused(t, t, at(fx.home, ".cache"));
+}
+
+Test(policy, user_symlink_outside_every_writable_location_stays_accepted)
+{
+	/* /home/u/proj -> /data/proj, made by the user: nothing fenced can
+	 * retarget it. A relative --writable is taken from the cwd. */
+	const char *link = at(fx.root, "wslink");
+	cr_assert(symlink(fx.ws, link) == 0);
+	o.workspace = link;
+	cf_fx_mkdirs(at(fx.root, "data"));
+	cr_assert(symlink(at(fx.root, "data"), at(fx.root, "datalink")) == 0);
+	cf_strv_add(&o.writable, "../datalink");
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_str_eq(p.workspace, fx.ws);
+	cr_expect(cf_strv_has(&p.writable, at(fx.root, "data")));
+}
+
+Test(policy, user_symlink_to_a_symlink_in_a_writable_location_is_refused)
+{
+	/* The user's link is fine, but where it leads a fenced program can
+	 * swap the next link. */
+	writable_dir_w();
+	const char *inner = at(w, "proj");
+	cr_assert(symlink(fx.ws, inner) == 0);
+	const char *outer = at(fx.root, "proj");
+	cr_assert(symlink(inner, outer) == 0);
+	o.workspace = outer;
+	build();
+	expect_link_refused(outer, inner, w);
+}
+
+/* Issue 8, finding 9: the log is reopened by name at every launch; inside a
+ * writable location a fenced program could swap it for a symlink. */
+Test(policy, log_in_a_writable_location_is_refused)
+{
+	o.log = at(fx.ws, "cf.log");
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "the verdict is the fence's, not the log's");
+	cr_expect_null(p.log);
+	char want[PATH_MAX * 3];
+	cf_fx_fmt(want, sizeof want, "the log %s/cf.log lies in writable location %s", fx.ws, fx.ws);
+	cr_expect_str_eq(p.log_refused, want);
+
+	writable_dir_w();
+	cf_fx_mkdirs(at(fx.root, "logs"));
+	const char *link = at(w, "logs");
+	cr_assert(symlink(at(fx.root, "logs"), link) == 0);
+	char log[PATH_MAX];
+	cf_fx_fmt(log, sizeof log, "%s/x.log", link);
+	o.log = log;
+	build();
+	cr_expect_null(p.log);
+	cf_fx_fmt(want, sizeof want,
+		  "the log %s is reached through symlink %s, which lies in writable location %s",
+		  log, link, w);
+	cr_expect_str_eq(p.log_refused, want);
+}
+
+Test(policy, log_outside_is_kept_canonical)
+{
+	cf_fx_mkdirs(at(fx.root, "logs"));
+	cr_assert(symlink(at(fx.root, "logs"), at(fx.root, "loglink")) == 0);
+	o.log = "../loglink/x.log"; /* relative to the cwd, the workspace */
+	build();
+	cr_expect_null(p.log_refused, "%s", p.log_refused);
+	cr_expect_str_eq(p.log, at(fx.root, "logs/x.log"));
+
+	/* Kept when the verdict is "not effective", so that the refusal is logged. */
+	o.home = NULL;
+	o.log = at(fx.root, "logs/y.log");
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_HOME_EMPTY);
+	cr_expect_str_eq(p.log, at(fx.root, "logs/y.log"));
+}
+
+Test(policy, home_dot_directories)
+{
+	char dot[PATH_MAX];
+	build();
+	cr_expect(cf_policy_home_dotdir(&p, at(fx.home, ".config/autostart"), dot, sizeof dot));
+	cr_expect_str_eq(dot, at(fx.home, ".config"));
+	cr_expect(cf_policy_home_dotdir(&p, at(fx.home, ".local"), dot, sizeof dot));
+	cr_expect_str_eq(dot, at(fx.home, ".local"));
+	cr_expect(!cf_policy_home_dotdir(&p, fx.home, dot, sizeof dot), "the home itself");
+	cr_expect(!cf_policy_home_dotdir(&p, at(fx.home, "src/.git"), dot, sizeof dot));
+	cr_expect(!cf_policy_home_dotdir(&p, fx.ws, dot, sizeof dot));
+	cr_expect(!cf_policy_home_dotdir(&p, "/", dot, sizeof dot));
+
+	/* The account's home counts too. */
+	char acct[PATH_MAX];
+	cf_fx_fmt(acct, sizeof acct, "%s/account", fx.root);
+	cf_fx_mkdirs(acct);
+	o.account_home = acct;
+	build();
+	cr_expect(cf_policy_home_dotdir(&p, at(acct, ".ssh-old/x"), dot, sizeof dot));
+	cr_expect_str_eq(dot, at(acct, ".ssh-old"));
+}
