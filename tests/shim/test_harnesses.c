@@ -152,7 +152,7 @@ Test(shim_harness, threads_stress, .timeout = 180)
 		   CF_ARGV((char *)st_build("tests/shim/cf-stress"), "16", "200"));
 	st_dump("cf-stress 16 200", &o);
 	cf_fx_assert_no_marker(&t.fx, &o);
-	cr_expect_eq(o.status, 0, "cf-stress ended with %d (142: deadlock, killed by SIGALRM after 45 s)",
+	cr_expect_eq(o.status, 0, "cf-stress ended with %d (142: deadlock, killed by SIGALRM after 120 s)",
 		     o.status);
 	cr_expect(strstr(o.out, "STRESS launched=3200 bad=0"), "not every launch went right");
 	if (o.status != 0) {
