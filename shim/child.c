@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "envsnap.h"
 #include "json.h"
 #include "landlock.h"
 #include "shim.h"
@@ -100,6 +101,11 @@ long long cf_shim_now_ns(void)
 
 int cf_shim_child_enter(const char *program)
 {
+	return cf_shim_child_enter_env(program, NULL);
+}
+
+int cf_shim_child_enter_env(const char *program, char *const envp[])
+{
 	if (cf_shim.role != CF_ROLE_HARNESS)
 		return 0;
 	/* The harness replacing its own image stays the harness. */
@@ -109,7 +115,79 @@ int cf_shim_child_enter(const char *program)
 	if (cf_ll_fenced())
 		return 1;
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	if (envp) {
+		/* The harness's fence was built from the harness's environment: a
+		 * child whose own moves a secret (KUBECONFIG=...) needs one built
+		 * from its own, which only a new process can make: credfence run. */
+		const struct cf_envsnap *s = cf_shim_snap();
+		const char *moved = !s || s->fence != f ? "the environment" : cf_envsnap_first_change(s, envp);
+		if (moved) {
+			if (s && s->launcher)
+				return CF_CHILD_RELAUNCH;
+			cf_shim_say(moved, " in this child's environment moves a secret away from where the "
+					   "harness's fence denies it, and no credfence command is known to "
+					   "fence it (CREDFENCE_LAUNCHER). Nothing was run.\n");
+			return -EPERM;
+		}
+	}
 	bool checked = cf_shim_checked.fence == f &&
 		       cf_shim_now_ns() - cf_shim_checked.at_ns < CF_CHECK_TRUST_NS;
 	return cf_shim_fence_thread(f, program, checked);
+}
+
+/* execve(LAUNCHER, [LAUNCHER, "run", "--", FILE, ARGV[1]...], ENV), ENV being
+ * ENVP with the harness's own CREDFENCE_* options: credfence run then builds
+ * the fence from the child's environment and execs FILE (searched in PATH
+ * when SEARCH; argv[0] becomes FILE). Returns -errno when the exec fails. */
+int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[])
+{
+	const struct cf_envsnap *s = cf_shim_snap();
+	size_t argc = 0, envc = 0;
+	while (argv && argv[argc])
+		argc++;
+	while (envp && envp[envc])
+		envc++;
+	if (!s || !s->launcher || argc > 16384 || envc > CF_CHILD_ENV_MAX)
+		return -E2BIG;
+	char here[PATH_MAX + 3];
+	bool slash = false;
+	for (const char *p = file; *p; p++)
+		slash = slash || *p == '/';
+	if (!search && !slash) {
+		/* execve("prog") names ./prog; credfence run would search PATH. */
+		size_t n = slen(file);
+		if (n + 3 > sizeof here)
+			return -ENAMETOOLONG;
+		here[0] = '.', here[1] = '/';
+		for (size_t i = 0; i <= n; i++)
+			here[2 + i] = file[i];
+		file = here;
+	}
+	char *av[argc + 5];
+	size_t n = 0;
+	av[n++] = s->launcher;
+	av[n++] = "run";
+	av[n++] = "--";
+	av[n++] = (char *)file;
+	for (size_t i = 1; i < argc; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	char *ev[envc + s->n_opts + 1];
+	n = 0;
+	for (size_t i = 0; i < envc; i++) {
+		const char *e = envp[i], *p = "CREDFENCE_";
+		while (*p && *e == *p)
+			p++, e++;
+		if (*p) /* not one of ours: the harness's options win */
+			ev[n++] = envp[i];
+	}
+	for (size_t i = 0; i < s->n_opts; i++)
+		ev[n++] = s->opts[i];
+	ev[n] = NULL;
+	/* Without the shim: loaded into credfence run, it would fence that
+	 * process in self mode before credfence run could open its log. */
+	char *out[n + 1];
+	char ld[4096];
+	char *const *env = cf_env_without_shim(ev, out, n + 1, ld, sizeof ld);
+	return (int)cf_sys3(SYS_execve, s->launcher, av, env);
 }

@@ -1,9 +1,11 @@
 /* The exec family. glibc's execv*, execl* and fexecve reach the kernel through
  * internal calls that no interposed symbol sees, so each is caught here on its
  * own: fence the child, then make the real call, whose semantics (PATH search,
- * the ENOEXEC shell fallback, errno) are then exactly the real ones. */
+ * the ENOEXEC shell fallback, errno) are then exactly the real ones. All of it
+ * may run between fork and exec: stack memory and raw syscalls only. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -18,86 +20,149 @@ static inline const void *opaque(const void *p)
 	return p;
 }
 
+enum how { BY_PATH, BY_SEARCH, BY_FD, BY_AT };
+
+struct call {
+	enum how how;
+	int fd, flags;          /* BY_FD, BY_AT */
+	const char *path;       /* the path, or the name to search */
+	char *const *argv, *const *envp;
+};
+
+static int real_exec(const struct call *c, char *const *env)
+{
+	switch (c->how) {
+	case BY_PATH:
+		return cf_shim.real.execve(c->path, c->argv, env);
+	case BY_SEARCH:
+		return cf_shim.real.execvpe(c->path, c->argv, env);
+	case BY_FD:
+		return cf_shim.real.fexecve(c->fd, c->argv, env);
+	default:
+		return cf_shim.real.execveat(c->fd, c->path, c->argv, env, c->flags);
+	}
+}
+
+/* Fence the child (or refuse with EPERM), then the real call with the
+ * environment less the shim, which a fenced child no longer needs. */
+static int fenced_exec(const struct call *c)
+{
+	const char *program = c->path;
+	if (c->how == BY_FD) {
+		char *const *av = opaque(c->argv);
+		program = av && av[0] ? av[0] : "fexecve";
+	}
+	int fenced = cf_shim_child_enter_env(program, c->envp);
+	if (fenced == CF_CHILD_RELAUNCH) {
+		if (c->how == BY_PATH || c->how == BY_SEARCH) {
+			errno = -cf_shim_relaunch(c->path, c->how == BY_SEARCH, c->argv, c->envp);
+			return -1;
+		}
+		fenced = -EPERM; /* a descriptor can not be handed to credfence run */
+	}
+	if (fenced < 0) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!fenced)
+		return real_exec(c, c->envp);
+	size_t n = cf_env_count(c->envp) + 1;
+	if (n > CF_CHILD_ENV_MAX)
+		return real_exec(c, c->envp);
+	char *buf[n];
+	char ld[4096];
+	return real_exec(c, cf_env_without_shim(c->envp, buf, n, ld, sizeof ld));
+}
+
 CF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	CF_ENTER_CHILD(path, envp, env);
-	return cf_shim.real.execve(path, argv, env);
+	return fenced_exec(&(struct call){.how = BY_PATH, .path = path, .argv = argv, .envp = envp});
 }
 
 /* execv and execvp are execve and execvpe with environ, exactly as in glibc. */
 CF_EXPORT int execv(const char *path, char *const argv[])
 {
-	CF_ENTER_CHILD(path, environ, env);
-	return cf_shim.real.execve(path, argv, env);
+	return fenced_exec(&(struct call){.how = BY_PATH, .path = path, .argv = argv, .envp = environ});
 }
 
 CF_EXPORT int execvp(const char *file, char *const argv[])
 {
-	CF_ENTER_CHILD(file, environ, env);
-	return cf_shim.real.execvpe(file, argv, env);
+	return fenced_exec(&(struct call){.how = BY_SEARCH, .path = file, .argv = argv, .envp = environ});
 }
 
 CF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	CF_ENTER_CHILD(file, envp, env);
-	return cf_shim.real.execvpe(file, argv, env);
+	return fenced_exec(&(struct call){.how = BY_SEARCH, .path = file, .argv = argv, .envp = envp});
 }
 
 CF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	char *const *av = opaque(argv);
-	CF_ENTER_CHILD(av && av[0] ? av[0] : "fexecve", envp, env);
-	return cf_shim.real.fexecve(fd, argv, env);
+	return fenced_exec(&(struct call){.how = BY_FD, .fd = fd, .argv = argv, .envp = envp});
 }
 
 CF_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		       int flags)
 {
-	CF_ENTER_CHILD(path, envp, env);
-	return cf_shim.real.execveat(dirfd, path, argv, env, flags);
+	return fenced_exec(&(struct call){.how = BY_AT, .fd = dirfd, .path = path, .argv = argv,
+					  .envp = envp, .flags = flags});
 }
 
 /* The variadic forms gather their arguments in two passes into a stack array:
  * count, then copy. No allocation: this runs after fork. */
-#define GATHER(first, ap, argv)                              \
-	size_t n_ = 0;                                       \
-	if (opaque(first)) {                                 \
-		n_ = 1;                                      \
-		va_start(ap, first);                         \
-		while (va_arg(ap, char *))                   \
-			n_++;                                \
-		va_end(ap);                                  \
-	}                                                    \
-	char *argv[n_ + 1];                                  \
-	argv[0] = (char *)(first);                           \
-	va_start(ap, first);                                 \
-	for (size_t i_ = 1; i_ <= n_; i_++)                  \
-		argv[i_] = va_arg(ap, char *);
+static size_t count_args(const char *first, va_list ap)
+{
+	size_t n = 0;
+	if (opaque(first)) {
+		n = 1;
+		while (va_arg(ap, char *))
+			n++;
+	}
+	return n;
+}
+
+static void copy_args(char **argv, size_t n, const char *first, va_list ap)
+{
+	argv[0] = (char *)first;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+}
 
 CF_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	GATHER(arg, ap, argv);
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
 	va_end(ap);
-	CF_ENTER_CHILD(path, environ, env);
-	return cf_shim.real.execve(path, argv, env);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	copy_args(argv, n, arg, ap);
+	va_end(ap);
+	return execve(path, argv, environ);
 }
 
 CF_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	GATHER(arg, ap, argv);
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
 	va_end(ap);
-	CF_ENTER_CHILD(file, environ, env);
-	return cf_shim.real.execvpe(file, argv, env);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	copy_args(argv, n, arg, ap);
+	va_end(ap);
+	return execvpe(file, argv, environ);
 }
 
 CF_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	GATHER(arg, ap, argv);
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	copy_args(argv, n, arg, ap);
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
-	CF_ENTER_CHILD(path, envp, env);
-	return cf_shim.real.execve(path, argv, env);
+	return execve(path, argv, envp);
 }

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "envsnap.h"
 #include "launch.h"
 #include "shim.h"
 #include "sys.h"
@@ -330,6 +331,8 @@ static int read_actions(struct launch *l, const posix_spawn_file_actions_t *fa)
 #endif
 }
 
+static int spawn(struct launch *l, pid_t *pid, int *pidfd);
+
 int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 		   const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
 		   char *const argv[], char *const envp[])
@@ -346,6 +349,32 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 			l.path_var = "/bin:/usr/bin";
 	}
 	l.fence = cf_shim_fence_now_checked(&l.checked);
+	/* A child whose environment moves a secret elsewhere than the harness's
+	 * gets a fence built from its own: here, before the launch, it can be. */
+	struct cf_fence own;
+	bool use_own = false;
+	const struct cf_envsnap *snap = cf_shim_snap();
+	if (!snap || snap->fence != l.fence || !cf_envsnap_same(snap, envp)) {
+		struct cf_options o;
+		if (cf_shim_options(&o))
+			return EPERM;
+		err = cf_fence_prepare(&own, &o, envp, NULL);
+		cf_options_free(&o);
+		if (err)
+			return -err;
+		use_own = true;
+		l.fence = &own;
+		l.checked = own.ready && !own.racy;
+	}
+	err = spawn(&l, pid, pidfd);
+	if (use_own)
+		cf_fence_free(&own);
+	return err;
+}
+
+static int spawn(struct launch *l, pid_t *pid, int *pidfd)
+{
+	int err;
 
 	long page = sysconf(_SC_PAGESIZE);
 	size_t size = CF_LAUNCH_STACK + (size_t)page;
@@ -357,12 +386,12 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 
 	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &l.oldmask);
+	pthread_sigmask(SIG_SETMASK, &all, &l->oldmask);
 	int flags = CLONE_VM | CLONE_VFORK | SIGCHLD | (pidfd ? CLONE_PIDFD : 0);
 	int fdout = -1;
-	pid_t c = clone(child, stack + size, flags, &l, pidfd ? &fdout : NULL);
-	err = c < 0 ? errno : l.err;
-	pthread_sigmask(SIG_SETMASK, &l.oldmask, NULL);
+	pid_t c = clone(child, stack + size, flags, l, pidfd ? &fdout : NULL);
+	err = c < 0 ? errno : l->err;
+	pthread_sigmask(SIG_SETMASK, &l->oldmask, NULL);
 	munmap(stack, size);
 
 	if (c > 0 && err) {

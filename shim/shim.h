@@ -72,6 +72,19 @@ long long cf_shim_now_ns(void);
  * own image; best-effort), or -EPERM (the reason is on stderr and in the log). */
 int cf_shim_child_enter(const char *program);
 
+/* The same, for a child that will get the environment ENVP (Linux):
+ * CF_CHILD_RELAUNCH when ENVP moves a secret elsewhere than the harness's
+ * environment did; then the child must exec through cf_shim_relaunch(). */
+#define CF_CHILD_RELAUNCH 2
+int cf_shim_child_enter_env(const char *program, char *const envp[]);
+int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[]);
+
+/* The environment the current fence was built from (envsnap.h), or NULL. */
+struct cf_envsnap;
+const struct cf_envsnap *cf_shim_snap(void);
+
+void cf_shim_say(const char *reason, const char *tail);
+
 /* ENVP without libcredfence.so in LD_PRELOAD, in OUT (CAP pointers) and LDBUF;
  * ENVP itself when there is nothing to take out or it does not fit. */
 size_t cf_env_count(char *const *envp);

@@ -19,7 +19,22 @@ CF_EXPORT long syscall(long n, ...)
 		return cf_shim.real.syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int e = n == SYS_execve ? 2 : 3; /* where envp is */
 	const char *program = (const char *)(n == SYS_execve ? a[0] : a[1]);
-	CF_ENTER_CHILD(program, (char *const *)a[e], env);
-	a[e] = (long)env;
+	char *const *envp = (char *const *)a[e];
+	int fenced = cf_shim_child_enter_env(program, envp);
+	if (fenced == CF_CHILD_RELAUNCH && n == SYS_execve) {
+		errno = -cf_shim_relaunch(program, false, (char *const *)a[1], envp);
+		return -1;
+	}
+	if (fenced < 0 || fenced == CF_CHILD_RELAUNCH) {
+		errno = EPERM;
+		return -1;
+	}
+	size_t envn = fenced ? cf_env_count(envp) + 1 : 1;
+	if (envn > CF_CHILD_ENV_MAX)
+		envn = 1;
+	char *envbuf[envn];
+	char ld[fenced ? 4096 : 1];
+	if (envn > 1)
+		a[e] = (long)cf_env_without_shim(envp, envbuf, envn, ld, sizeof ld);
 	return cf_shim.real.syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "envsnap.h"
 #include "shim.h"
 
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
@@ -22,12 +23,27 @@ extern char **environ;
  * thread) are kept a while before they are freed. */
 struct retired {
 	struct cf_fence *f;
+	struct cf_envsnap *snap;
 	time_t when;
 	struct retired *next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct retired *graveyard;
+static struct cf_envsnap *snap; /* what of environ the current fence was built from */
+
+const struct cf_envsnap *cf_shim_snap(void)
+{
+	return __atomic_load_n(&snap, __ATOMIC_ACQUIRE);
+}
+
+/* Current, and built from the environment the harness has now: a harness
+ * that sets GNUPGHOME after it started gets a fence that denies it. */
+static bool fits(const struct cf_fence *f)
+{
+	const struct cf_envsnap *s = cf_shim_snap();
+	return cf_fence_current(f) && s && s->fence == f && cf_envsnap_same(s, environ);
+}
 
 #define CF_RETIRE_SECONDS 10
 
@@ -43,6 +59,7 @@ static void free_old(time_t now)
 		*p = r->next;
 		cf_fence_free(r->f);
 		free(r->f);
+		cf_envsnap_free(r->snap);
 		free(r);
 	}
 }
@@ -56,18 +73,20 @@ struct cf_fence *cf_shim_fence_now(void)
 struct cf_fence *cf_shim_fence_now_checked(bool *current)
 {
 	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
-	if ((*current = cf_fence_current(cur)))
+	if ((*current = fits(cur)))
 		return cur;
 	pthread_mutex_lock(&lock);
 	cur = cf_shim.fence;
-	if ((*current = cf_fence_current(cur))) {
+	if ((*current = fits(cur))) {
 		/* another thread rebuilt it meanwhile */
 	} else {
 		struct cf_options o;
 		struct cf_fence *f = calloc(1, sizeof *f);
 		struct retired *r = calloc(1, sizeof *r);
+		struct cf_envsnap *s = NULL;
 		if (f && r && cf_shim_options(&o) == 0) {
-			if (cf_fence_prepare(f, &o, environ, NULL) == 0) {
+			if (cf_fence_prepare(f, &o, environ, NULL) == 0 &&
+			    (s = cf_envsnap_take(f, environ))) {
 				time_t now = time(NULL);
 				/* Close the old ruleset now: a child still holding the old
 				 * fence then finds its fd closed (or another file's) and
@@ -77,19 +96,23 @@ struct cf_fence *cf_shim_fence_now_checked(bool *current)
 					cur->ruleset = -1;
 				}
 				r->f = cur;
+				r->snap = snap;
 				r->when = now;
 				r->next = graveyard;
 				graveyard = r;
 				r = NULL;
+				__atomic_store_n(&snap, s, __ATOMIC_RELEASE);
 				__atomic_store_n(&cf_shim.fence, f, __ATOMIC_RELEASE);
 				cur = f;
 				f = NULL;
+				s = NULL;
 				*current = cf_fence_current(cur);
 				free_old(now);
 			}
 			cf_options_free(&o);
 		}
 		/* On failure keep the old fence: children then build their own from it. */
+		cf_envsnap_free(s);
 		if (f) {
 			cf_fence_free(f);
 			free(f);
@@ -126,5 +149,8 @@ static void after_fork_child(void)
 
 void cf_shim_thread_init(void)
 {
+	/* Out of memory: no snapshot, and every launch then rebuilds and
+	 * finds out for itself. */
+	snap = cf_envsnap_take(cf_shim.fence, environ);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machinery.h"
 #include "proc.h"
 
 #ifdef __APPLE__
@@ -335,6 +336,10 @@ int cf_cmd_harness(int argc, char **argv)
 		       "(best-effort mode)", f.pol.reason);
 	}
 	const char *shim = cf_cli_find_shim();
+	if ((rc = cf_cli_check_machinery(&f.pol, shim))) {
+		cf_fence_free(&f);
+		return rc;
+	}
 	if (!shim) {
 		cf_err("can not find " CF_SHIM_FILE " next to this program or at %s; "
 		       "install credfence (meson install) so that both are in place",
@@ -355,8 +360,15 @@ int cf_cmd_harness(int argc, char **argv)
 #endif
 	char marker[64];
 	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
+	/* The shim sends a child whose environment moves a secret through this
+	 * program (credfence run), which builds that child's fence. */
+	char self[PATH_MAX];
+	ssize_t sn = self_exe(self, sizeof self);
+	if (sn > 0)
+		self[sn] = '\0';
 	if (export_options(&c, &f.pol, cwd) || preload(shim) ||
-	    setenv("CREDFENCE_HARNESS", marker, 1)) {
+	    setenv("CREDFENCE_HARNESS", marker, 1) ||
+	    (sn > 0 && setenv("CREDFENCE_LAUNCHER", self, 1))) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machinery.h"
 #ifdef __linux__
 #include "landlock.h"
 #endif
@@ -30,6 +31,8 @@ int cf_cmd_run(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
+		return rc;
 	if ((rc = cf_cli_check_log(&f)))
 		return rc;
 	cf_cli_judge_workspace(&c, &f);

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include "cli.h"
+#include "machinery.h"
 #include "json.h"
 #ifndef __APPLE__
 #include "landlock.h"
@@ -72,6 +73,20 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 		cf_json_raw(buf, cap, &len, "null");
 	cf_json_raw(buf, cap, &len, ",\"shim_writable\":");
 	cf_json_raw(buf, cap, &len, shim_in ? "true" : "false");
+	const char *parts[][2] = {{"command", cf_cli_self_path()}, {"launcher", cf_cli_script_path()}};
+	for (size_t i = 0; i < 2; i++) {
+		cf_json_raw(buf, cap, &len, ",\"");
+		cf_json_raw(buf, cap, &len, parts[i][0]);
+		cf_json_raw(buf, cap, &len, "\":");
+		if (parts[i][1])
+			cf_json_str(buf, cap, &len, parts[i][1]);
+		else
+			cf_json_raw(buf, cap, &len, "null");
+		cf_json_raw(buf, cap, &len, ",\"");
+		cf_json_raw(buf, cap, &len, parts[i][0]);
+		cf_json_raw(buf, cap, &len, "_writable\":");
+		cf_json_raw(buf, cap, &len, cf_cli_writable_holding(p, parts[i][1]) ? "true" : "false");
+	}
 	cf_json_raw(buf, cap, &len, ",\"log_refused\":");
 	if (p->log_refused)
 		cf_json_str(buf, cap, &len, p->log_refused);
@@ -113,6 +128,19 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 		printf("warning: the shim lies in the writable location %s: a fenced program could "
 		       "replace it; install it outside every writable location (meson install)\n",
 		       shim_in);
+	const char *self = cf_cli_self_path(), *script = cf_cli_script_path();
+	printf("command:      %s\n", self ? self : "(not known)");
+	if (script)
+		printf("launcher:     %s\n", script);
+	const char *parts[][2] = {{"the credfence command", self}, {"the launcher script", script}};
+	for (size_t i = 0; i < 2; i++) {
+		const char *w = cf_cli_writable_holding(p, parts[i][1]);
+		if (w)
+			printf("warning: %s lies in the writable location %s: run and harness refuse "
+			       "it; install credfence outside every writable location (meson install, "
+			       "or scripts/credfence)\n",
+			       parts[i][0], w);
+	}
 	if (p->log_refused)
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",

@@ -1,5 +1,11 @@
 #include "fixture.h"
 
+#ifdef __APPLE__
+#define CF_FX_SHIM_FILE "libcredfence.dylib"
+#else
+#define CF_FX_SHIM_FILE "libcredfence.so"
+#endif
+
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -191,6 +197,44 @@ static void marker_for(char *out, size_t n, const char *tag, const char *rel)
 	out[k] = '\0';
 }
 
+/* The credfence under test, copied to ROOT/bin with its shim in ROOT/lib (the
+ * installed layout): credfence refuses to fence with a binary or a shim that
+ * lies in a writable location, and the checkout may lie in /tmp. */
+static char installed_bin[PATH_MAX];
+
+static void copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	cr_assert(in >= 0, "open %s: %s", from, strerror(errno));
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	cr_assert(out >= 0, "create %s: %s", to, strerror(errno));
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		cr_assert(write(out, buf, (size_t)n) == n, "write %s: %s", to, strerror(errno));
+	cr_assert(n == 0, "read %s: %s", from, strerror(errno));
+	close(in);
+	cr_assert(close(out) == 0);
+}
+
+static void install_machinery(const struct cf_fx *fx)
+{
+	const char *bin = getenv("CREDFENCE_BIN"), *build = getenv("CREDFENCE_BUILD");
+	installed_bin[0] = '\0';
+	if (!bin || !*bin)
+		return;
+	cf_fx_mkdirs(cf_fx_at(fx->root, "bin"));
+	cf_fx_mkdirs(cf_fx_at(fx->root, "lib"));
+	copy_file(bin, cf_fx_at(fx->root, "bin/credfence"));
+	if (build && *build) {
+		char shim[PATH_MAX];
+		cf_fx_fmt(shim, sizeof shim, "%s/shim/%s", build, CF_FX_SHIM_FILE);
+		if (access(shim, R_OK) == 0)
+			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_SHIM_FILE));
+	}
+	cf_fx_fmt(installed_bin, sizeof installed_bin, "%s/bin/credfence", fx->root);
+}
+
 void cf_fx_setup(struct cf_fx *fx)
 {
 	const char *root = getenv("CREDFENCE_TEST_ROOT");
@@ -244,6 +288,7 @@ void cf_fx_setup(struct cf_fx *fx)
 		cf_fx_fmt(text, sizeof text, "%s\n", s->marker);
 		cf_fx_write(s->key, text);
 	}
+	install_machinery(fx);
 	/* What a real home has beside its secrets. */
 	cf_fx_write(cf_fx_at(fx->home, ".bashrc"), "# fake bashrc\n");
 	cf_fx_write(cf_fx_at(fx->home, "notes.txt"), "plain notes\n");
@@ -510,7 +555,7 @@ const char *cf_fx_bin(void)
 {
 	const char *b = getenv("CREDFENCE_BIN");
 	cr_assert(b && *b, "CREDFENCE_BIN is not set; run the tests with meson test");
-	return b;
+	return installed_bin[0] ? installed_bin : b;
 }
 
 /* ---- availability ---- */

@@ -90,7 +90,8 @@ void cf_fx_credfence(struct cf_fx_out *o, const struct cf_fx *fx, const char *su
 /* Assert that no marker of FX (nor any part of its tag) is in stdout or stderr. */
 void cf_fx_assert_no_marker(const struct cf_fx *fx, const struct cf_fx_out *o);
 
-/* The built credfence ($CREDFENCE_BIN; asserts it is set). */
+/* The credfence under test: the copy in the fixture root (ROOT/bin, its shim
+ * in ROOT/lib) once a fixture is set up, else $CREDFENCE_BIN (asserts it is set). */
 const char *cf_fx_bin(void);
 
 /* CI=true in the environment. */

@@ -49,10 +49,11 @@ Test(shim_static, busybox)
 	cf_fx_out_free(&o);
 
 	/* Started by a process that fenced itself (self mode), too. */
-	char pre[PATH_MAX + 16], home[PATH_MAX + 32];
+	char pre[PATH_MAX + 16], home[PATH_MAX + 32], ws[PATH_MAX + 32];
 	snprintf(pre, sizeof pre, "LD_PRELOAD=%s", st_shim());
 	snprintf(home, sizeof home, "CREDFENCE_HOME=%s", t.fx.home);
-	char **env = st_env(&t, (const char *[]){pre, home, NULL});
+	snprintf(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", t.fx.ws);
+	char **env = st_env(&t, (const char *[]){pre, home, ws, NULL});
 	cf_fx_run(&o, t.fx.ws, env, NULL,
 		  CF_ARGV("/bin/bash", "-c",
 			  "/bin/busybox cat \"$CF_T_KEY\"; d=$?; /bin/busybox cat \"$CF_T_ALLOWED\"; "

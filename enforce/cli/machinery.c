@@ -1,0 +1,82 @@
+/* The fence never covers its own machinery: the credfence command, the shim a
+ * harness loads, and the launcher script that ran credfence must not lie in a
+ * writable location of the fence they set up. A fenced command could replace
+ * any of them, and the user's next call would then run unfenced. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+
+#include "cli.h"
+#include "machinery.h"
+#include "paths.h"
+
+const char *cf_cli_self_path(void)
+{
+	static char exe[PATH_MAX];
+	if (exe[0])
+		return exe;
+#ifdef __APPLE__
+	char raw[PATH_MAX];
+	uint32_t size = sizeof raw;
+	if (_NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, exe))
+		exe[0] = '\0';
+#else
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+#endif
+	return exe[0] ? exe : NULL;
+}
+
+/* The launcher script that ran us (scripts/credfence sets CREDFENCE_SCRIPT),
+ * read once: CMD does not inherit the variable. */
+const char *cf_cli_script_path(void)
+{
+	static char path[PATH_MAX];
+	static bool read;
+	if (!read) {
+		const char *s = getenv("CREDFENCE_SCRIPT");
+		if (s && *s && !realpath(s, path))
+			path[0] = '\0';
+		unsetenv("CREDFENCE_SCRIPT");
+		read = true;
+	}
+	return path[0] ? path : NULL;
+}
+
+/* The writable location of P that holds PATH, or NULL. */
+const char *cf_cli_writable_holding(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; path && i < p->writable.n; i++)
+		if (cf_path_within(path, p->writable.v[i]))
+			return p->writable.v[i];
+	return NULL;
+}
+
+int cf_cli_check_machinery(const struct cf_policy *p, const char *shim)
+{
+	struct {
+		const char *what, *path;
+	} parts[] = {
+		{"the credfence command", cf_cli_self_path()},
+		{"the shim", shim},
+		{"the launcher script", cf_cli_script_path()},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		const char *w = cf_cli_writable_holding(p, parts[i].path);
+		if (!w)
+			continue;
+		cf_err("%s %s lies in the writable location %s: a fenced command could replace it "
+		       "and your next call would run unfenced; install credfence outside every "
+		       "writable location (meson install, or scripts/credfence, which installs into "
+		       "~/.local/lib/credfence) and run that copy. Nothing was run.",
+		       parts[i].what, parts[i].path, w);
+		return CF_EXIT_FAIL;
+	}
+	return 0;
+}

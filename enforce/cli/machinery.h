@@ -1,0 +1,18 @@
+/* Where credfence's own parts lie, and the refusal to fence with a part that
+ * a fenced command could replace (machinery.c). */
+#ifndef CF_CLI_MACHINERY_H
+#define CF_CLI_MACHINERY_H
+
+#include "policy.h"
+
+/* This program's path, symlinks resolved; NULL when not known. */
+const char *cf_cli_self_path(void);
+/* The launcher script named by CREDFENCE_SCRIPT (then unset), or NULL. */
+const char *cf_cli_script_path(void);
+/* The writable location of P that holds PATH, or NULL (also for a NULL PATH). */
+const char *cf_cli_writable_holding(const struct cf_policy *p, const char *path);
+/* 0, or CF_EXIT_FAIL after one "credfence: ..." line naming the part, the
+ * writable location and the fix. SHIM may be NULL (run loads none). */
+int cf_cli_check_machinery(const struct cf_policy *p, const char *shim);
+
+#endif

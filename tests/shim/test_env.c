@@ -1,0 +1,82 @@
+/* Relocations follow the child (issue 8, finding 7): a secret moved by the
+ * environment a child actually gets (KUBECONFIG only in a subprocess's env)
+ * or by the harness after it started (os.environ['GNUPGHOME'] = ...) is
+ * denied to that child, on every launch path: posix_spawn and system (the
+ * harness builds the child's fence), fork+exec (the child goes through
+ * credfence run, which builds it from the child's environment). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shimtest.h"
+
+static struct st t;
+static char moved[PATH_MAX + 32]; /* ROOT/moved: outside every default location */
+
+static void setup(void)
+{
+	st_setup(&t);
+	snprintf(moved, sizeof moved, "%s/moved", t.fx.root);
+	char text[256];
+	snprintf(text, sizeof text, "%s-moved-kube\n", t.fx.tag);
+	cf_fx_write(cf_fx_at(moved, "kube/config"), text);
+	snprintf(text, sizeof text, "%s-moved-gnupg\n", t.fx.tag);
+	cf_fx_write(cf_fx_at(moved, "gnupg/private-keys-v1.d/k.key"), text);
+}
+
+static void teardown(void)
+{
+	st_teardown(&t);
+}
+
+TestSuite(shim_env, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Each line: R <how> <result>, result "EACCES" (cat refused), or what it read. */
+static const char script[] =
+	"import os, subprocess, sys\n"
+	"moved = sys.argv[1]\n"
+	"kube, gpg = moved + '/kube/config', moved + '/gnupg/private-keys-v1.d/k.key'\n"
+	"def cat(path, env=None):\n"
+	"    r = subprocess.run(['/bin/cat', path], env=env, capture_output=True, text=True)\n"
+	"    return 'EACCES' if 'Permission denied' in r.stderr else 'read:' + r.stdout.strip() + ' err:' + r.stderr.strip()\n"
+	"def spawn(path, env):\n"
+	"    r, w = os.pipe()\n"
+	"    pid = os.posix_spawn('/bin/sh', ['sh', '-c', 'cat \"$0\" 2>&1', path], env,\n"
+	"                         file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])\n"
+	"    os.close(w); f = os.fdopen(r); out = f.read(); f.close(); os.waitpid(pid, 0)\n"
+	"    return 'EACCES' if 'Permission denied' in out else 'read:' + out.strip()\n"
+	"child = dict(os.environ, KUBECONFIG=kube)\n"
+	"print('R fork-child-env', cat(kube, child), flush=True)\n"
+	"print('R spawn-child-env', spawn(kube, child), flush=True)\n"
+	"os.environ['GNUPGHOME'] = moved + '/gnupg'\n"
+	"print('R fork-harness-setenv', cat(gpg), flush=True)\n"
+	"print('R spawn-harness-setenv', spawn(gpg, dict(os.environ)), flush=True)\n"
+	"st = os.system('cat \"$GNUPGHOME/private-keys-v1.d/k.key\" 2>&1 | sed s/^/R-system-/')\n"
+	"print('R harness-reads', 'ok' if open(kube).read() else 'no', flush=True)\n";
+
+Test(shim_env, moved_secrets_are_denied_to_the_child)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c", (char *)script, moved));
+	st_dump("python3 harness moving secrets", &o);
+	cf_fx_assert_no_marker(&t.fx, &o);
+	cr_expect_eq(o.status, 0, "the harness ended with %d", o.status);
+	cr_expect(strstr(o.out, "R fork-child-env EACCES"), "KUBECONFIG of a fork child not denied");
+	cr_expect(strstr(o.out, "R spawn-child-env EACCES"), "KUBECONFIG of a spawned child not denied");
+	cr_expect(strstr(o.out, "R fork-harness-setenv EACCES"), "GNUPGHOME set later: fork child");
+	cr_expect(strstr(o.out, "R spawn-harness-setenv EACCES"), "GNUPGHOME set later: spawned child");
+	cr_expect(strstr(o.out, "R-system-") && strstr(o.out, "Permission denied"),
+		  "GNUPGHOME set later: system()");
+	cr_expect(strstr(o.out, "R harness-reads ok"), "the harness itself lost its access");
+	cf_fx_out_free(&o);
+
+	/* Without the shim the same script reads both: the test can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)script, moved));
+	cr_expect(strstr(o.out, "-moved-kube") && strstr(o.out, "-moved-gnupg"),
+		  "free, the moved secrets should be readable:\n%s", o.out);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
