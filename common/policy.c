@@ -13,6 +13,7 @@ void cf_options_init(struct cf_options *o)
 {
 	memset(o, 0, sizeof *o);
 	o->mode = -1;
+	o->allow_ptys = -1;
 }
 
 void cf_options_free(struct cf_options *o)
@@ -50,6 +51,16 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 			o->mode = CF_MODE_BEST_EFFORT;
 		else {
 			*bad = "CREDFENCE_MODE";
+			return -EINVAL;
+		}
+	}
+	if (o->allow_ptys < 0 && (v = cf_env_get(envp, "CREDFENCE_ALLOW_PTYS"))) {
+		if (strcmp(v, "1") == 0)
+			o->allow_ptys = 1;
+		else if (strcmp(v, "0") == 0 || !*v)
+			o->allow_ptys = 0;
+		else {
+			*bad = "CREDFENCE_ALLOW_PTYS";
 			return -EINVAL;
 		}
 	}
@@ -493,6 +504,7 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	memset(p, 0, sizeof *p);
 	p->mode = o->mode == CF_MODE_BEST_EFFORT ? CF_MODE_BEST_EFFORT : CF_MODE_REQUIRED;
 	p->max_entries = o->max_entries > 0 ? (size_t)o->max_entries : CF_DEFAULT_MAX_ENTRIES;
+	p->allow_ptys = o->allow_ptys > 0;
 	snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_APPLIED);
 
 	const char *home = o->home ? o->home : cf_env_get(envp, "HOME");

@@ -22,6 +22,7 @@ struct cf_options {
 	int mode;                 /* -1 unset, else enum cf_mode */
 	const char *log;          /* --log, CREDFENCE_LOG */
 	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */
+	int allow_ptys;           /* --allow-ptys, CREDFENCE_ALLOW_PTYS=1; -1 unset, 0, 1 */
 	const char *account_home; /* the password database's home, filled by the caller */
 	bool writable_from_cli, deny_from_cli;
 };

@@ -187,7 +187,7 @@ int cf_fence_log_open(const struct cf_fence *f)
 {
 	if (!f->pol.log)
 		return -1;
-	return open(f->pol.log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	return open(f->pol.log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 }
 
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,

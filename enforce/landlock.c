@@ -221,6 +221,11 @@ static const char *ttyfilter_why(int e)
 	}
 }
 
+bool cf_ll_words_alone(int err)
+{
+	return is_ttyfilter(err) || err == -ELOOP;
+}
+
 const char *cf_ll_why(int err)
 {
 	if (is_ttyfilter(err)) {
@@ -252,6 +257,8 @@ void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 	else if (is_ttyfilter(err))
 		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
 			 strerror(-err - CF_ETTYFILTER));
+	else if (err == -ELOOP)
+		snprintf(out, outsz, "read isolation is not effective: %s", why);
 	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
 		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
 			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);

@@ -4,6 +4,7 @@
 #ifndef CF_LANDLOCK_H
 #define CF_LANDLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "expand.h"
@@ -46,6 +47,11 @@ int cf_ll_fenced(void);
  * fixed words, say the errno). For -(CF_ETTYFILTER + e) the words stand on
  * their own: Landlock itself was not the problem. */
 const char *cf_ll_why(int err);
+
+/* Whether cf_ll_why(ERR) stands on its own, not inside "landlock
+ * unavailable (...)": a terminal filter failure, a symlink swapped into the
+ * plan. No allocation: callable after fork. */
+bool cf_ll_words_alone(int err);
 
 /* The whole status line for a Landlock failure ERR into OUT. */
 void cf_ll_reason(int err, int abi, char *out, size_t outsz);

@@ -35,6 +35,8 @@ void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_res
 	} else if (rc == -ESTALE) {
 		cf_json_raw(out, cap, &len, "a symlink on the way to a secret changed since the harness "
 				     "prepared its plan; start the harness again");
+	} else if (cf_ll_words_alone(rc)) {
+		cf_json_raw(out, cap, &len, cf_ll_why(rc));
 	} else {
 		const char *why = cf_ll_why(rc);
 		cf_json_raw(out, cap, &len, "landlock unavailable (");

@@ -134,6 +134,8 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	if (o->mode >= 0 &&
 	    setenv("CREDFENCE_MODE", o->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required", 1))
 		return -1;
+	if (o->allow_ptys >= 0 && setenv("CREDFENCE_ALLOW_PTYS", o->allow_ptys ? "1" : "0", 1))
+		return -1;
 	if (o->max_entries > 0) {
 		snprintf(num, sizeof num, "%ld", o->max_entries);
 		if (setenv("CREDFENCE_MAX_ENTRIES", num, 1))

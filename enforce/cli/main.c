@@ -25,6 +25,8 @@ static const char usage[] =
 	"  --required        refuse to run when isolation can not be applied (the default)\n"
 	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"
 	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"
+	"  --allow-ptys      let fenced programs open new ptys, and so every terminal of yours\n"
+	"                    under /dev/pts (CREDFENCE_ALLOW_PTYS=1)\n"
 	"\n"
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"
 	"be executed, 127 when CMD is not found. See docs/cli-reference.md.\n";

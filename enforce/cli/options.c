@@ -89,6 +89,8 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 				return CF_EXIT_FAIL;
 			}
 			c->opts.max_entries = n;
+		} else if (strcmp(a, "--allow-ptys") == 0) {
+			c->opts.allow_ptys = 1;
 		} else if (strcmp(a, "--best-effort") == 0) {
 			c->opts.mode = CF_MODE_BEST_EFFORT;
 		} else if (strcmp(a, "--required") == 0) {
@@ -124,8 +126,9 @@ int cf_cli_finish(struct cf_cli *c)
 	int rc = cf_options_from_env(&c->opts, environ, &bad);
 	if (rc == -EINVAL) {
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
-		       strcmp(bad, "CREDFENCE_MODE") == 0 ? "'required' or 'best-effort'"
-							  : "a positive number");
+		       strcmp(bad, "CREDFENCE_MODE") == 0	  ? "'required' or 'best-effort'"
+		       : strcmp(bad, "CREDFENCE_ALLOW_PTYS") == 0 ? "'1' or '0'"
+								  : "a positive number");
 		return CF_EXIT_FAIL;
 	}
 	if (rc) {
