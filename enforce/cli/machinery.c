@@ -71,6 +71,13 @@ int cf_cli_check_machinery(const struct cf_policy *p, const char *shim)
 		const char *w = cf_cli_writable_holding(p, parts[i].path);
 		if (!w)
 			continue;
+		if (i == 2 && parts[0].path && !cf_cli_writable_holding(p, parts[0].path)) {
+			cf_err("the launcher script %s lies in the writable location %s: a fenced command "
+			       "could rewrite it and your next call would run unfenced; run the "
+			       "installed credfence directly: %s. Nothing was run.",
+			       parts[i].path, w, parts[0].path);
+			return CF_EXIT_FAIL;
+		}
 		cf_err("%s %s lies in the writable location %s: a fenced command could replace it "
 		       "and your next call would run unfenced; install credfence outside every "
 		       "writable location (meson install, or scripts/credfence, which installs into "
