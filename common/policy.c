@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 #include "secrets.h"
@@ -355,13 +356,27 @@ static int writable_add(struct cf_policy *p, struct links *l, const char *path, 
 	return cf_strv_add_unique(&p->writable, c);
 }
 
+static const char *logical_cwd(char *const envp[], const char *cwd)
+{
+	const char *pwd = cf_env_get(envp, "PWD");
+	struct stat a, b;
+	if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(cwd, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return pwd;
+	return cwd;
+}
+
 static int writable_locations(struct cf_policy *p, struct links *l, const struct cf_options *o,
 			      char *const envp[], const char *cwd)
 {
 	static const char *const fixed[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	static const char *const caches[] = {".cache", ".npm", ".cargo/registry", ".cargo/git"};
-	/* The workspace as given: its canonical form no longer shows the symlinks. */
-	int rc = p->workspace ? writable_add(p, l, o->workspace ? o->workspace : cwd, cwd) : 0;
+	/* The workspace as given: its canonical form no longer shows the symlinks.
+	 * For the current directory, the shell's $PWD when it names the same
+	 * directory: `cd /tmp/proj` through a symlink a fenced program may have
+	 * retargeted must show that symlink. */
+	const char *ws = o->workspace ? o->workspace : logical_cwd(envp, cwd);
+	int rc = p->workspace ? writable_add(p, l, ws, cwd) : 0;
 	for (size_t i = 0; !rc && i < sizeof fixed / sizeof *fixed; i++)
 		rc = writable_add(p, l, fixed[i], cwd);
 	if (!rc)

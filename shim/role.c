@@ -70,7 +70,18 @@ static void drop_shim_from_environ(void)
  * effort keeps the fence, with the current directory, and says so. */
 static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence *f)
 {
-	if ((o->workspace && *o->workspace) || !f->ready)
+	if (!f->ready)
+		return;
+	if (o->workspace && *o->workspace && o->workspace[0] != '/') {
+		/* Relative: taken from each process's own directory again. */
+		cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
+				 "CREDFENCE_WORKSPACE='%s' is relative, so each process would take it "
+				 "from its own current directory",
+				 o->workspace);
+		f->ready = false;
+		return;
+	}
+	if (o->workspace && *o->workspace)
 		return;
 	const char *ws = f->pol.workspace ? f->pol.workspace : "(none)";
 	if (f->pol.mode == CF_MODE_BEST_EFFORT) {

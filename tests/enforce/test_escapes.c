@@ -464,3 +464,45 @@ Test(escapes, static_harness_is_refused)
 	cr_expect(!has_line(o.out, "ran"));
 	cf_fx_assert_no_marker(&fx, &o);
 }
+
+/* The current directory reached through a symlink that lies in a writable
+ * location: the shell's $PWD shows it, and run refuses, so a fenced program
+ * that retargeted the symlink can not choose what the next run makes
+ * writable. */
+Test(escapes, run_from_a_symlinked_current_directory_is_refused)
+{
+	cf_test_require_landlock();
+	char target[PATH_MAX + 16], link[PATH_MAX + 16], pwd[PATH_MAX + 16];
+	cf_fx_fmt(target, sizeof target, "%s/elsewhere", fx.root);
+	cf_fx_mkdirs(target);
+	/* In /tmp, a writable location of every fence (a fixture's own
+	 * directories are not, unless named). */
+	cf_fx_fmt(link, sizeof link, "/tmp/cf-link-%s", fx.tag);
+	cr_assert_eq(symlink(target, link), 0, "symlink %s: %s", link, strerror(errno));
+	cf_fx_fmt(pwd, sizeof pwd, "PWD=%s", link);
+	char **env = cf_fx_env(&fx, (const char *[]){pwd, NULL});
+	cf_fx_run(&o, link, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", fx.home, "--", "/bin/sh", "-c",
+			  "echo planted > planted.txt"));
+	cf_fx_env_free(env);
+	unlink(link);
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "is reached through symlink"), OUT_FMT, OUT_ARGS(o));
+	cr_expect_neq(access(cf_fx_at(target, "planted.txt"), F_OK), 0, "the target was written");
+}
+
+/* A relative CREDFENCE_WORKSPACE would be taken from each process's own
+ * directory: self mode refuses it. */
+Test(escapes, self_mode_refuses_a_relative_workspace)
+{
+	cf_test_require_landlock();
+	char pre[PATH_MAX + 32], home[PATH_MAX + 32];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", shim());
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	char **env = cf_fx_env(&fx, (const char *[]){pre, home, "CREDFENCE_WORKSPACE=.", NULL});
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", "echo ran"));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "CREDFENCE_WORKSPACE='.' is relative"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
