@@ -355,11 +355,7 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 	bool use_own = false;
 	const struct cf_envsnap *snap = cf_shim_snap();
 	if (!snap || snap->fence != l.fence || !cf_envsnap_same(snap, envp)) {
-		struct cf_options o;
-		if (cf_shim_options(&o))
-			return EPERM;
-		err = cf_fence_prepare(&own, &o, envp, NULL);
-		cf_options_free(&o);
+		err = cf_fence_prepare(&own, cf_shim_harness_options(), envp, NULL);
 		if (err)
 			return -err;
 		use_own = true;

@@ -2,6 +2,7 @@
  * from the environment, fencing this process (self and descendant roles), and
  * becoming the harness. Called from the constructor (init.c, darwin/init.c). */
 #include <errno.h>
+#include <stdbool.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,16 +150,31 @@ void cf_shim_fence_self(void)
 		drop_shim_from_environ();
 }
 
+/* The harness's options, read once at its start and kept: a harness that
+ * later changes or unsets its CREDFENCE_* variables (CREDFENCE_WORKSPACE, and
+ * the workspace would be its current directory) does not change how its
+ * children are fenced. Relocations still come from its live environment. */
+static struct cf_options harness_opts;
+
+const struct cf_options *cf_shim_harness_options(void)
+{
+	return &harness_opts;
+}
+
+static bool keep(const char **s)
+{
+	return !*s || (*s = strdup(*s)) != NULL;
+}
+
 void cf_shim_become_harness(void)
 {
-	struct cf_options o;
 	struct cf_fence *f = calloc(1, sizeof *f);
-	if (!f || cf_shim_options(&o) || cf_fence_prepare(f, &o, environ, NULL)) {
+	struct cf_options *o = &harness_opts;
+	if (!f || cf_shim_options(o) || !keep(&o->home) || !keep(&o->workspace) ||
+	    !keep(&o->log) || !keep(&o->account_home) || cf_fence_prepare(f, o, environ, NULL)) {
 		fputs("credfence: the harness could not prepare its fence. Nothing was run.\n", stderr);
 		_exit(125);
 	}
-	/* The policy keeps its own copies; the options are no longer needed. */
-	cf_options_free(&o);
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;
 	cf_shim.role = CF_ROLE_HARNESS;

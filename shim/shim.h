@@ -116,6 +116,8 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 int cf_shim_options(struct cf_options *o);
 void cf_shim_fence_self(void);
 void cf_shim_become_harness(void);
+/* The harness's options, as read at its start (role.c). */
+const struct cf_options *cf_shim_harness_options(void);
 
 /* In the harness, in normal context: the fence for the next child, rebuilt
  * when the one at hand is no longer current. Never NULL in the harness. */

@@ -80,12 +80,11 @@ struct cf_fence *cf_shim_fence_now_checked(bool *current)
 	if ((*current = fits(cur))) {
 		/* another thread rebuilt it meanwhile */
 	} else {
-		struct cf_options o;
 		struct cf_fence *f = calloc(1, sizeof *f);
 		struct retired *r = calloc(1, sizeof *r);
 		struct cf_envsnap *s = NULL;
-		if (f && r && cf_shim_options(&o) == 0) {
-			if (cf_fence_prepare(f, &o, environ, NULL) == 0 &&
+		if (f && r) {
+			if (cf_fence_prepare(f, cf_shim_harness_options(), environ, NULL) == 0 &&
 			    (s = cf_envsnap_take(f, environ))) {
 				time_t now = time(NULL);
 				/* Close the old ruleset now: a child still holding the old
@@ -109,7 +108,6 @@ struct cf_fence *cf_shim_fence_now_checked(bool *current)
 				*current = cf_fence_current(cur);
 				free_old(now);
 			}
-			cf_options_free(&o);
 		}
 		/* On failure keep the old fence: children then build their own from it. */
 		cf_envsnap_free(s);

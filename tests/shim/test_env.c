@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shimtest.h"
 
@@ -77,6 +78,32 @@ Test(shim_env, moved_secrets_are_denied_to_the_child)
 	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)script, moved));
 	cr_expect(strstr(o.out, "-moved-kube") && strstr(o.out, "-moved-gnupg"),
 		  "free, the moved secrets should be readable:\n%s", o.out);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* The harness's options are read once, at its start: one that later unsets
+ * CREDFENCE_WORKSPACE and changes directory does not make that directory
+ * writable at its next rebuild (here forced by a new GNUPGHOME). */
+Test(shim_env, harness_options_are_fixed_at_start)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, sys\n"
+			   "os.chdir(sys.argv[1])\n"
+			   "del os.environ['CREDFENCE_WORKSPACE']\n"
+			   "os.environ['GNUPGHOME'] = sys.argv[1] + '/gnupg'\n"
+			   "st = os.system('echo planted > planted.txt')\n"
+			   "print('R system', st != 0, flush=True)\n",
+			   moved));
+	st_dump("python3 harness dropping its workspace", &o);
+	cr_expect_eq(o.status, 0, "the harness ended with %d", o.status);
+	cr_expect(strstr(o.out, "R system True"), "the write did not fail");
+	cr_expect(strstr(o.err, "Permission denied"), "no EACCES: %s", o.err);
+	cr_expect_neq(access(cf_fx_at(moved, "planted.txt"), F_OK), 0,
+		      "the harness's new directory became writable");
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
