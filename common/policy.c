@@ -1,6 +1,8 @@
 #include "policy.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,14 +69,67 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 	}
 	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
 		char *end;
+		errno = 0;
 		long n = strtol(v, &end, 10);
-		if (*end || n <= 0) {
+		if (*v < '0' || *v > '9' || *end || n <= 0 || errno == ERANGE) {
 			*bad = "CREDFENCE_MAX_ENTRIES";
 			return -EINVAL;
 		}
 		o->max_entries = n;
 	}
 	return 0;
+}
+
+static int dir_check(const char *v, bool absolute, const char *name, char *why, size_t n)
+{
+	struct stat st;
+	if (!v)
+		return 0;
+	if (!*v)
+		snprintf(why, n, "%s is empty; give a directory or leave it unset", name);
+	else if (strlen(v) >= PATH_MAX)
+		snprintf(why, n, "%s is longer than PATH_MAX (ENAMETOOLONG)", name);
+	else if (absolute && v[0] != '/')
+		snprintf(why, n, "%s '%s' is relative; give an absolute path", name, v);
+	else if (stat(v, &st) != 0)
+		snprintf(why, n, "%s '%s' does not exist (%s); give an existing directory", name, v,
+			 strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, n, "%s '%s' is not a directory; give a directory", name, v);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static int list_check(const struct cf_strv *l, const char *name, char *why, size_t n)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (!*l->v[i]) {
+			snprintf(why, n, "%s has an empty entry; give a path", name);
+			return -EINVAL;
+		}
+		if (strlen(l->v[i]) >= PATH_MAX) {
+			snprintf(why, n, "%s has an entry longer than PATH_MAX (ENAMETOOLONG)", name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int cf_options_check(const struct cf_options *o, char *why, size_t n)
+{
+	int rc = dir_check(o->home, true, "--home (CREDFENCE_HOME)", why, n);
+	if (!rc)
+		rc = dir_check(o->workspace, false, "--workspace (CREDFENCE_WORKSPACE)", why, n);
+	if (!rc)
+		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", why, n);
+	if (!rc)
+		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", why, n);
+	if (!rc && o->log && !*o->log) {
+		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
+		rc = -EINVAL;
+	}
+	return rc;
 }
 
 void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)

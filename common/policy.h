@@ -32,6 +32,12 @@ void cf_options_init(struct cf_options *o);
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad);
 void cf_options_free(struct cf_options *o);
 
+/* Values that can only be a mistake, refused before anything runs: a home or
+ * workspace that is not an existing directory (the home also absolute), an
+ * empty --deny, --writable or --log, an over-long path. Returns 0, or -EINVAL
+ * with WHY (N bytes) saying what is wrong, naming the option and its twin. */
+int cf_options_check(const struct cf_options *o, char *why, size_t n);
+
 const char *cf_env_get(char *const envp[], const char *name);
 
 struct cf_denied {

@@ -37,6 +37,12 @@ int cf_shim_options(struct cf_options *o)
 	}
 	if (rc)
 		return rc;
+	char why[4096 + 256];
+	if (cf_options_check(o, why, sizeof why)) {
+		fprintf(stderr, "credfence: %s. Nothing was run.\n", why);
+		cf_options_free(o);
+		return -EINVAL;
+	}
 	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir) {
 		snprintf(acct, sizeof acct, "%s", res->pw_dir);
 		o->account_home = acct;

@@ -83,8 +83,9 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
 			char *end;
+			errno = 0;
 			long n = strtol(v, &end, 10);
-			if (!*v || *end || n <= 0) {
+			if (*v < '0' || *v > '9' || *end || n <= 0 || errno == ERANGE) {
 				cf_err("%s: --max-entries takes a positive number, not '%s'", sub, v);
 				return CF_EXIT_FAIL;
 			}
@@ -133,6 +134,11 @@ int cf_cli_finish(struct cf_cli *c)
 	}
 	if (rc) {
 		cf_err("out of memory");
+		return CF_EXIT_FAIL;
+	}
+	char why[PATH_MAX + 256];
+	if (cf_options_check(&c->opts, why, sizeof why)) {
+		cf_err("%s. Nothing was run.", why);
 		return CF_EXIT_FAIL;
 	}
 	static char acct[4096];

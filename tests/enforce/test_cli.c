@@ -288,3 +288,67 @@ Test(cli, too_many_entries_is_its_own_verdict)
 	cr_expect(has_line(o.out, "cmd-ran"));
 	cr_expect(strstr(o.err, " > 3)"), "%s", o.err);
 }
+
+/* Input that can only be a mistake is refused before anything runs (issue
+ * 12, items 2 and 4): exit 125, one line naming the option and its twin. */
+Test(cli, mistaken_input_is_refused_before_anything_runs)
+{
+	char file[PATH_MAX + 16], ran[PATH_MAX + 16], cmd[PATH_MAX * 2], longp[PATH_MAX + 64];
+	cf_fx_fmt(file, sizeof file, "%s/a-file", fx.ws);
+	cf_fx_write(file, "x\n");
+	cf_fx_fmt(ran, sizeof ran, "%s/ran", fx.ws);
+	cf_fx_fmt(cmd, sizeof cmd, "echo ran > '%s'", ran);
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = '\0';
+	struct {
+		const char *opt, *val, *env, *says;
+	} cases[] = {
+		{"--home", "/nonexistent-cf/hom", NULL, "--home (CREDFENCE_HOME) '/nonexistent-cf/hom' does not exist"},
+		{"--home", "", NULL, "--home (CREDFENCE_HOME) is empty"},
+		{"--home", "relative/home", NULL, "is relative; give an absolute path"},
+		{"--home", longp, NULL, "longer than PATH_MAX (ENAMETOOLONG)"},
+		{NULL, NULL, "CREDFENCE_HOME=/nonexistent-cf/hom", "--home (CREDFENCE_HOME) '/nonexistent-cf/hom'"},
+		{"--workspace", file, NULL, "is not a directory"},
+		{"--workspace", "/nonexistent-cf/ws", NULL, "does not exist"},
+		{"--deny", "", NULL, "--deny (CREDFENCE_DENY) has an empty entry"},
+		{"--log", "", NULL, "--log (CREDFENCE_LOG) is empty"},
+		{"--max-entries", "99999999999999999999", NULL, "--max-entries takes a positive number"},
+		{NULL, NULL, "CREDFENCE_MAX_ENTRIES= 10", "CREDFENCE_MAX_ENTRIES=' 10' is not valid"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *av[16];
+		size_t n = 0;
+		av[n++] = (char *)cf_fx_bin();
+		av[n++] = "run";
+		if (cases[i].opt) {
+			av[n++] = (char *)cases[i].opt;
+			av[n++] = (char *)cases[i].val;
+		}
+		const char *opt = cases[i].opt ? cases[i].opt : cases[i].env;
+		if (strncmp(opt, "--home", 6) != 0 && strncmp(opt, "CREDFENCE_HOME", 14) != 0) {
+			av[n++] = "--home";
+			av[n++] = fx.home;
+		}
+		if (strncmp(opt, "--workspace", 11) != 0) {
+			av[n++] = "--workspace";
+			av[n++] = fx.ws;
+		}
+		av[n++] = "--";
+		av[n++] = "/bin/sh";
+		av[n++] = "-c";
+		av[n++] = cmd;
+		av[n] = NULL;
+		char **env = cf_fx_env(&fx, (const char *[]){cases[i].env, NULL});
+		cf_fx_out_free(&o);
+		unlink(ran);
+		cf_fx_run(&o, fx.ws, env, NULL, av);
+		cf_fx_env_free(env);
+		cr_expect_eq(o.status, 125, "case %zu (%s): exit %d\n%s", i, cases[i].says, o.status,
+			     o.err);
+		cr_expect(strstr(o.err, cases[i].says), "case %zu: want '%s' in:\n%s", i, cases[i].says,
+			  o.err);
+		cr_expect(strncmp(o.err, "credfence: ", 11) == 0, "case %zu: %s", i, o.err);
+		cr_expect_neq(access(ran, F_OK), 0, "case %zu: the command ran", i);
+	}
+}

@@ -110,8 +110,29 @@ Test(escapes, workspace_swapped_for_a_symlink_is_refused)
 	char script[PATH_MAX * 2];
 	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " >> '%s'", proj);
 	fenced(&o, &fx, NULL, CF_ARGV("--workspace", (char *)proj), CF_ARGV("/bin/sh", "-c", script));
-	expect_link_refusal(proj);
+	/* A workspace that is no directory is refused before its links are judged. */
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "is not a directory") && strstr(o.err, "Nothing was run."), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "ran"), "the command ran");
+	expect_no_write_mark();
 	expect_file(bashrc, "# fake bashrc\n");
+}
+
+/* The same, swapped for a symlink to a directory (~/.config/autostart). */
+Test(escapes, workspace_swapped_for_a_symlink_to_a_directory_is_refused)
+{
+	cf_test_require_landlock();
+	const char *proj = cf_fx_at(tmp, "proj");
+	const char *autostart = cf_fx_at(fx.home, ".config/autostart");
+	cf_fx_mkdirs(proj);
+	cf_fx_mkdirs(autostart);
+	fenced_swap(CF_ARGV("--workspace", (char *)proj), NULL, proj, autostart);
+	char script[PATH_MAX * 2];
+	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " > '%s/evil.desktop'", proj);
+	fenced(&o, &fx, NULL, CF_ARGV("--workspace", (char *)proj), CF_ARGV("/bin/sh", "-c", script));
+	expect_link_refusal(proj);
+	cr_expect_neq(access(cf_fx_at(autostart, "evil.desktop"), F_OK), 0, "autostart was written");
 }
 
 /* Finding 2: TMPDIR=/tmp/X/t, swapped for a symlink to ~/.config/autostart. */
