@@ -7,29 +7,70 @@
 #define CF_VERSION "0.0.0"
 #endif
 
-static const char usage[] =
-	"usage: credfence COMMAND [options] ...\n"
-	"\n"
-	"  run [options] -- CMD [ARG...]      run CMD fenced: it can not read secrets nor write\n"
-	"                                     outside the writable locations\n"
-	"  harness [options] -- CMD [ARG...]  run CMD free, with every program it starts fenced\n"
-	"  status [--json] [options]          say whether isolation would be applied here, and why\n"
+#define CF_USAGE_COMMANDS                                                                         \
+	"  run [options] -- CMD [ARG...]      run CMD fenced: it can not read secrets nor write\n"  \
+	"                                     outside the writable locations\n"                    \
+	"  harness [options] -- CMD [ARG...]  run CMD free, with every program it starts fenced\n"  \
+	"  status [--json] [options]          say whether isolation would be applied here, and why\n" \
 	"  check [options] PATH...            say whether a fenced program could read or write PATH\n"
-	"\n"
-	"options (each has an environment twin, which the option overrides):\n"
-	"  --home DIR        the home whose secrets are denied (CREDFENCE_HOME; default $HOME)\n"
-	"  --workspace DIR   writable workspace (CREDFENCE_WORKSPACE; default: current directory)\n"
-	"  --writable DIR    another writable location, repeatable (CREDFENCE_WRITABLE, colon list)\n"
-	"  --deny PATH       another secret location, repeatable (CREDFENCE_DENY, colon list)\n"
-	"  --best-effort     run even when isolation can not be applied (CREDFENCE_MODE=best-effort)\n"
-	"  --required        refuse to run when isolation can not be applied (the default)\n"
-	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"
-	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"
-	"  --allow-ptys      let fenced programs open new ptys, and so every terminal of yours\n"
+
+#define CF_USAGE_OPTIONS                                                                          \
+	"options (each has an environment twin, which the option overrides):\n"                     \
+	"  --home DIR        the home whose secrets are denied (CREDFENCE_HOME; default $HOME)\n"   \
+	"  --workspace DIR   writable workspace (CREDFENCE_WORKSPACE; default: current directory)\n" \
+	"  --writable DIR    another writable location, repeatable (CREDFENCE_WRITABLE, colon list)\n" \
+	"  --deny PATH       another secret location, repeatable (CREDFENCE_DENY, colon list)\n"    \
+	"  --best-effort     run even when isolation can not be applied (CREDFENCE_MODE=best-effort)\n" \
+	"  --required        refuse to run when isolation can not be applied (the default)\n"       \
+	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"        \
+	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"  \
+	"  --allow-ptys      let fenced programs open new ptys, and so every terminal of yours\n"   \
 	"                    under /dev/pts (CREDFENCE_ALLOW_PTYS=1)\n"
-	"\n"
-	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"
-	"be executed, 127 when CMD is not found. See docs/cli-reference.md.\n";
+
+#define CF_USAGE_EXIT                                                                             \
+	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
+	"be executed, 127 when CMD is not found. See docs/cli-reference.md.\n"
+
+static const char usage[] = "usage: credfence COMMAND [options] ...\n"
+			    "\n" CF_USAGE_COMMANDS "\n" CF_USAGE_OPTIONS "\n" CF_USAGE_EXIT;
+
+/* One command's usage: its line, what it does, the options, its exit status. */
+static const struct {
+	const char *name, *synopsis, *what, *exit;
+} commands[] = {
+	{"run", "credfence run [options] -- CMD [ARG...]",
+	 "Run CMD fenced: CMD and everything it starts can not read a secret and can\n"
+	 "write only to the writable locations.\n",
+	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
+	 "not be executed, 127 when CMD is not found.\n"},
+	{"harness", "credfence harness [options] -- CMD [ARG...]",
+	 "Run CMD (an agent harness) free, with libcredfence.so preloaded: every program\n"
+	 "it starts is fenced at its launch.\n",
+	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
+	 "not be executed, 127 when CMD is not found.\n"},
+	{"status", "credfence status [--json] [options]",
+	 "Say whether isolation would be applied here, and why not; --json for one JSON\n"
+	 "object.\n",
+	 "exit status: 0 when it would be applied, 1 when not, 125 on a usage error.\n"},
+	{"check", "credfence check [options] PATH...",
+	 "Say for each PATH whether a fenced program could read it, write it or create it.\n",
+	 "exit status: 0 when every path was probed, 125 for bad options, no path,\n"
+	 "isolation that is not effective, or a failed probe.\n"},
+};
+
+/* Print NAME's usage; 0, or CF_EXIT_FAIL for an unknown NAME. */
+static int command_help(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+		if (strcmp(commands[i].name, name) != 0)
+			continue;
+		printf("usage: %s\n\n%s\n" CF_USAGE_OPTIONS "\n%s", commands[i].synopsis,
+		       commands[i].what, commands[i].exit);
+		return 0;
+	}
+	cf_err("no help for '%s'; use credfence help run, harness, status or check", name);
+	return CF_EXIT_FAIL;
+}
 
 int main(int argc, char **argv)
 {
@@ -38,15 +79,19 @@ int main(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	const char *cmd = argv[1];
-	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		}
+	if (strcmp(cmd, "help") == 0 && argc > 2)
+		return command_help(argv[2]);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;
 	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			if (command_help(cmd) == 0)
+				return 0;
+			fputs(usage, stderr);
+			return CF_EXIT_FAIL;
+		}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("credfence %s\n", CF_VERSION);
 		return 0;

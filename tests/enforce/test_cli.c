@@ -352,3 +352,28 @@ Test(cli, mistaken_input_is_refused_before_anything_runs)
 		cr_expect_neq(access(ran, F_OK), 0, "case %zu: the command ran", i);
 	}
 }
+
+/* Each command has its own usage (issue 12, item 8); an unknown topic is an
+ * error. */
+Test(cli, per_command_help)
+{
+	const char *names[] = {"run", "harness", "status", "check"};
+	for (size_t i = 0; i < 4; i++) {
+		char want[64];
+		cf_fx_fmt(want, sizeof want, "usage: credfence %s ", names[i]);
+		cf_fx_out_free(&o);
+		cf_fx_run(&o, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "help", (char *)names[i]));
+		cr_expect_eq(o.status, 0, "help %s: %d %s", names[i], o.status, o.err);
+		cr_expect(strncmp(o.out, want, strlen(want)) == 0, "help %s:\n%s", names[i], o.out);
+		cr_expect(strstr(o.out, "--workspace DIR"), "help %s has no options", names[i]);
+		cf_fx_out_free(&o);
+		cf_fx_run(&o, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), (char *)names[i], "--help"));
+		cr_expect_eq(o.status, 0);
+		cr_expect(strncmp(o.out, want, strlen(want)) == 0, "%s --help:\n%s", names[i], o.out);
+	}
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "help", "frob"));
+	cr_expect_eq(o.status, 125);
+	cr_expect(strstr(o.err, "credfence: no help for 'frob'"), "%s", o.err);
+	cr_expect_eq(o.out[0], '\0', "stdout: %s", o.out);
+}
