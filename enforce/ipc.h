@@ -1,0 +1,83 @@
+/* The IPC and metadata fence (Linux).
+ *
+ * Landlock (ABI 7 and older) does not stop a fenced process from connect()ing
+ * to a Unix socket that a process outside the fence listens on (systemd --user,
+ * D-Bus, tmux, docker: deputies that read the secrets for it), nor from
+ * changing metadata (chmod, chown, utimes, extended attributes, inode flags)
+ * outside the writable locations. A seccomp user-notification filter sends
+ * those calls to a supervisor process that runs outside the fence; it copies
+ * the arguments once, judges the copy, and makes the call itself on a
+ * descriptor it took from the caller (pidfd_getfd), so that what was judged
+ * is what is done. The caller gets the result as its syscall's result.
+ *
+ * One supervisor serves a whole `credfence run` tree, a whole harness, or a
+ * self-mode process tree: a socket bound by any fenced process it serves can
+ * be reached by every other one. A socket bound outside stays unreachable
+ * unless the fence's own list allows it (--allow-socket, --ssh-agent).
+ *
+ * When the supervisor is gone, the trapped calls fail (ENOSYS from the
+ * kernel): never the kernel's plain behaviour. */
+#ifndef CF_IPC_H
+#define CF_IPC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "strv.h"
+
+/* The supervisor's abstract socket name (no leading NUL, no '@'), NUL-terminated. */
+#define CF_IPC_ADDR_MAX 64
+
+/* What a fenced child hands to the supervisor with its listener, built in
+ * normal context before any fork. */
+struct cf_ipc {
+	char addr[CF_IPC_ADDR_MAX]; /* "" : no supervisor known */
+	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
+	size_t blob_len;
+};
+
+/* Normal context. WRITABLE: the canonical writable locations (metadata changes
+ * are allowed beneath them). ALLOW: sockets the user allowed, canonical paths
+ * or "@name" for an abstract name. ADDR: the supervisor (may be NULL or "",
+ * to be set later with cf_ipc_set_addr). 0 or -ENOMEM / -EINVAL. */
+int cf_ipc_prepare(struct cf_ipc *ipc, const struct cf_strv *writable, const struct cf_strv *allow,
+		   const char *addr);
+int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr);
+void cf_ipc_free(struct cf_ipc *ipc);
+
+/* Between fork and exec: raw system calls and stack only, no errno. To be
+ * called after no_new_privs and before landlock_restrict_self (whose scope
+ * would forbid reaching the supervisor's abstract socket): connect to the
+ * supervisor, install the notification filter on the calling thread, hand
+ * the supervisor the listener and the blob, wait for its answer. 0, or
+ * -errno, or -(CF_EIPC + errno) when a step after the connect failed
+ * (cf_ipc_why() words them). */
+int cf_ipc_enter(const struct cf_ipc *ipc);
+#define CF_EIPC 16384
+
+/* The words for a cf_ipc_enter() or cf_ipc_probe() failure ("IPC supervisor
+ * unreachable", "seccomp user notification unavailable", ...), without the
+ * errno. No allocation. */
+const char *cf_ipc_why(int err);
+
+/* Normal context, not after fork. Start a supervisor: a process of its own
+ * (double-forked, so it is nobody's child to reap; its own session; stdio on
+ * /dev/null; outside every fence) that serves each fence whose thread calls
+ * cf_ipc_enter() with ADDR. It exits when KEEPER has exited and no fenced
+ * process it serves is left. LOG_FD (or -1; duplicated, the caller keeps its
+ * own) receives one JSON line per denial: "ipc_denied" (pid, program, socket
+ * path or "@name") and "metadata_denied" (pid, program, call, path). Writes
+ * the name into ADDR. 0 or -errno. */
+int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX]);
+
+/* Whether this kernel can do it: seccomp user notification with
+ * pidfd_open/pidfd_getfd, found in a forked child. 0 or -errno (words from
+ * cf_ipc_why). Normal context. */
+int cf_ipc_probe(void);
+
+/* Whether the calling process already has a notification listener in its
+ * seccomp chain (an enclosing fence's supervisor covers it): 1, 0, or -errno.
+ * Found in a forked child. Normal context. */
+int cf_ipc_covered(void);
+
+#endif
