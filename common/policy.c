@@ -17,12 +17,14 @@ void cf_options_init(struct cf_options *o)
 	memset(o, 0, sizeof *o);
 	o->mode = -1;
 	o->allow_ptys = -1;
+	o->ssh_agent = -1;
 }
 
 void cf_options_free(struct cf_options *o)
 {
 	cf_strv_free(&o->writable);
 	cf_strv_free(&o->deny);
+	cf_strv_free(&o->allow_sockets);
 }
 
 const char *cf_env_get(char *const envp[], const char *name)
@@ -67,6 +69,21 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 			return -EINVAL;
 		}
 	}
+	if (!o->allow_sockets_from_cli &&
+	    cf_strv_add_list(&o->allow_sockets, cf_env_get(envp, "CREDFENCE_ALLOW_SOCKET")))
+		return -ENOMEM;
+	if (o->ssh_agent < 0 && (v = cf_env_get(envp, "CREDFENCE_SSH_AGENT"))) {
+		if (strcmp(v, "1") == 0)
+			o->ssh_agent = 1;
+		else if (strcmp(v, "0") == 0 || !*v)
+			o->ssh_agent = 0;
+		else {
+			*bad = "CREDFENCE_SSH_AGENT";
+			return -EINVAL;
+		}
+	}
+	if (!o->supervisor)
+		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
 	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
 		char *end;
 		errno = 0;
@@ -125,6 +142,14 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", why, n);
 	if (!rc)
 		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", why, n);
+	if (!rc)
+		rc = list_check(&o->allow_sockets, "--allow-socket (CREDFENCE_ALLOW_SOCKET)", why, n);
+	for (size_t i = 0; !rc && i < o->allow_sockets.n; i++)
+		if (strcmp(o->allow_sockets.v[i], "@") == 0) {
+			snprintf(why, n, "--allow-socket (CREDFENCE_ALLOW_SOCKET) has '@' without a "
+					 "name; give @NAME for an abstract socket");
+			rc = -EINVAL;
+		}
 	if (!rc && o->log && !*o->log) {
 		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
 		rc = -EINVAL;
@@ -446,6 +471,31 @@ static int writable_locations(struct cf_policy *p, struct links *l, const struct
 	return rc;
 }
 
+/* The sockets the user allowed: a path is taken canonical (the socket itself
+ * need not exist yet), an abstract name as given. --ssh-agent adds the agent's
+ * socket from $SSH_AUTH_SOCK. */
+static int allowed_sockets(struct cf_policy *p, const struct cf_options *o, char *const envp[],
+			   const char *cwd)
+{
+	const char *agent = o->ssh_agent > 0 ? cf_env_get(envp, "SSH_AUTH_SOCK") : NULL;
+	size_t n = o->allow_sockets.n;
+	for (size_t i = 0; i <= n; i++) {
+		const char *s = i < n ? o->allow_sockets.v[i] : agent;
+		char c[PATH_MAX];
+		if (!s || !*s)
+			continue;
+		if (s[0] == '@') {
+			if (cf_strv_add_unique(&p->allow_sockets, s))
+				return -ENOMEM;
+			continue;
+		}
+		int rc = cf_canon(s, cwd, c, sizeof c, NULL, NULL);
+		if (rc == -ENOMEM || (!rc && cf_strv_add_unique(&p->allow_sockets, c)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static const char *writable_holding(const struct cf_policy *p, const char *path)
 {
 	for (size_t i = 0; i < p->writable.n; i++)
@@ -595,6 +645,8 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 
 	struct links l = {0};
 	rc = writable_locations(p, &l, o, envp, cwd);
+	if (!rc)
+		rc = allowed_sockets(p, o, envp, cwd);
 	if (!rc && p->verdict == CF_VERDICT_APPLIED)
 		judge_links(p, &l);
 	cf_strv_free(&l.pairs);
@@ -617,6 +669,7 @@ void cf_policy_free(struct cf_policy *p)
 	free(p->log);
 	free(p->log_refused);
 	cf_strv_free(&p->writable);
+	cf_strv_free(&p->allow_sockets);
 	cf_strv_free(&p->lookups);
 	cf_strv_free(&p->resolved);
 	memset(p, 0, sizeof *p);

@@ -24,7 +24,11 @@ struct cf_options {
 	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */
 	int allow_ptys;           /* --allow-ptys, CREDFENCE_ALLOW_PTYS=1; -1 unset, 0, 1 */
 	const char *account_home; /* the password database's home, filled by the caller */
-	bool writable_from_cli, deny_from_cli;
+	struct cf_strv allow_sockets; /* --allow-socket, CREDFENCE_ALLOW_SOCKET: paths or @names */
+	int ssh_agent;            /* --ssh-agent, CREDFENCE_SSH_AGENT=1; -1 unset, 0, 1 */
+	const char *supervisor;   /* CREDFENCE_SUPERVISOR: the IPC supervisor serving this tree
+				     (written by the harness shim, never by the user) */
+	bool writable_from_cli, deny_from_cli, allow_sockets_from_cli;
 };
 
 void cf_options_init(struct cf_options *o);
@@ -59,6 +63,7 @@ enum cf_verdict {
 				     that lies in a writable location */
 	CF_VERDICT_WORKSPACE, /* set by the callers: the workspace is the current
 				 directory, which the command picks with cd */
+	CF_VERDICT_IPC,       /* set by enforce/: the IPC supervisor could not be used */
 };
 
 struct cf_policy {
@@ -76,6 +81,8 @@ struct cf_policy {
 	size_t max_entries;
 	enum cf_verdict verdict;
 	char reason[2 * PATH_MAX + 128]; /* full status line, "read isolation ..." */
+	struct cf_strv allow_sockets; /* canonical socket paths, or "@name", a fenced program may
+					 connect to although they were bound outside the fence */
 	bool allow_ptys; /* all of /dev/pts gets a device rule, so new ptys open (and other terminals) */
 };
 

@@ -118,10 +118,19 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		/* Fenced already (a nested run, or the shim loaded into us): the
 		 * enclosing fence stays in force and can not be widened; the
 		 * directories to expand can not even be listed. Add no layer, but
-		 * only when the enclosing fence denies everything this policy does. */
+		 * only when the enclosing fence denies everything this policy does,
+		 * IPC included: its supervisor's listener is in our seccomp chain. */
 		f->inherited = f->ready = cf_policy_inherit(&f->pol, uncovered(&f->pol));
+		if (f->ready && cf_ipc_covered() != 1) {
+			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
+					 "this process is fenced already, by a fence without an IPC "
+					 "supervisor; start it from outside that fence");
+			f->inherited = f->ready = false;
+		}
 		return 0;
 	}
+	if ((rc = cf_ipc_prepare(&f->ipc, &f->pol.writable, &f->pol.allow_sockets, o->supervisor)))
+		return rc;
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
 		cf_ll_reason(f->abi < 0 ? f->abi : 0, f->abi, f->pol.reason, sizeof f->pol.reason);
 		f->pol.verdict = CF_VERDICT_LANDLOCK;
@@ -157,10 +166,41 @@ void cf_fence_free(struct cf_fence *f)
 	free(f->stamps);
 	free(f->lookup_stamps);
 	free(f->lists_json);
+	cf_ipc_free(&f->ipc);
 	cf_plan_free(&f->plan);
 	cf_policy_free(&f->pol);
 	memset(f, 0, sizeof *f);
 	f->ruleset = -1;
+}
+
+/* Between the terminal filter and the Landlock layer: the IPC fence. Every
+ * failure of it reads as one, whatever step failed. */
+static int ipc_between(const void *ctx)
+{
+	const struct cf_ipc *ipc = ctx;
+	int rc = ipc->addr[0] ? cf_ipc_enter(ipc) : -ENOTCONN;
+	if (rc < 0 && rc > -CF_EIPC)
+		rc = -(CF_EIPC - rc);
+	return rc;
+}
+
+bool cf_fence_needs_supervisor(const struct cf_fence *f)
+{
+	return f->ready && !f->inherited && !f->ipc.addr[0];
+}
+
+int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd)
+{
+	char addr[CF_IPC_ADDR_MAX];
+	int rc = cf_supervisor_start(keeper, logfd, addr);
+	if (!rc)
+		rc = cf_ipc_set_addr(&f->ipc, addr);
+	if (rc) {
+		cf_ll_reason(-(CF_EIPC - rc), f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_IPC;
+		f->ready = false;
+	}
+	return rc;
 }
 
 int cf_fence_apply(struct cf_fence *f)
@@ -169,10 +209,11 @@ int cf_fence_apply(struct cf_fence *f)
 		return -EPERM;
 	if (f->inherited)
 		return 0;
-	int rc = cf_ll_restrict(f->ruleset);
+	int rc = cf_ll_restrict_with(f->ruleset, ipc_between, &f->ipc);
 	if (rc) {
 		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_LANDLOCK;
+		f->pol.verdict = rc <= -CF_EIPC && rc > -(CF_EIPC + 4096) ? CF_VERDICT_IPC
+									 : CF_VERDICT_LANDLOCK;
 		f->ready = false;
 	}
 	return rc;
@@ -209,15 +250,18 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		return 0;
 	if (f->abi <= 0)
 		return f->abi < 0 ? f->abi : -ENOSYS;
+	bool between_done = false;
 	if (checked || cf_fence_current(f)) {
-		int rc = cf_ll_restrict(f->ruleset);
+		int rc = cf_ll_restrict_with(f->ruleset, ipc_between, &f->ipc);
 		if (rc == 0) {
 			out->rules = f->res.rules;
 			return 0;
 		}
 		if (rc != -EBADF && rc != -EBADFD && rc != -EINVAL)
 			return rc;
-		/* The prepared fd was closed or replaced (close_fds): build our own. */
+		/* The prepared fd was closed or replaced (close_fds): build our own.
+		 * The filters and the IPC fence are in place already. */
+		between_done = true;
 	} else if (!cf_policy_resolves_same(&f->pol)) {
 		/* A symlink on the way to a secret changed: the plan would deny the
 		 * old target. Only the parent can re-resolve; refuse here. */
@@ -227,7 +271,8 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	*out = res;
 	if (fd < 0)
 		return fd;
-	int rc = cf_ll_restrict(fd);
+	int rc = between_done ? cf_ll_restrict_self(fd)
+			      : cf_ll_restrict_with(fd, ipc_between, &f->ipc);
 	cf_sys_close(fd);
 	return rc;
 }

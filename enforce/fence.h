@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "expand.h"
+#include "ipc.h"
 #include "policy.h"
 
 struct cf_fence {
@@ -26,6 +27,7 @@ struct cf_fence {
 	bool racy;                 /* a stamped directory changed within the last
 				      second: its mtime may not show the next change */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
+	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
 	bool ready;                /* the verdict is "applied" so far */
 	bool inherited;            /* this process is fenced already: no new layer */
 };
@@ -36,14 +38,25 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		     const char *cwd);
 void cf_fence_free(struct cf_fence *f);
 
-/* Apply the prepared ruleset to the calling thread; on failure the verdict and
- * reason say why. Returns 0 or -errno. Normal context. */
+/* Apply the prepared ruleset to the calling thread, with the IPC fence of the
+ * supervisor named in f->ipc.addr (cf_fence_set_supervisor, or the options'
+ * CREDFENCE_SUPERVISOR); on failure the verdict and reason say why. Returns 0
+ * or -errno. Normal context. */
 int cf_fence_apply(struct cf_fence *f);
 
 /* Whether every ancestor, and every directory the secrets were resolved in,
  * still has the identity and times it had when the ruleset was built. No
  * allocation: callable between fork and exec. */
 bool cf_fence_current(const struct cf_fence *f);
+
+/* Whether the fence needs a supervisor that is not known yet: true for a
+ * ready fence that adds a layer and has no supervisor address. */
+bool cf_fence_needs_supervisor(const struct cf_fence *f);
+
+/* Start a supervisor (ipc.h) for F, serving until KEEPER has exited and no
+ * fenced process is left; its denials go to LOGFD. On failure the verdict and
+ * reason say why and F is no longer ready. 0 or -errno. Normal context. */
+int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd);
 
 /* Between fork and exec: fence the calling thread with the prepared ruleset when
  * it is still current, else with one built here from the same plan (never

@@ -1,6 +1,7 @@
 #include "landlock.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ipc.h"
 #include "sys.h"
 #include "ttyfilter.h"
 
@@ -47,7 +49,14 @@
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped;             /* ABI 6 */
 };
+
+/* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET: no connect to an abstract socket bound
+ * outside the domain. The supervisor (ipc.h) judges every connect anyway; the
+ * scope holds even where it can not. */
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
 
 struct ll_path_beneath_attr {
 	uint64_t allowed_access;
@@ -122,17 +131,22 @@ static int add_rule(void *vctx, int fd, int is_dir, enum cf_rule_kind kind)
 	return (int)cf_sys4(SYS_landlock_add_rule, ctx->ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
 }
 
-static int create_ruleset(uint64_t handled)
+static int create_ruleset(uint64_t handled, int abi)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
-	return (int)cf_sys3(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	size_t size = offsetof(struct ll_ruleset_attr, handled_access_net);
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX;
+		size = sizeof attr;
+	}
+	return (int)cf_sys3(SYS_landlock_create_ruleset, &attr, size, 0);
 }
 
 int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
 		struct cf_expand_result *res, struct cf_stamp *stamps)
 {
 	struct build_ctx ctx = {.handled = cf_ll_handled(abi)};
-	ctx.ruleset = create_ruleset(ctx.handled);
+	ctx.ruleset = create_ruleset(ctx.handled, abi);
 	if (ctx.ruleset < 0)
 		return ctx.ruleset;
 	int rc = cf_expand(pl, buf, bufsz, add_rule, &ctx, res, stamps);
@@ -143,7 +157,7 @@ int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
 	return ctx.ruleset;
 }
 
-int cf_ll_restrict(int ruleset_fd)
+int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void *ctx)
 {
 	long rc = cf_sys5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if (rc)
@@ -152,7 +166,19 @@ int cf_ll_restrict(int ruleset_fd)
 	 * then has the filter, inherited by all it starts. */
 	if ((rc = cf_ttyfilter_install()))
 		return -(CF_ETTYFILTER + (int)-rc);
+	if (between && (rc = between(ctx)))
+		return (int)rc;
 	return (int)cf_sys2(SYS_landlock_restrict_self, ruleset_fd, 0);
+}
+
+int cf_ll_restrict_self(int ruleset_fd)
+{
+	return (int)cf_sys2(SYS_landlock_restrict_self, ruleset_fd, 0);
+}
+
+int cf_ll_restrict(int ruleset_fd)
+{
+	return cf_ll_restrict_with(ruleset_fd, NULL, NULL);
 }
 
 int cf_ll_probe(void)
@@ -160,7 +186,7 @@ int cf_ll_probe(void)
 	int abi = cf_ll_abi();
 	if (abi < 0)
 		return abi;
-	int fd = create_ruleset(FS_WRITE_FILE | FS_MAKE_REG);
+	int fd = create_ruleset(FS_WRITE_FILE | FS_MAKE_REG, 1);
 	if (fd < 0)
 		return fd;
 	int pipefd[2];
@@ -221,13 +247,20 @@ static const char *ttyfilter_why(int e)
 	}
 }
 
+static bool is_ipc(int err)
+{
+	return err <= -CF_EIPC && err > -(CF_EIPC + 4096);
+}
+
 bool cf_ll_words_alone(int err)
 {
-	return is_ttyfilter(err) || err == -ELOOP;
+	return is_ttyfilter(err) || is_ipc(err) || err == -ELOOP;
 }
 
 const char *cf_ll_why(int err)
 {
+	if (is_ipc(err))
+		return cf_ipc_why(err);
 	if (is_ttyfilter(err)) {
 		const char *why = ttyfilter_why(-err - CF_ETTYFILTER);
 		return why ? why : TTYFILTER_FAILED;
@@ -259,6 +292,9 @@ void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 			 strerror(-err - CF_ETTYFILTER));
 	else if (err == -ELOOP)
 		snprintf(out, outsz, "read isolation is not effective: %s", why);
+	else if (is_ipc(err))
+		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
+			 strerror(-err - CF_EIPC));
 	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
 		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
 			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);

@@ -29,6 +29,11 @@ int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
  * on the calling thread. A filter that can not be installed fails the whole
  * restrict: -(CF_ETTYFILTER + errno). */
 int cf_ll_restrict(int ruleset_fd);
+/* The same, calling BETWEEN(CTX) after the terminal filter and before the
+ * Landlock layer (the IPC fence, ipc.h); its nonzero result is returned. */
+int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void *ctx);
+/* landlock_restrict_self() alone, for a thread whose filters are in place. */
+int cf_ll_restrict_self(int ruleset_fd);
 
 /* Apart from every -errno, like CF_ETOOMANY; cf_ll_why() and cf_ll_reason()
  * give its words. */

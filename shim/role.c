@@ -133,6 +133,9 @@ void cf_shim_fence_self(void)
 	}
 	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
+	/* Its own supervisor, for this process and all it starts. */
+	if (cf_fence_needs_supervisor(&f))
+		(void)cf_fence_start_supervisor(&f, getpid(), logfd);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, f.pol.reason,
 		     applied ? f.res.rules : 0, buf, sizeof buf);
@@ -177,7 +180,8 @@ void cf_shim_become_harness(void)
 	struct cf_fence *f = calloc(1, sizeof *f);
 	struct cf_options *o = &harness_opts;
 	if (!f || cf_shim_options(o) || !keep(&o->home) || !keep(&o->workspace) ||
-	    !keep(&o->log) || !keep(&o->account_home) || cf_fence_prepare(f, o, environ, NULL)) {
+	    !keep(&o->log) || !keep(&o->account_home) || !keep(&o->supervisor) ||
+	    cf_fence_prepare(f, o, environ, NULL)) {
 		fputs("credfence: the harness could not prepare its fence. Nothing was run.\n", stderr);
 		_exit(125);
 	}

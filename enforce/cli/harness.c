@@ -136,6 +136,12 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 		return -1;
 	if (o->allow_ptys >= 0 && setenv("CREDFENCE_ALLOW_PTYS", o->allow_ptys ? "1" : "0", 1))
 		return -1;
+	/* The sockets as the policy resolved them (--ssh-agent included): a
+	 * harness that changes SSH_AUTH_SOCK later does not widen the fence. */
+	if (pol->allow_sockets.n && set_list("CREDFENCE_ALLOW_SOCKET", &pol->allow_sockets, cwd))
+		return -1;
+	if (pol->allow_sockets.n && unsetenv("CREDFENCE_SSH_AGENT"))
+		return -1;
 	if (o->max_entries > 0) {
 		snprintf(num, sizeof num, "%ld", o->max_entries);
 		if (setenv("CREDFENCE_MAX_ENTRIES", num, 1))
@@ -360,6 +366,29 @@ int cf_cmd_harness(int argc, char **argv)
 		       "(best-effort mode)", why);
 	}
 #endif
+	/* One supervisor for the whole harness: a socket bound by one fenced
+	 * child is reachable from the next. It outlives this process image (the
+	 * harness execs in its place) and serves until the harness and every
+	 * fenced process are gone. */
+	if (cf_fence_needs_supervisor(&f)) {
+		int logfd = cf_fence_log_open(&f);
+		int sup = cf_fence_start_supervisor(&f, getpid(), logfd);
+		if (sup)
+			cf_cli_log(&f, logfd, c.cmd[0], false);
+		if (logfd >= 0)
+			close(logfd);
+		if (sup) {
+			if (f.pol.mode == CF_MODE_REQUIRED) {
+				cf_err("%s; %s. Nothing was run.", f.pol.reason, cf_cli_hint(f.pol.verdict));
+				return CF_EXIT_FAIL;
+			}
+			cf_err("%s; the harness runs and its children run without isolation "
+			       "(best-effort mode)", f.pol.reason);
+		} else if (setenv("CREDFENCE_SUPERVISOR", f.ipc.addr, 1)) {
+			cf_err("can not set the environment: %s", strerror(errno));
+			return CF_EXIT_FAIL;
+		}
+	}
 	char marker[64];
 	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
 	/* The shim sends a child whose environment moves a secret through this

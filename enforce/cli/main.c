@@ -25,7 +25,12 @@
 	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"        \
 	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"  \
 	"  --allow-ptys      let fenced programs open new ptys, and so every terminal of yours\n"   \
-	"                    under /dev/pts (CREDFENCE_ALLOW_PTYS=1)\n"
+	"                    under /dev/pts (CREDFENCE_ALLOW_PTYS=1)\n"                           \
+	"  --allow-socket S  let fenced programs connect to the Unix socket S (a path, or @NAME\n" \
+	"                    for an abstract one) bound outside the fence, repeatable\n"         \
+	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
+	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
+	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \

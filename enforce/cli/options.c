@@ -90,6 +90,14 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 				return CF_EXIT_FAIL;
 			}
 			c->opts.max_entries = n;
+		} else if (is_opt(a, "--allow-socket")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.allow_sockets_from_cli = true;
+			if (cf_strv_add(&c->opts.allow_sockets, v))
+				return CF_EXIT_FAIL;
+		} else if (strcmp(a, "--ssh-agent") == 0) {
+			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
 			c->opts.allow_ptys = 1;
 		} else if (strcmp(a, "--best-effort") == 0) {
@@ -128,8 +136,10 @@ int cf_cli_finish(struct cf_cli *c)
 	if (rc == -EINVAL) {
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
 		       strcmp(bad, "CREDFENCE_MODE") == 0	  ? "'required' or 'best-effort'"
-		       : strcmp(bad, "CREDFENCE_ALLOW_PTYS") == 0 ? "'1' or '0'"
-								  : "a positive number");
+		       : strcmp(bad, "CREDFENCE_ALLOW_PTYS") == 0 ||
+				       strcmp(bad, "CREDFENCE_SSH_AGENT") == 0
+			       ? "'1' or '0'"
+			       : "a positive number");
 		return CF_EXIT_FAIL;
 	}
 	if (rc) {
@@ -147,6 +157,12 @@ int cf_cli_finish(struct cf_cli *c)
 	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir) {
 		snprintf(acct, sizeof acct, "%s", res->pw_dir);
 		c->opts.account_home = acct;
+	}
+	const char *agent = getenv("SSH_AUTH_SOCK");
+	if (c->opts.ssh_agent > 0 && (!agent || !*agent)) {
+		cf_err("--ssh-agent (CREDFENCE_SSH_AGENT) allows $SSH_AUTH_SOCK, which is not set; "
+		       "start ssh-agent first, or leave the option out. Nothing was run.");
+		return CF_EXIT_FAIL;
 	}
 	if (c->opts.home && c->opts.home[0] && c->opts.home[0] != '/') {
 		cf_err("--home must be an absolute path, not '%s'", c->opts.home);
@@ -181,6 +197,9 @@ const char *cf_cli_hint(enum cf_verdict v)
 		       "(a fenced program could retarget it), or remove that symlink";
 	case CF_VERDICT_WORKSPACE:
 		return "cd to your project directory, or pass --workspace DIR";
+	case CF_VERDICT_IPC:
+		return "run on a kernel with seccomp user notification (Linux 5.9 or later, not "
+		       "blocked by a container policy), or pass --best-effort to run without isolation";
 	default:
 		return "fix the location or remove it from CREDFENCE_DENY / --deny";
 	}

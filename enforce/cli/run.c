@@ -49,10 +49,18 @@ int cf_cmd_run(int argc, char **argv)
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */
 		int probe = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited ? cf_ll_probe() : 0;
+		int ipc = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited && !probe ? cf_ipc_probe() : 0;
 		if (probe) {
 			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
 			f.pol.verdict = CF_VERDICT_LANDLOCK;
 			f.ready = false;
+		} else if (ipc) {
+			cf_ll_reason(-(CF_EIPC - ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
+			f.pol.verdict = CF_VERDICT_IPC;
+			f.ready = false;
+		} else if (cf_fence_needs_supervisor(&f) &&
+			   cf_fence_start_supervisor(&f, getpid(), logfd)) {
+			/* the verdict says why */
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);
 		}

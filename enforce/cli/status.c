@@ -20,6 +20,23 @@ static const char *writable_holding(const struct cf_policy *p, const char *path)
 	return NULL;
 }
 
+/* How the IPC and metadata fence is enforced on this kernel (ipc.h). */
+static const char *ipc_how(const struct cf_fence *f)
+{
+#ifdef __APPLE__
+	(void)f;
+	return "not fenced on macOS: a fenced program can connect to any Unix socket "
+	       "(SECURITY.md)";
+#else
+	if (f->abi >= 6)
+		return "connect to a Unix socket bound outside the fence: denied; metadata "
+		       "changes outside the writable locations: denied (seccomp supervisor; "
+		       "abstract sockets also scoped by Landlock)";
+	return "connect to a Unix socket bound outside the fence: denied; metadata changes "
+	       "outside the writable locations: denied (seccomp supervisor)";
+#endif
+}
+
 static void print_json(const struct cf_fence *f, const char *release, const char *shim,
 		       const char *shim_in)
 {
@@ -64,6 +81,15 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 	}
 	cf_json_raw(buf, cap, &len, "],\"rules\":");
 	cf_json_num(buf, cap, &len, (long long)f->res.rules);
+	cf_json_raw(buf, cap, &len, ",\"ipc\":");
+	cf_json_str(buf, cap, &len, ipc_how(f));
+	cf_json_raw(buf, cap, &len, ",\"allowed_sockets\":[");
+	for (size_t i = 0; i < p->allow_sockets.n; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, p->allow_sockets.v[i]);
+	}
+	cf_json_raw(buf, cap, &len, "]");
 	cf_json_raw(buf, cap, &len, ",\"mode\":");
 	cf_json_str(buf, cap, &len, p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
 	cf_json_raw(buf, cap, &len, ",\"shim\":");
@@ -123,6 +149,10 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 	for (size_t i = 0; i < p->writable.n; i++)
 		printf("  %s\n", p->writable.v[i]);
 	printf("rules:        %zu\n", f->res.rules);
+	printf("ipc:          %s\n", ipc_how(f));
+	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
+	for (size_t i = 0; i < p->allow_sockets.n; i++)
+		printf("  %s\n", p->allow_sockets.v[i]);
 	printf("shim:         %s\n", shim ? shim : "(not found)");
 	if (shim_in)
 		printf("warning: the shim lies in the writable location %s: a fenced program could "
@@ -174,9 +204,14 @@ int cf_cmd_status(int argc, char **argv)
 		f.abi = cf_ll_abi();
 	if (f.ready && !f.inherited) {
 		int probe = cf_ll_probe();
+		int ipc = probe ? 0 : cf_ipc_probe();
 		if (probe) {
 			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
 			f.pol.verdict = CF_VERDICT_LANDLOCK;
+			f.ready = false;
+		} else if (ipc) {
+			cf_ll_reason(-(CF_EIPC - ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
+			f.pol.verdict = CF_VERDICT_IPC;
 			f.ready = false;
 		}
 	}
