@@ -65,4 +65,18 @@ int cf_fence_log_open(const struct cf_fence *f);
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz);
 
+/* No IPC fence on macOS yet (SECURITY.md): no supervisor is ever needed. */
+static inline bool cf_fence_needs_supervisor(const struct cf_fence *f)
+{
+	(void)f;
+	return false;
+}
+static inline int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd)
+{
+	(void)f;
+	(void)keeper;
+	(void)logfd;
+	return 0;
+}
+
 #endif
