@@ -1,7 +1,10 @@
 /* seccomp-fault ERRNO CMD [ARG...]: make the three Landlock system calls fail
  * with ERRNO (ENOSYS, EOPNOTSUPP or EPERM), then exec CMD. Test use only: it is
  * how a kernel without Landlock, one with Landlock disabled at boot, and a
- * container whose seccomp policy blocks it look to credfence. */
+ * container whose seccomp policy blocks it look to credfence.
+ * seccomp-fault NOTIFY CMD [ARG...]: make seccomp() refuse a filter that asks
+ * for a user-notification listener with EINVAL, as a kernel older than 5.0
+ * (or one built without it) does; Landlock stays. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
 		err = EOPNOTSUPP;
 	else if (strcmp(argv[1], "EPERM") == 0)
 		err = EPERM;
+	else if (strcmp(argv[1], "NOTIFY") == 0)
+		err = 0;
 	else {
 		fprintf(stderr, "seccomp-fault: unknown errno %s\n", argv[1]);
 		return 2;
@@ -55,7 +60,23 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	/* seccomp(op, flags, args): flags is args[1]; its low word holds them. */
+	struct sock_filter notify[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
+	if (err == 0) {
+		prog.len = sizeof notify / sizeof *notify;
+		prog.filter = notify;
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("seccomp-fault: install the filter");
 		return 2;
