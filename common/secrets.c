@@ -37,6 +37,15 @@ const struct cf_secret_row cf_secret_table[] = {
 	ROW(".boto", "boto / gsutil credentials"),
 	ROW(".config/hub", "hub (GitHub) tokens"),
 	ROW(".config/rclone", "rclone remotes and their secrets"),
+	/* Coding agents' own logins: a model-written command must not take the
+	 * user's model-provider tokens. The harness (free) still reads them. */
+	MOVED_IN(".claude/.credentials.json", "Claude Code login tokens", "CLAUDE_CONFIG_DIR",
+		 ".credentials.json"),
+	MOVED_IN(".codex/auth.json", "Codex (OpenAI) login tokens", "CODEX_HOME", "auth.json"),
+	ROW(".gemini/oauth_creds.json", "Gemini CLI OAuth tokens"),
+	MOVED_IN(".local/share/opencode/auth.json", "opencode provider keys", "XDG_DATA_HOME",
+		 "opencode/auth.json"),
+	ROW(".config/github-copilot", "GitHub Copilot tokens"),
 	/* Browser profiles: cookies, saved passwords, session tokens. */
 	ROW(".mozilla", "Firefox profiles (cookies, saved passwords)"),
 	ROW(".config/google-chrome", "Chrome profiles (cookies, saved passwords)"),

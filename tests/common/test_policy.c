@@ -216,6 +216,9 @@ Test(policy, each_relocating_variable_is_denied)
 		{"CARGO_HOME", "r/cargo", {"r/cargo/credentials", "r/cargo/credentials.toml"}},
 		{"PGPASSFILE", "r/pgpass", {"r/pgpass"}},
 		{"HISTFILE", "r/hist", {"r/hist"}},
+		{"CLAUDE_CONFIG_DIR", "r/claude", {"r/claude/.credentials.json"}},
+		{"CODEX_HOME", "r/codex", {"r/codex/auth.json"}},
+		{"XDG_DATA_HOME", "r/data", {"r/data/opencode/auth.json"}},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char env[PATH_MAX * 2];

@@ -51,6 +51,17 @@ Test(secrets_table, every_credential_store_of_the_issue)
 		cr_expect(row(stores[i]), "%s is missing from cf_secret_table", stores[i]);
 }
 
+/* Issue 11: a model-written command must not take the agents' own logins. */
+Test(secrets_table, the_coding_agents_logins)
+{
+	static const char *const agents[] = {
+		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+		".local/share/opencode/auth.json", ".config/github-copilot",
+	};
+	for (size_t i = 0; i < sizeof agents / sizeof *agents; i++)
+		cr_expect(row(agents[i]), "%s is missing from cf_secret_table", agents[i]);
+}
+
 Test(secrets_table, every_row_says_what_it_holds)
 {
 	cr_assert_geq(cf_secret_count, 37);
