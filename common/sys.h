@@ -4,7 +4,16 @@
 #ifndef CF_SYS_H
 #define CF_SYS_H
 
+#include <stdint.h>
 #include <sys/syscall.h>
+
+/* A const string where an interface takes char * but never writes through it
+ * (exec's argv, the kernel's seccomp program): said once, here, instead of a
+ * cast that -Wcast-qual rightly reports. */
+static inline char *cf_unconst(const char *s)
+{
+	return (char *)(uintptr_t)s;
+}
 
 #if defined(__x86_64__)
 static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long f)

@@ -101,7 +101,7 @@ const struct sock_filter *cf_ttyfilter_program(unsigned short *len)
 int cf_ttyfilter_install(void)
 {
 	/* The kernel copies the program; it never writes through this pointer. */
-	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)cf_ttyfilter};
+	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)(uintptr_t)cf_ttyfilter};
 	return (int)cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 

@@ -170,7 +170,7 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *co
 	av[n++] = s->launcher;
 	av[n++] = "run";
 	av[n++] = "--";
-	av[n++] = (char *)file;
+	av[n++] = cf_unconst(file);
 	for (size_t i = 1; i < argc; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "sys.h"
 
 extern char **environ;
 
@@ -122,7 +123,7 @@ static size_t count_args(const char *first, va_list ap)
 
 static void copy_args(char **argv, size_t n, const char *first, va_list ap)
 {
-	argv[0] = (char *)first;
+	argv[0] = cf_unconst(first);
 	for (size_t i = 1; i <= n; i++)
 		argv[i] = va_arg(ap, char *);
 }

@@ -6,7 +6,6 @@
 #include "proc.h"
 #include "shim.h"
 
-void cf_shim_thread_init(void);
 
 struct cf_shim cf_shim;
 

@@ -32,7 +32,6 @@
 #include "shim.h"
 #include "sys.h"
 
-int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
 
 extern char **environ;
 

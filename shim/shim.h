@@ -126,4 +126,14 @@ struct cf_fence *cf_shim_fence_now(void);
  * one): a child launched at once may then skip the check. */
 struct cf_fence *cf_shim_fence_now_checked(bool *current);
 
+/* Fence the calling thread for PROGRAM and report (child.c). 1 when fenced,
+ * 0 when it goes on unfenced (best effort), -EPERM when it must not run.
+ * CHECKED: the caller verified in normal context that F is current. */
+int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
+/* The status line for a failure RC of cf_fence_enter, built without stdio. */
+void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap);
+/* The fork handlers and the fence cache (thread.c), set up by the constructor. */
+void cf_shim_thread_init(void);
+
 #endif

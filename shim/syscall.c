@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include <unistd.h> /* declares the syscall() replaced here */
 
 #include "shim.h"
 

@@ -15,6 +15,7 @@
 
 #include "launch.h"
 #include "shim.h"
+#include "sys.h"
 
 extern char **environ;
 
@@ -63,7 +64,7 @@ static int run_shell(const char *cmd)
 	posix_spawnattr_setsigmask(&attr, &old);
 	posix_spawnattr_setsigdefault(&attr, &reset);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	char *argv[] = {"sh", "-c", "--", (char *)cmd, NULL};
+	char *argv[] = {"sh", "-c", "--", cf_unconst(cmd), NULL};
 	int err = cf_shim_launch(&pid, NULL, SHELL_PATH, false, NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	if (!err && wait_for(pid, &status) != pid)
@@ -132,7 +133,7 @@ static int spawn_piped(const char *cmd, int child_end, int child_std, pid_t *pid
 	for (struct popened *p = popened; !err && p; p = p->next)
 		if (p->fd != child_std)
 			err = posix_spawn_file_actions_addclose(&fa, p->fd);
-	char *argv[] = {"sh", "-c", "--", (char *)cmd, NULL};
+	char *argv[] = {"sh", "-c", "--", cf_unconst(cmd), NULL};
 	if (!err)
 		err = cf_shim_launch(pid, NULL, SHELL_PATH, false, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);

@@ -15,7 +15,6 @@
 #include "envsnap.h"
 #include "shim.h"
 
-int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
 
 extern char **environ;
 

@@ -7,6 +7,9 @@
 
 /* This program's path, symlinks resolved; NULL when not known. */
 const char *cf_cli_self_path(void);
+/* Where the shim is: next to this program (installed or build tree), or
+ * installed (harness.c); NULL when not found. */
+const char *cf_cli_find_shim(void);
 /* The launcher script named by CREDFENCE_SCRIPT (then unset), or NULL. */
 const char *cf_cli_script_path(void);
 /* The writable location of P that holds PATH, or NULL (also for a NULL PATH). */

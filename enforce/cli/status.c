@@ -10,7 +10,6 @@
 #endif
 #include "paths.h"
 
-const char *cf_cli_find_shim(void);
 
 static const char *writable_holding(const struct cf_policy *p, const char *path)
 {
