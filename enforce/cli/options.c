@@ -233,3 +233,23 @@ _Noreturn void cf_cli_exec(char **cmd)
 	cf_err("%s: can not execute: %s", cmd[0], strerror(e));
 	exit(CF_EXIT_NOEXEC);
 }
+
+void cf_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("credfence: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cf_cli_warn_root(const char *sub)
+{
+	if (geteuid() != 0)
+		return;
+	cf_warn("%s: running as root, which SECURITY.md puts out of scope: credfence guards an "
+		"ordinary user's secrets; root reads /etc/shadow and every user's files inside the "
+		"fence; run it as your own user",
+		sub);
+}

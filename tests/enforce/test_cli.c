@@ -9,6 +9,7 @@
 #include "enforce_test.h"
 
 #define PY "/usr/bin/python3"
+#define ROOT_WARNING(sub) "credfence: warning: " sub ": running as root, which SECURITY.md puts out of scope"
 
 CF_SUITE_STATE()
 
@@ -152,7 +153,11 @@ Test(cli, command_status_passes_through)
 	cf_fx_out_free(&o);
 	fenced(&o, &fx, NULL, NULL, CF_ARGV("true"));
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
-	cr_expect_str_eq(o.err, "", "nothing said when all is well");
+	/* Root gets its one warning line (see root_gets_one_warning_line). */
+	const char *err = o.err;
+	if (geteuid() == 0 && strncmp(err, ROOT_WARNING("run"), strlen(ROOT_WARNING("run"))) == 0)
+		err += strcspn(err, "\n") + 1;
+	cr_expect_str_eq(err, "", "nothing said when all is well");
 }
 
 Test(cli, best_effort_runs_the_command_and_says_why)
@@ -376,4 +381,106 @@ Test(cli, per_command_help)
 	cr_expect_eq(o.status, 125);
 	cr_expect(strstr(o.err, "credfence: no help for 'frob'"), "%s", o.err);
 	cr_expect_eq(o.out[0], '\0', "stdout: %s", o.out);
+}
+
+/* `credfence harness` with OPTS, then "--" and CMD, in the workspace. */
+static void harness(char *const opts[], char *const cmd[])
+{
+	static struct argvb b;
+	b.n = 0;
+	for (int i = 0; opts && opts[i]; i++)
+		argvb_add(&b, "%s", opts[i]);
+	argvb_add(&b, "--");
+	for (int i = 0; cmd[i]; i++)
+		argvb_add(&b, "%s", cmd[i]);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+}
+
+/* Issue 12, item 6: a shell given -c runs as the free harness (its own
+ * redirections and the command it execs in place are not fenced): the
+ * harness starts it, and says so with what to do instead. */
+Test(cli, harness_warns_about_a_shell_given_c)
+{
+	cf_test_require_landlock();
+	char *const with_c[][6] = {
+		{"sh", "-c", "echo ran", NULL},
+		{"/bin/sh", "-c", "echo ran", NULL},
+		{"bash", "-ec", "echo ran", NULL},
+		{"bash", "--norc", "-o", "pipefail", "-c", "echo ran"},
+		{"dash", "-e", "-c", "echo ran", NULL},
+	};
+	for (size_t i = 0; i < sizeof with_c / sizeof *with_c; i++) {
+		if (with_c[i][0][0] != '/' && strcmp(with_c[i][0], "sh") != 0)
+			cf_test_require_tool(with_c[i][0]);
+		harness(NULL, with_c[i]);
+		cr_expect_eq(o.status, 0, "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "ran"), "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		char want[256];
+		cf_fx_fmt(want, sizeof want,
+			  "credfence: warning: harness: %s is a shell given -c: the shell itself is "
+			  "the free harness",
+			  with_c[i][0]);
+		cr_expect(strstr(o.err, want), "case %zu: want '%s' in:\n%s", i, want, o.err);
+		cr_expect(strstr(o.err, "credfence run -- "), "case %zu: no advice: %s", i, o.err);
+		cr_expect(all_lines_credfence(o.err), "%s", o.err);
+	}
+	/* A script, or a program that is not a shell, gets no such warning. */
+	const char *script = cf_fx_at(fx.ws, "agent.sh");
+	cf_fx_write(script, "echo ran\n");
+	char *const without_c[][4] = {
+		{"sh", (char *)script, NULL},
+		{"sh", "-e", (char *)script, NULL},
+		{"sh", (char *)script, "-c", NULL},
+		{"/bin/echo", "-c", NULL},
+	};
+	for (size_t i = 0; i < sizeof without_c / sizeof *without_c; i++) {
+		harness(NULL, without_c[i]);
+		cr_expect_eq(o.status, 0, "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		cr_expect(!strstr(o.err, "is a shell given -c"), "case %zu: %s", i, o.err);
+	}
+}
+
+/* A static CMD loads no shim: required mode refuses it (test_escapes), and
+ * best-effort mode starts it with a warning line. */
+Test(cli, harness_warns_about_a_static_cmd_in_best_effort_mode)
+{
+	const char *bb = cf_test_require_tool("/bin/busybox");
+	harness(CF_ARGV("--best-effort"), CF_ARGV((char *)bb, "echo", "ran"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "credfence: warning: harness: %s is statically linked", bb);
+	cr_expect(strncmp(o.err, want, strlen(want)) == 0, "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "its children are not fenced unless they load the shim"), "%s",
+		  o.err);
+}
+
+/* SECURITY.md puts root out of scope: run and harness say so in one line
+ * when they run as root, and say nothing of it otherwise. */
+Test(cli, root_gets_one_warning_line)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (geteuid() == 0)
+		cr_expect(has_line(o.err,
+				   ROOT_WARNING("run") ": credfence guards an ordinary user's "
+						       "secrets; root reads /etc/shadow and every "
+						       "user's files inside the fence; run it as "
+						       "your own user"),
+			  OUT_FMT, OUT_ARGS(o));
+	else
+		cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+	harness(NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (geteuid() == 0)
+		cr_expect(strstr(o.err, ROOT_WARNING("harness")), OUT_FMT, OUT_ARGS(o));
+	else
+		cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+	/* Refusals stay one line: the warning is said only when CMD starts. */
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, CF_ARGV("--writable", fx.home), CF_ARGV("true"));
+	cr_expect_eq(o.status, 125);
+	cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
 }
