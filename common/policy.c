@@ -101,8 +101,13 @@ static int dir_check(const char *v, bool absolute, const char *name, char *why, 
 	return -EINVAL;
 }
 
-static int list_check(const struct cf_strv *l, const char *name, char *why, size_t n)
+/* MUST_EXIST: a missing entry is refused (a writable location that does not
+ * exist gets no rule, yet would be listed as writable). A missing secret is
+ * denied by name, so that creating it later is denied too. */
+static int list_check(const struct cf_strv *l, const char *name, bool must_exist, char *why,
+		      size_t n)
 {
+	struct stat st;
 	for (size_t i = 0; i < l->n; i++) {
 		if (!*l->v[i]) {
 			snprintf(why, n, "%s has an empty entry; give a path", name);
@@ -110,6 +115,11 @@ static int list_check(const struct cf_strv *l, const char *name, char *why, size
 		}
 		if (strlen(l->v[i]) >= PATH_MAX) {
 			snprintf(why, n, "%s has an entry longer than PATH_MAX (ENAMETOOLONG)", name);
+			return -EINVAL;
+		}
+		if (must_exist && stat(l->v[i], &st) != 0) {
+			snprintf(why, n, "%s '%s' does not exist (%s); create it first, or leave it out",
+				 name, l->v[i], strerror(errno));
 			return -EINVAL;
 		}
 	}
@@ -122,9 +132,9 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 	if (!rc)
 		rc = dir_check(o->workspace, false, "--workspace (CREDFENCE_WORKSPACE)", why, n);
 	if (!rc)
-		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", why, n);
+		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", false, why, n);
 	if (!rc)
-		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", why, n);
+		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", true, why, n);
 	if (!rc && o->log && !*o->log) {
 		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
 		rc = -EINVAL;

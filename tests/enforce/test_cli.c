@@ -317,6 +317,8 @@ Test(cli, mistaken_input_is_refused_before_anything_runs)
 		{"--workspace", file, NULL, "is not a directory"},
 		{"--workspace", "/nonexistent-cf/ws", NULL, "does not exist"},
 		{"--deny", "", NULL, "--deny (CREDFENCE_DENY) has an empty entry"},
+		{"--writable", "/nonexistent-cf/w", NULL, "--writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w' does not exist (No such file or directory)"},
+		{NULL, NULL, "CREDFENCE_WRITABLE=/nonexistent-cf/w2", "--writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w2' does not exist"},
 		{"--log", "", NULL, "--log (CREDFENCE_LOG) is empty"},
 		{"--max-entries", "99999999999999999999", NULL, "--max-entries takes a positive number"},
 		{NULL, NULL, "CREDFENCE_MAX_ENTRIES= 10", "CREDFENCE_MAX_ENTRIES=' 10' is not valid"},
@@ -483,4 +485,16 @@ Test(cli, root_gets_one_warning_line)
 	fenced(&o, &fx, NULL, CF_ARGV("--writable", fx.home), CF_ARGV("true"));
 	cr_expect_eq(o.status, 125);
 	cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+}
+
+/* A writable location that does not exist would get no rule, yet status would
+ * list it as writable: status refuses it like run (issue 12, item 4). */
+Test(cli, status_refuses_a_writable_location_that_does_not_exist)
+{
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--writable", "/nonexistent-cf/w"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "/nonexistent-cf/w"), "listed: %s", o.out);
+	cr_expect(strstr(o.err, "credfence: --writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w' "
+				"does not exist"),
+		  "%s", o.err);
 }
