@@ -34,6 +34,34 @@ const char *cf_env_get(char *const envp[], const char *name)
 	return NULL;
 }
 
+/* A twin's colon list (CREDFENCE_DENY, CREDFENCE_WRITABLE): backslash-colon
+ * is a colon inside a path and two backslashes one backslash; any other
+ * backslash stays as it is. Empty parts are skipped. */
+static int add_twin_list(struct cf_strv *s, const char *list)
+{
+	if (!list)
+		return 0;
+	char *part = malloc(strlen(list) + 1);
+	if (!part)
+		return -ENOMEM;
+	int rc = 0;
+	for (const char *p = list; !rc && *p;) {
+		size_t n = 0;
+		for (; *p && *p != ':'; p++) {
+			if (p[0] == '\\' && (p[1] == ':' || p[1] == '\\'))
+				p++;
+			part[n++] = *p;
+		}
+		part[n] = '\0';
+		if (n)
+			rc = cf_strv_add(s, part);
+		if (*p == ':')
+			p++;
+	}
+	free(part);
+	return rc;
+}
+
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
 {
 	const char *v;
@@ -43,9 +71,9 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 		o->workspace = cf_env_get(envp, "CREDFENCE_WORKSPACE");
 	if (!o->log)
 		o->log = cf_env_get(envp, "CREDFENCE_LOG");
-	if (!o->writable_from_cli && cf_strv_add_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
+	if (!o->writable_from_cli && add_twin_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
 		return -ENOMEM;
-	if (!o->deny_from_cli && cf_strv_add_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
+	if (!o->deny_from_cli && add_twin_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
 		return -ENOMEM;
 	if (o->mode < 0 && (v = cf_env_get(envp, "CREDFENCE_MODE")) && *v) {
 		if (strcmp(v, "required") == 0)

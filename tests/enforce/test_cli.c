@@ -498,3 +498,46 @@ Test(cli, status_refuses_a_writable_location_that_does_not_exist)
 				"does not exist"),
 		  "%s", o.err);
 }
+
+/* A path with a colon (or a backslash) in the colon-list twins: the harness
+ * escapes it (backslash-colon) when it exports CREDFENCE_DENY and
+ * CREDFENCE_WRITABLE, and every reader unescapes it. Before, the child split
+ * "/x/a:b" into "/x/a" and a relative "b", and every launch failed closed
+ * with an overlap (issue 12, item 4). */
+Test(cli, a_path_with_a_colon_survives_the_twins)
+{
+	cf_test_require_landlock();
+	char key[PATH_MAX], text[256], extra[PATH_MAX], script[PATH_MAX * 4];
+	cf_fx_fmt(key, sizeof key, "%s/keys/a:b\\c", fx.root);
+	cf_fx_fmt(text, sizeof text, "%s-colon-key\n", fx.tag);
+	cf_fx_write(key, text);
+	cf_fx_fmt(extra, sizeof extra, "%s/out:put", fx.root);
+	cf_fx_mkdirs(extra);
+	cf_fx_fmt(script,
+		  sizeof script,
+		  "printf 'DENY=%%s\\n' \"$CREDFENCE_DENY\"; printf 'WRITABLE=%%s\\n' "
+		  "\"$CREDFENCE_WRITABLE\"; cat '%s'; echo \"rc=$?\"; echo hi > '%s/f' && echo wrote",
+		  key, extra);
+	harness(CF_ARGV("--deny", key, "--writable", extra), CF_ARGV("/bin/bash", "-c", script));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "DENY=%s/keys/a\\:b\\\\c", fx.root), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "WRITABLE=%s/out\\:put", fx.root), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "rc=1"), "the key was read: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Permission denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "wrote"), "the writable location: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "not effective"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+
+	/* The twins, escaped by hand, for run and status. */
+	char deny[PATH_MAX * 2];
+	cf_fx_fmt(deny, sizeof deny, "CREDFENCE_DENY=%s/keys/a\\:b\\\\c", fx.root);
+	const char *env[] = {deny, NULL};
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, env, NULL, CF_ARGV("cat", key));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", env, NULL);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, key), "the denied list has %s:\n%s", key, o.out);
+}
