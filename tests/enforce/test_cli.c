@@ -539,5 +539,87 @@ Test(cli, a_path_with_a_colon_survives_the_twins)
 	cf_fx_out_free(&o);
 	cf_fx_credfence(&o, &fx, "status", env, NULL);
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.out, key), "the denied list has %s:\n%s", key, o.out);
+	char shown[PATH_MAX + 8]; /* status prints a backslash doubled */
+	cf_fx_fmt(shown, sizeof shown, "%s/keys/a:b\\\\c", fx.root);
+	cr_expect(strstr(o.out, shown), "the denied list has %s:\n%s", shown, o.out);
+}
+
+/* check exits 0 only when every path was probed; a device, a path longer
+ * than PATH_MAX or one that can not be looked up gets a "not probed: WHY"
+ * line and exit 1; an empty PATH is refused (issue 12, item 9). */
+Test(cli, check_exits_0_only_when_every_path_was_probed)
+{
+	cf_test_require_landlock();
+	const char *file = cf_fx_at(fx.ws, "file.txt");
+	cf_fx_write(file, "x\n");
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV((char *)file, fx.ws));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+
+	static char longp[PATH_MAX + 64];
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = '\0';
+	char under_file[PATH_MAX];
+	cf_fx_fmt(under_file, sizeof under_file, "%s/below", file);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV((char *)file, "/dev/null", longp, under_file, fx.ws));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: allowed; write: allowed", file), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(has_line(o.out, "/dev/null: not probed: a device, socket or fifo (opening it "
+				  "could act on it)"),
+		  OUT_FMT, OUT_ARGS(o));
+	char want[sizeof longp + 64];
+	cf_fx_fmt(want, sizeof want, "%s: not probed: longer than PATH_MAX (ENAMETOOLONG)", longp);
+	cr_expect(has_line(o.out, "%s", want), "no ENAMETOOLONG line:\n%.300s", o.out);
+	cr_expect(has_line(o.out, "%s: not probed: it can not be looked up (ENOTDIR)", under_file),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "does not exist"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, fx.ws), "the last path is reported too");
+
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV((char *)file, ""));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect_str_eq(o.out, "", "nothing is probed");
+	cr_expect(strstr(o.err, "credfence: check: an empty PATH names no file"), "%s", o.err);
+}
+
+/* A file name with a newline or another control character is printed
+ * escaped by check and status, so that it can not forge a result or a
+ * verdict line (issue 12, item 9). */
+Test(cli, names_with_control_characters_are_printed_escaped)
+{
+	cf_test_require_landlock();
+	const char *key = cf_fx_secret(&fx, ".ssh")->key;
+	char forged[PATH_MAX * 2];
+	cf_fx_fmt(forged, sizeof forged, "%s/x\n%s: file; read: allowed; write: allowed", fx.ws, key);
+	cf_fx_write(forged, "x\n");
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV(forged));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "%s: file; read: allowed; write: allowed", key), "forged:\n%s",
+		  o.out);
+	cr_expect(has_line(o.out, "%s/x\\n%s: file; read: allowed; write: allowed: file; read: "
+				  "allowed; write: allowed",
+			   fx.ws, key),
+		  OUT_FMT, OUT_ARGS(o));
+
+	char tab[PATH_MAX];
+	cf_fx_fmt(tab, sizeof tab, "%s/t\tb\x1b[0m\\", fx.ws);
+	cf_fx_write(tab, "x\n");
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV(tab));
+	cr_expect(has_line(o.out, "%s/t\\tb\\x1b[0m\\\\: file; read: allowed; write: allowed", fx.ws),
+		  OUT_FMT, OUT_ARGS(o));
+
+	/* status: a writable location named like a verdict, in a policy that is
+	 * not effective, must not print that verdict as a line of its own. */
+	char dir[PATH_MAX];
+	cf_fx_fmt(dir, sizeof dir, "%s/w\nread isolation applied", fx.root);
+	cf_fx_mkdirs(dir);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--writable", dir, "--max-entries", "3"));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "read isolation applied"), "forged verdict:\n%s", o.out);
+	cr_expect(has_line(o.out, "  %s/w\\nread isolation applied", fx.root), OUT_FMT, OUT_ARGS(o));
 }
