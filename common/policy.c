@@ -36,6 +36,34 @@ const char *cf_env_get(char *const envp[], const char *name)
 	return NULL;
 }
 
+/* A twin's colon list (CREDFENCE_DENY, CREDFENCE_WRITABLE): backslash-colon
+ * is a colon inside a path and two backslashes one backslash; any other
+ * backslash stays as it is. Empty parts are skipped. */
+static int add_twin_list(struct cf_strv *s, const char *list)
+{
+	if (!list)
+		return 0;
+	char *part = malloc(strlen(list) + 1);
+	if (!part)
+		return -ENOMEM;
+	int rc = 0;
+	for (const char *p = list; !rc && *p;) {
+		size_t n = 0;
+		for (; *p && *p != ':'; p++) {
+			if (p[0] == '\\' && (p[1] == ':' || p[1] == '\\'))
+				p++;
+			part[n++] = *p;
+		}
+		part[n] = '\0';
+		if (n)
+			rc = cf_strv_add(s, part);
+		if (*p == ':')
+			p++;
+	}
+	free(part);
+	return rc;
+}
+
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
 {
 	const char *v;
@@ -45,9 +73,9 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 		o->workspace = cf_env_get(envp, "CREDFENCE_WORKSPACE");
 	if (!o->log)
 		o->log = cf_env_get(envp, "CREDFENCE_LOG");
-	if (!o->writable_from_cli && cf_strv_add_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
+	if (!o->writable_from_cli && add_twin_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
 		return -ENOMEM;
-	if (!o->deny_from_cli && cf_strv_add_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
+	if (!o->deny_from_cli && add_twin_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
 		return -ENOMEM;
 	if (o->mode < 0 && (v = cf_env_get(envp, "CREDFENCE_MODE")) && *v) {
 		if (strcmp(v, "required") == 0)
@@ -118,8 +146,13 @@ static int dir_check(const char *v, bool absolute, const char *name, char *why, 
 	return -EINVAL;
 }
 
-static int list_check(const struct cf_strv *l, const char *name, char *why, size_t n)
+/* MUST_EXIST: a missing entry is refused (a writable location that does not
+ * exist gets no rule, yet would be listed as writable). A missing secret is
+ * denied by name, so that creating it later is denied too. */
+static int list_check(const struct cf_strv *l, const char *name, bool must_exist, char *why,
+		      size_t n)
 {
+	struct stat st;
 	for (size_t i = 0; i < l->n; i++) {
 		if (!*l->v[i]) {
 			snprintf(why, n, "%s has an empty entry; give a path", name);
@@ -127,6 +160,11 @@ static int list_check(const struct cf_strv *l, const char *name, char *why, size
 		}
 		if (strlen(l->v[i]) >= PATH_MAX) {
 			snprintf(why, n, "%s has an entry longer than PATH_MAX (ENAMETOOLONG)", name);
+			return -EINVAL;
+		}
+		if (must_exist && stat(l->v[i], &st) != 0) {
+			snprintf(why, n, "%s '%s' does not exist (%s); create it first, or leave it out",
+				 name, l->v[i], strerror(errno));
 			return -EINVAL;
 		}
 	}
@@ -139,11 +177,11 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 	if (!rc)
 		rc = dir_check(o->workspace, false, "--workspace (CREDFENCE_WORKSPACE)", why, n);
 	if (!rc)
-		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", why, n);
+		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", false, why, n);
 	if (!rc)
-		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", why, n);
+		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", true, why, n);
 	if (!rc)
-		rc = list_check(&o->allow_sockets, "--allow-socket (CREDFENCE_ALLOW_SOCKET)", why, n);
+		rc = list_check(&o->allow_sockets, "--allow-socket (CREDFENCE_ALLOW_SOCKET)", false, why, n);
 	for (size_t i = 0; !rc && i < o->allow_sockets.n; i++)
 		if (strcmp(o->allow_sockets.v[i], "@") == 0) {
 			snprintf(why, n, "--allow-socket (CREDFENCE_ALLOW_SOCKET) has '@' without a "

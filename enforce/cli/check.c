@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,15 +111,27 @@ static __attribute__((unused)) bool socket_allowed(const struct stat *st)
 	return false;
 }
 
+/* Every line that is not a result starts with this: the exit status is 1 then. */
+#define NOT_PROBED "not probed: "
+
 static void probe_one(const char *path, FILE *out)
 {
 	struct stat st;
 	char a[64], b[64], c[64];
-	if (stat(path, &st) != 0) {
+	if (strlen(path) >= PATH_MAX) {
+		fprintf(out, NOT_PROBED "longer than PATH_MAX (ENAMETOOLONG)\n");
+		return;
+	}
+	int e = stat(path, &st) == 0 ? 0 : errno;
+	if (e && e != ENOENT) {
+		fprintf(out, NOT_PROBED "it can not be looked up (%s)\n",
+			errname(e) ? errname(e) : strerror(e));
+		return;
+	}
+	if (e == ENOENT) {
 		/* Not there: can it be created? Ask the nearest existing parent. */
-		char parent[4096];
+		char parent[PATH_MAX];
 		snprintf(parent, sizeof parent, "%s", path);
-		int e = errno;
 		for (;;) {
 			char *slash = strrchr(parent, '/');
 			if (!slash) {
@@ -153,7 +166,7 @@ static void probe_one(const char *path, FILE *out)
 					    : "denied (bound outside the fence)");
 #endif
 	} else {
-		fprintf(out, "not probed: a device or fifo (opening it could act on it)\n");
+		fprintf(out, NOT_PROBED "a device, socket or fifo (opening it could act on it)\n");
 	}
 }
 
@@ -168,6 +181,12 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("check: no path given; usage: credfence check [options] PATH...");
 		return CF_EXIT_FAIL;
 	}
+	for (int i = 0; i < c.n_paths; i++)
+		if (!c.paths[i][0]) {
+			cf_err("check: an empty PATH names no file; give a path (. for the current "
+			       "directory)");
+			return CF_EXIT_FAIL;
+		}
 	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
@@ -200,7 +219,7 @@ int cf_cmd_check(int argc, char **argv)
 		if (!out)
 			_exit(CF_EXIT_FAIL);
 		if (cf_fence_apply(&f)) {
-			fprintf(out, "!%s\n", f.pol.reason);
+			fprintf(out, "!%s\n", cf_cli_esc(f.pol.reason));
 			fclose(out);
 			_exit(CF_EXIT_FAIL);
 		}
@@ -213,6 +232,7 @@ int cf_cmd_check(int argc, char **argv)
 	FILE *in = fdopen(pfd[0], "r");
 	char line[8192];
 	int i = 0;
+	bool not_probed = false;
 	while (in && fgets(line, sizeof line, in)) {
 		if (line[0] == '!') {
 			cf_err("%s", line + 1);
@@ -220,7 +240,9 @@ int cf_cmd_check(int argc, char **argv)
 			continue;
 		}
 		if (i < c.n_paths)
-			printf("%s: %s", c.paths[i++], line);
+			printf("%s: %s", cf_cli_esc(c.paths[i++]), line);
+		if (strncmp(line, NOT_PROBED, strlen(NOT_PROBED)) == 0)
+			not_probed = true;
 	}
 	if (in)
 		fclose(in);
@@ -231,6 +253,8 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("check: the probe child failed; nothing was reported for some paths");
 		rc = CF_EXIT_FAIL;
 	}
+	if (!rc && not_probed)
+		rc = 1;
 	cf_fence_free(&f);
 	cf_cli_free(&c);
 	return rc;

@@ -42,6 +42,14 @@ void cf_cli_free(struct cf_cli *c);
 
 /* "credfence: " + message, on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "credfence: warning: " + message, on stderr. */
+void cf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One warning line when this process runs as root (SECURITY.md: out of scope). */
+void cf_cli_warn_root(const char *sub);
+/* S with control characters and backslashes escaped (\n, \t, \xHH, \\), so
+ * that a file name can not forge an output line; S itself when it has none.
+ * One of 4 rotating static buffers otherwise. */
+const char *cf_cli_esc(const char *s);
 /* What to do about a verdict, for the error line. */
 const char *cf_cli_hint(enum cf_verdict v);
 /* A log the policy refused (it lies in, or is reached through, a writable

@@ -95,14 +95,22 @@ static int set_list(const char *name, const struct cf_strv *v, const char *cwd)
 	}
 	size_t len = 1;
 	for (size_t i = 0; i < abs.n; i++)
-		len += strlen(abs.v[i]) + 1;
+		len += 2 * strlen(abs.v[i]) + 1;
 	char *s = rc ? NULL : calloc(1, len);
 	if (s) {
+		/* A colon or backslash in a path is escaped with a backslash, as
+		 * the twin's reader (cf_options_from_env) unescapes it. */
+		char *w = s;
 		for (size_t i = 0; i < abs.n; i++) {
 			if (i)
-				strcat(s, ":");
-			strcat(s, abs.v[i]);
+				*w++ = ':';
+			for (const char *p = abs.v[i]; *p; p++) {
+				if (*p == ':' || *p == '\\')
+					*w++ = '\\';
+				*w++ = *p;
+			}
 		}
+		*w = '\0';
 		rc = setenv(name, s, 1);
 	} else {
 		rc = -1;
@@ -309,6 +317,60 @@ static bool shim_would_be_skipped(const char *prog, const char *shim, char *why,
 }
 #endif
 
+static bool is_shell(const char *prog)
+{
+	static const char *const shells[] = {"sh",  "bash", "dash", "zsh",  "ksh", "ksh93", "mksh",
+					     "pdksh", "ash", "hush", "yash", "posh", "fish", "csh",
+					     "tcsh"};
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	for (size_t i = 0; i < sizeof shells / sizeof *shells; i++)
+		if (strcmp(base, shells[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Whether CMD is a shell given a command string (sh -c, bash -ec, busybox sh
+ * -c, fish --command=...): the options before the first operand hold a c. */
+static bool shell_with_c(char **cmd)
+{
+	const char *base = strrchr(cmd[0], '/');
+	base = base ? base + 1 : cmd[0];
+	if (strcmp(base, "busybox") == 0 && cmd[1])
+		cmd++; /* the applet */
+	if (!is_shell(cmd[0]))
+		return false;
+	for (char **a = cmd + 1; *a; a++) {
+		const char *s = *a;
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0 || (s[0] != '-' && s[0] != '+'))
+			return false;
+		if (strncmp(s, "--", 2) == 0) {
+			if (strcmp(s, "--command") == 0 || strncmp(s, "--command=", 10) == 0)
+				return true;
+			if ((strcmp(s, "--rcfile") == 0 || strcmp(s, "--init-file") == 0) && a[1])
+				a++;
+			continue;
+		}
+		if (s[0] == '-' && strchr(s, 'c'))
+			return true;
+		if ((strchr(s, 'o') || strchr(s, 'O')) && a[1])
+			a++; /* -o OPTION */
+	}
+	return false;
+}
+
+/* Setups that start but fence less than the user may think: say so. */
+static void warn_harness(char **cmd)
+{
+	if (shell_with_c(cmd))
+		cf_warn("harness: %s is a shell given -c: the shell itself is the free harness, so "
+			"its own redirections (> FILE, < FILE) and the last command, which it may exec "
+			"in place, are not fenced; to fence the whole command line use 'credfence run "
+			"-- %s -c ...', or start the agent itself with 'credfence harness -- AGENT'",
+			cmd[0], cmd[0]);
+	cf_cli_warn_root("harness");
+}
+
 int cf_cmd_harness(int argc, char **argv)
 {
 	struct cf_cli c;
@@ -362,8 +424,8 @@ int cf_cmd_harness(int argc, char **argv)
 			       "give its commands to credfence run instead. Nothing was run.", why);
 			return CF_EXIT_FAIL;
 		}
-		cf_err("harness: %s; its children fence themselves only when they load the shim "
-		       "(best-effort mode)", why);
+		cf_warn("harness: %s; its children are not fenced unless they load the shim "
+			"and fence themselves (best-effort mode)", why);
 	}
 #endif
 	/* One supervisor for the whole harness: a socket bound by one fenced
@@ -404,5 +466,6 @@ int cf_cmd_harness(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	cf_fence_free(&f);
+	warn_harness(c.cmd);
 	cf_cli_exec(c.cmd);
 }

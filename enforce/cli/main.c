@@ -59,8 +59,9 @@ static const struct {
 	 "exit status: 0 when it would be applied, 1 when not, 125 on a usage error.\n"},
 	{"check", "credfence check [options] PATH...",
 	 "Say for each PATH whether a fenced program could read it, write it or create it.\n",
-	 "exit status: 0 when every path was probed, 125 for bad options, no path,\n"
-	 "isolation that is not effective, or a failed probe.\n"},
+	 "exit status: 0 when every path was probed, 1 when some path was not (its line\n"
+	 "says why), 125 for bad options, no path or an empty one, isolation that is not\n"
+	 "effective, or a failed probe.\n"},
 };
 
 /* Print NAME's usage; 0, or CF_EXIT_FAIL for an unknown NAME. */

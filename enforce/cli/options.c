@@ -252,3 +252,53 @@ _Noreturn void cf_cli_exec(char **cmd)
 	cf_err("%s: can not execute: %s", cmd[0], strerror(e));
 	exit(CF_EXIT_NOEXEC);
 }
+
+void cf_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("credfence: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cf_cli_warn_root(const char *sub)
+{
+	if (geteuid() != 0)
+		return;
+	cf_warn("%s: running as root, which SECURITY.md puts out of scope: credfence guards an "
+		"ordinary user's secrets; root reads /etc/shadow and every user's files inside the "
+		"fence; run it as your own user",
+		sub);
+}
+
+const char *cf_cli_esc(const char *s)
+{
+	static char ring[4][4 * PATH_MAX + 16];
+	static unsigned k;
+	const char *p = s;
+	while (*p && (unsigned char)*p >= 0x20 && *p != 0x7f && *p != '\\')
+		p++;
+	if (!*p)
+		return s; /* nothing to escape: the common case */
+	char *out = ring[k++ % 4];
+	size_t n = 0, cap = sizeof ring[0];
+	for (p = s; *p && n + 8 < cap; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch == '\\')
+			n += (size_t)snprintf(out + n, cap - n, "\\\\");
+		else if (ch == '\n')
+			n += (size_t)snprintf(out + n, cap - n, "\\n");
+		else if (ch == '\t')
+			n += (size_t)snprintf(out + n, cap - n, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			n += (size_t)snprintf(out + n, cap - n, "\\x%02x", ch);
+		else
+			out[n++] = (char)ch;
+	}
+	out[n] = '\0';
+	if (*p)
+		snprintf(out + n, cap - n, "...");
+	return out;
+}

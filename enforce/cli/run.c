@@ -74,5 +74,6 @@ int cf_cmd_run(int argc, char **argv)
 	}
 	if (logfd >= 0)
 		close(logfd);
+	cf_cli_warn_root("run");
 	cf_cli_exec(c.cmd);
 }

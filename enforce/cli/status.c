@@ -134,33 +134,34 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 #else
 	printf("credfence landlock read: kernel=%s abi=%d\n", release, f->abi);
 #endif
-	printf("home:         %s\n", p->home ? p->home : "(none)");
+	printf("home:         %s\n", p->home ? cf_cli_esc(p->home) : "(none)");
 	if (p->account_home)
-		printf("account home: %s (from the password database; denied too)\n", p->account_home);
-	printf("workspace:    %s\n", p->workspace ? p->workspace : "(none)");
+		printf("account home: %s (from the password database; denied too)\n",
+		       cf_cli_esc(p->account_home));
+	printf("workspace:    %s\n", p->workspace ? cf_cli_esc(p->workspace) : "(none)");
 	printf("mode:         %s\n", p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
 	printf("denied (%zu):\n", p->n_denied);
 	for (size_t i = 0; i < p->n_denied; i++)
-		printf("  %-48s %s%s%s\n", p->denied[i].path, p->denied[i].holds,
+		printf("  %-48s %s%s%s\n", cf_cli_esc(p->denied[i].path), p->denied[i].holds,
 		       strcmp(p->denied[i].why, "default") ? "; from " : "",
 		       strcmp(p->denied[i].why, "default") ? p->denied[i].why : "");
 	printf("writable (%zu):\n", p->writable.n);
 	for (size_t i = 0; i < p->writable.n; i++)
-		printf("  %s\n", p->writable.v[i]);
+		printf("  %s\n", cf_cli_esc(p->writable.v[i]));
 	printf("rules:        %zu\n", f->res.rules);
 	printf("ipc:          %s\n", ipc_how(f));
 	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
 	for (size_t i = 0; i < p->allow_sockets.n; i++)
-		printf("  %s\n", p->allow_sockets.v[i]);
-	printf("shim:         %s\n", shim ? shim : "(not found)");
+		printf("  %s\n", cf_cli_esc(p->allow_sockets.v[i]));
+	printf("shim:         %s\n", shim ? cf_cli_esc(shim) : "(not found)");
 	if (shim_in)
 		printf("warning: the shim lies in the writable location %s: a fenced program could "
 		       "replace it; install it outside every writable location (meson install)\n",
-		       shim_in);
+		       cf_cli_esc(shim_in));
 	const char *self = cf_cli_self_path(), *script = cf_cli_script_path();
-	printf("command:      %s\n", self ? self : "(not known)");
+	printf("command:      %s\n", self ? cf_cli_esc(self) : "(not known)");
 	if (script)
-		printf("launcher:     %s\n", script);
+		printf("launcher:     %s\n", cf_cli_esc(script));
 	const char *parts[][2] = {{"the credfence command", self}, {"the launcher script", script}};
 	for (size_t i = 0; i < 2; i++) {
 		const char *w = cf_cli_writable_holding(p, parts[i][1]);
@@ -168,13 +169,13 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 			printf("warning: %s lies in the writable location %s: run and harness refuse "
 			       "it; install credfence outside every writable location (meson install, "
 			       "or scripts/credfence)\n",
-			       parts[i][0], w);
+			       parts[i][0], cf_cli_esc(w));
 	}
 	if (p->log_refused)
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",
-		       p->log_refused);
-	printf("%s\n", p->reason);
+		       cf_cli_esc(p->log_refused));
+	printf("%s\n", cf_cli_esc(p->reason));
 }
 
 int cf_cmd_status(int argc, char **argv)

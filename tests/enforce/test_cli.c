@@ -9,6 +9,7 @@
 #include "enforce_test.h"
 
 #define PY "/usr/bin/python3"
+#define ROOT_WARNING(sub) "credfence: warning: " sub ": running as root, which SECURITY.md puts out of scope"
 
 CF_SUITE_STATE()
 
@@ -152,7 +153,11 @@ Test(cli, command_status_passes_through)
 	cf_fx_out_free(&o);
 	fenced(&o, &fx, NULL, NULL, CF_ARGV("true"));
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
-	cr_expect_str_eq(o.err, "", "nothing said when all is well");
+	/* Root gets its one warning line (see root_gets_one_warning_line). */
+	const char *err = o.err;
+	if (geteuid() == 0 && strncmp(err, ROOT_WARNING("run"), strlen(ROOT_WARNING("run"))) == 0)
+		err += strcspn(err, "\n") + 1;
+	cr_expect_str_eq(err, "", "nothing said when all is well");
 }
 
 Test(cli, best_effort_runs_the_command_and_says_why)
@@ -312,6 +317,8 @@ Test(cli, mistaken_input_is_refused_before_anything_runs)
 		{"--workspace", file, NULL, "is not a directory"},
 		{"--workspace", "/nonexistent-cf/ws", NULL, "does not exist"},
 		{"--deny", "", NULL, "--deny (CREDFENCE_DENY) has an empty entry"},
+		{"--writable", "/nonexistent-cf/w", NULL, "--writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w' does not exist (No such file or directory)"},
+		{NULL, NULL, "CREDFENCE_WRITABLE=/nonexistent-cf/w2", "--writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w2' does not exist"},
 		{"--log", "", NULL, "--log (CREDFENCE_LOG) is empty"},
 		{"--max-entries", "99999999999999999999", NULL, "--max-entries takes a positive number"},
 		{NULL, NULL, "CREDFENCE_MAX_ENTRIES= 10", "CREDFENCE_MAX_ENTRIES=' 10' is not valid"},
@@ -376,4 +383,243 @@ Test(cli, per_command_help)
 	cr_expect_eq(o.status, 125);
 	cr_expect(strstr(o.err, "credfence: no help for 'frob'"), "%s", o.err);
 	cr_expect_eq(o.out[0], '\0', "stdout: %s", o.out);
+}
+
+/* `credfence harness` with OPTS, then "--" and CMD, in the workspace. */
+static void harness(char *const opts[], char *const cmd[])
+{
+	static struct argvb b;
+	b.n = 0;
+	for (int i = 0; opts && opts[i]; i++)
+		argvb_add(&b, "%s", opts[i]);
+	argvb_add(&b, "--");
+	for (int i = 0; cmd[i]; i++)
+		argvb_add(&b, "%s", cmd[i]);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+}
+
+/* Issue 12, item 6: a shell given -c runs as the free harness (its own
+ * redirections and the command it execs in place are not fenced): the
+ * harness starts it, and says so with what to do instead. */
+Test(cli, harness_warns_about_a_shell_given_c)
+{
+	cf_test_require_landlock();
+	char *const with_c[][6] = {
+		{"sh", "-c", "echo ran", NULL},
+		{"/bin/sh", "-c", "echo ran", NULL},
+		{"bash", "-ec", "echo ran", NULL},
+		{"bash", "--norc", "-o", "pipefail", "-c", "echo ran"},
+		{"dash", "-e", "-c", "echo ran", NULL},
+	};
+	for (size_t i = 0; i < sizeof with_c / sizeof *with_c; i++) {
+		if (with_c[i][0][0] != '/' && strcmp(with_c[i][0], "sh") != 0)
+			cf_test_require_tool(with_c[i][0]);
+		harness(NULL, with_c[i]);
+		cr_expect_eq(o.status, 0, "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "ran"), "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		char want[256];
+		cf_fx_fmt(want, sizeof want,
+			  "credfence: warning: harness: %s is a shell given -c: the shell itself is "
+			  "the free harness",
+			  with_c[i][0]);
+		cr_expect(strstr(o.err, want), "case %zu: want '%s' in:\n%s", i, want, o.err);
+		cr_expect(strstr(o.err, "credfence run -- "), "case %zu: no advice: %s", i, o.err);
+		cr_expect(all_lines_credfence(o.err), "%s", o.err);
+	}
+	/* A script, or a program that is not a shell, gets no such warning. */
+	const char *script = cf_fx_at(fx.ws, "agent.sh");
+	cf_fx_write(script, "echo ran\n");
+	char *const without_c[][4] = {
+		{"sh", (char *)script, NULL},
+		{"sh", "-e", (char *)script, NULL},
+		{"sh", (char *)script, "-c", NULL},
+		{"/bin/echo", "-c", NULL},
+	};
+	for (size_t i = 0; i < sizeof without_c / sizeof *without_c; i++) {
+		harness(NULL, without_c[i]);
+		cr_expect_eq(o.status, 0, "case %zu: " OUT_FMT, i, OUT_ARGS(o));
+		cr_expect(!strstr(o.err, "is a shell given -c"), "case %zu: %s", i, o.err);
+	}
+}
+
+/* A static CMD loads no shim: required mode refuses it (test_escapes), and
+ * best-effort mode starts it with a warning line. */
+Test(cli, harness_warns_about_a_static_cmd_in_best_effort_mode)
+{
+	const char *bb = cf_test_require_tool("/bin/busybox");
+	harness(CF_ARGV("--best-effort"), CF_ARGV((char *)bb, "echo", "ran"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "credfence: warning: harness: %s is statically linked", bb);
+	cr_expect(strncmp(o.err, want, strlen(want)) == 0, "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "its children are not fenced unless they load the shim"), "%s",
+		  o.err);
+}
+
+/* SECURITY.md puts root out of scope: run and harness say so in one line
+ * when they run as root, and say nothing of it otherwise. */
+Test(cli, root_gets_one_warning_line)
+{
+	cf_test_require_landlock();
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (geteuid() == 0)
+		cr_expect(has_line(o.err,
+				   ROOT_WARNING("run") ": credfence guards an ordinary user's "
+						       "secrets; root reads /etc/shadow and every "
+						       "user's files inside the fence; run it as "
+						       "your own user"),
+			  OUT_FMT, OUT_ARGS(o));
+	else
+		cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+	harness(NULL, CF_ARGV("true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (geteuid() == 0)
+		cr_expect(strstr(o.err, ROOT_WARNING("harness")), OUT_FMT, OUT_ARGS(o));
+	else
+		cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+	/* Refusals stay one line: the warning is said only when CMD starts. */
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, CF_ARGV("--writable", fx.home), CF_ARGV("true"));
+	cr_expect_eq(o.status, 125);
+	cr_expect(!strstr(o.err, "running as root"), "%s", o.err);
+}
+
+/* A writable location that does not exist would get no rule, yet status would
+ * list it as writable: status refuses it like run (issue 12, item 4). */
+Test(cli, status_refuses_a_writable_location_that_does_not_exist)
+{
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--writable", "/nonexistent-cf/w"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "/nonexistent-cf/w"), "listed: %s", o.out);
+	cr_expect(strstr(o.err, "credfence: --writable (CREDFENCE_WRITABLE) '/nonexistent-cf/w' "
+				"does not exist"),
+		  "%s", o.err);
+}
+
+/* A path with a colon (or a backslash) in the colon-list twins: the harness
+ * escapes it (backslash-colon) when it exports CREDFENCE_DENY and
+ * CREDFENCE_WRITABLE, and every reader unescapes it. Before, the child split
+ * "/x/a:b" into "/x/a" and a relative "b", and every launch failed closed
+ * with an overlap (issue 12, item 4). */
+Test(cli, a_path_with_a_colon_survives_the_twins)
+{
+	cf_test_require_landlock();
+	char key[PATH_MAX], text[256], extra[PATH_MAX], script[PATH_MAX * 4];
+	cf_fx_fmt(key, sizeof key, "%s/keys/a:b\\c", fx.root);
+	cf_fx_fmt(text, sizeof text, "%s-colon-key\n", fx.tag);
+	cf_fx_write(key, text);
+	cf_fx_fmt(extra, sizeof extra, "%s/out:put", fx.root);
+	cf_fx_mkdirs(extra);
+	cf_fx_fmt(script,
+		  sizeof script,
+		  "printf 'DENY=%%s\\n' \"$CREDFENCE_DENY\"; printf 'WRITABLE=%%s\\n' "
+		  "\"$CREDFENCE_WRITABLE\"; cat '%s'; echo \"rc=$?\"; echo hi > '%s/f' && echo wrote",
+		  key, extra);
+	harness(CF_ARGV("--deny", key, "--writable", extra), CF_ARGV("/bin/bash", "-c", script));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "DENY=%s/keys/a\\:b\\\\c", fx.root), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "WRITABLE=%s/out\\:put", fx.root), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "rc=1"), "the key was read: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Permission denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "wrote"), "the writable location: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "not effective"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+
+	/* The twins, escaped by hand, for run and status. */
+	char deny[PATH_MAX * 2];
+	cf_fx_fmt(deny, sizeof deny, "CREDFENCE_DENY=%s/keys/a\\:b\\\\c", fx.root);
+	const char *env[] = {deny, NULL};
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, env, NULL, CF_ARGV("cat", key));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", env, NULL);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char shown[PATH_MAX + 8]; /* status prints a backslash doubled */
+	cf_fx_fmt(shown, sizeof shown, "%s/keys/a:b\\\\c", fx.root);
+	cr_expect(strstr(o.out, shown), "the denied list has %s:\n%s", shown, o.out);
+}
+
+/* check exits 0 only when every path was probed; a device, a path longer
+ * than PATH_MAX or one that can not be looked up gets a "not probed: WHY"
+ * line and exit 1; an empty PATH is refused (issue 12, item 9). */
+Test(cli, check_exits_0_only_when_every_path_was_probed)
+{
+	cf_test_require_landlock();
+	const char *file = cf_fx_at(fx.ws, "file.txt");
+	cf_fx_write(file, "x\n");
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV((char *)file, fx.ws));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+
+	static char longp[PATH_MAX + 64];
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = '\0';
+	char under_file[PATH_MAX];
+	cf_fx_fmt(under_file, sizeof under_file, "%s/below", file);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV((char *)file, "/dev/null", longp, under_file, fx.ws));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: allowed; write: allowed", file), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(has_line(o.out, "/dev/null: not probed: a device, socket or fifo (opening it "
+				  "could act on it)"),
+		  OUT_FMT, OUT_ARGS(o));
+	char want[sizeof longp + 64];
+	cf_fx_fmt(want, sizeof want, "%s: not probed: longer than PATH_MAX (ENAMETOOLONG)", longp);
+	cr_expect(has_line(o.out, "%s", want), "no ENAMETOOLONG line:\n%.300s", o.out);
+	cr_expect(has_line(o.out, "%s: not probed: it can not be looked up (ENOTDIR)", under_file),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "does not exist"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, fx.ws), "the last path is reported too");
+
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV((char *)file, ""));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect_str_eq(o.out, "", "nothing is probed");
+	cr_expect(strstr(o.err, "credfence: check: an empty PATH names no file"), "%s", o.err);
+}
+
+/* A file name with a newline or another control character is printed
+ * escaped by check and status, so that it can not forge a result or a
+ * verdict line (issue 12, item 9). */
+Test(cli, names_with_control_characters_are_printed_escaped)
+{
+	cf_test_require_landlock();
+	const char *key = cf_fx_secret(&fx, ".ssh")->key;
+	char forged[PATH_MAX * 2];
+	cf_fx_fmt(forged, sizeof forged, "%s/x\n%s: file; read: allowed; write: allowed", fx.ws, key);
+	cf_fx_write(forged, "x\n");
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV(forged));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "%s: file; read: allowed; write: allowed", key), "forged:\n%s",
+		  o.out);
+	cr_expect(has_line(o.out, "%s/x\\n%s: file; read: allowed; write: allowed: file; read: "
+				  "allowed; write: allowed",
+			   fx.ws, key),
+		  OUT_FMT, OUT_ARGS(o));
+
+	char tab[PATH_MAX];
+	cf_fx_fmt(tab, sizeof tab, "%s/t\tb\x1b[0m\\", fx.ws);
+	cf_fx_write(tab, "x\n");
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV(tab));
+	cr_expect(has_line(o.out, "%s/t\\tb\\x1b[0m\\\\: file; read: allowed; write: allowed", fx.ws),
+		  OUT_FMT, OUT_ARGS(o));
+
+	/* status: a writable location named like a verdict, in a policy that is
+	 * not effective, must not print that verdict as a line of its own. */
+	char dir[PATH_MAX];
+	cf_fx_fmt(dir, sizeof dir, "%s/w\nread isolation applied", fx.root);
+	cf_fx_mkdirs(dir);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--writable", dir, "--max-entries", "3"));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "read isolation applied"), "forged verdict:\n%s", o.out);
+	cr_expect(has_line(o.out, "  %s/w\\nread isolation applied", fx.root), OUT_FMT, OUT_ARGS(o));
 }
