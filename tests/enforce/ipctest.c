@@ -82,6 +82,28 @@ static size_t count_lines(const char *text, const char *prefix)
 	return n;
 }
 
+/* A shell line that says whether the command runs fenced at all ("FENCED
+ * yes": the key can not be read), so that a failure below names the hole in
+ * the IPC or metadata fence and not a way in that did not fence. */
+static const char *fenced_probe(const struct ipct *t)
+{
+	static char line[PATH_MAX + 128];
+	cf_fx_fmt(line, sizeof line,
+		  "if cat '%s' >/dev/null 2>&1; then echo 'FENCED no'; else echo 'FENCED yes'; fi; ",
+		  t->key);
+	return line;
+}
+
+static void expect_fenced(const struct cf_fx_out *o, enum ipct_way way)
+{
+	if (has_exact_line(o->out, "FENCED no"))
+		cr_expect(0, "%s: the command did not run fenced (it read the key itself)\n" SHOW,
+			  ipct_way_name(way), SHOW_ARGS(*o));
+	else
+		cr_expect(has_exact_line(o->out, "FENCED yes"), "%s: the command did not run\n" SHOW,
+			  ipct_way_name(way), SHOW_ARGS(*o));
+}
+
 /* ---- setup ---- */
 
 void ipct_setup(struct ipct *t)
@@ -117,7 +139,7 @@ void ipct_teardown(struct ipct *t)
 	for (int i = 0; i < t->n_pids; i++)
 		if (t->pids[i] > 0) {
 			kill(t->pids[i], SIGKILL);
-			waitpid(t->pids[i], NULL, WNOHANG);
+			waitpid(t->pids[i], NULL, 0); /* ECHILD at once for a fenced command's server */
 		}
 	t->n_pids = 0;
 	tmux_kill(t);
@@ -379,7 +401,7 @@ void ipct_attack_sockets(struct ipct *t, enum ipct_way way)
 	cf_fx_fmt(socks[0], PATH_MAX, "%s/outside.sock", t->tmp);   /* where tmux's and ssh-agent's live */
 	cf_fx_fmt(socks[1], PATH_MAX, "%s/outside.sock", t->fx.ws); /* made outside, in the workspace */
 	cf_fx_fmt(socks[2], PATH_MAX, "%s-out", t->abs);
-	int k = 0;
+	int k = snprintf(script, sizeof script, "%s", fenced_probe(t));
 	for (int i = 0; i < 3; i++) {
 		ipct_serve(t, socks[i], counts[i]);
 		control(t, socks[i], counts[i]);
@@ -389,13 +411,14 @@ void ipct_attack_sockets(struct ipct *t, enum ipct_way way)
 	struct cf_fx_out o;
 	ipct_fenced(&o, t, way, NULL, NULL, CF_ARGV("/bin/sh", "-c", script));
 	dump("outside servers attacked", way, &o);
-	expect_no_marker(t, &o);
+	expect_fenced(&o, way);
 	for (int i = 0; i < 3; i++) {
 		expect_connect(&o, way, socks[i], "EACCES");
 		cr_expect_eq(ipct_accepts(counts[i]), 0, "%s: the outside server %s accepted %zu times",
 			     ipct_way_name(way), socks[i], ipct_accepts(counts[i]));
 		expect_logged(t, way, "ipc_denied", "socket", socks[i]);
 	}
+	expect_no_marker(t, &o);
 	cf_fx_out_free(&o);
 }
 
@@ -457,12 +480,14 @@ void ipct_attack_tmux(struct ipct *t, enum ipct_way way)
 	char script[PATH_MAX * 8];
 	cf_fx_fmt(got, sizeof got, "%s/x", t->tmp);
 	cf_fx_fmt(script, sizeof script,
+		  "%s"
 		  "timeout 5 tmux -S '%s' send-keys -t cf \"cat ~/.ssh/id_ed25519 > '%s'\" Enter; "
 		  "echo \"TMUX rc=$?\"; cat '%s'",
-		  t->tmux, got, got);
+		  fenced_probe(t), t->tmux, got, got);
 	ipct_fenced(&o, t, way, NULL, NULL, CF_ARGV("/bin/sh", "-c", script));
 	dump("tmux send-keys to an outside server", way, &o);
 	tmux_sync(t);
+	expect_fenced(&o, way);
 	cr_expect(!has_exact_line(o.out, "TMUX rc=0"), "%s: tmux send-keys reached the server\n" SHOW,
 		  ipct_way_name(way), SHOW_ARGS(o));
 	cr_expect(strstr(o.err, "Permission denied"), "%s: tmux was not refused with EACCES\n" SHOW,
@@ -533,6 +558,7 @@ static const char *meta_script(const struct ipct *t)
 	cf_fx_fmt(path, sizeof path, "%s/meta.sh", t->fx.root);
 	cf_fx_fmt(text, sizeof text,
 		  "# meta.sh LABEL=PATH...\n"
+		  "%s\n"
 		  "for a in \"$@\"; do\n"
 		  "  l=${a%%%%=*}; p=${a#*=}\n"
 		  "  chmod 0741 \"$p\"; echo \"TOOL chmod $l rc=$?\"\n"
@@ -542,7 +568,7 @@ static const char *meta_script(const struct ipct *t)
 		  "  chattr +A \"$p\"; echo \"TOOL chattr $l rc=$?\"\n"
 		  "done\n"
 		  "exec '%s' meta \"$@\"\n",
-		  CF_IPC);
+		  fenced_probe(t), CF_IPC);
 	cf_fx_write(path, text);
 	return path;
 }
@@ -635,6 +661,7 @@ void ipct_meta_outside(struct ipct *t, enum ipct_way way)
 	struct cf_fx_out o;
 	meta_run(t, way, tg, 6, &o);
 	dump("metadata changes outside the writable locations", way, &o);
+	expect_fenced(&o, way);
 	char why[4096];
 	for (int i = 0; i < 6; i++) {
 		struct meta after;
@@ -679,6 +706,7 @@ void ipct_meta_inside(struct ipct *t, enum ipct_way way)
 	struct cf_fx_out o;
 	meta_run(t, way, tg, 4, &o);
 	dump("metadata changes inside the writable locations", way, &o);
+	expect_fenced(&o, way);
 	cr_expect_eq(o.status, 0, "%s: " SHOW, ipct_way_name(way), o.status, o.out, o.err);
 	char why[4096];
 	for (int i = 0; i < 4; i++) {
@@ -819,7 +847,7 @@ static void connect_each(struct ipct *t, enum ipct_way way, const struct ipct_al
 			 const bool *ok, int n)
 {
 	char script[PATH_MAX * 8];
-	int k = 0;
+	int k = snprintf(script, sizeof script, "%s", fenced_probe(t));
 	for (int i = 0; i < n; i++) {
 		cf_fx_write(counts[i], "");
 		k += snprintf(script + k, sizeof script - (size_t)k, "'%s' connect '%s' '%s'; ", CF_IPC,
@@ -830,6 +858,7 @@ static void connect_each(struct ipct *t, enum ipct_way way, const struct ipct_al
 	struct cf_fx_out o;
 	ipct_fenced(&o, t, way, allow, env, CF_ARGV("/bin/sh", "-c", script));
 	dump("allowed and other sockets", way, &o);
+	expect_fenced(&o, way);
 	cr_expect(!strstr(o.err, "unknown option") && !strstr(o.err, "unrecognized"),
 		  "%s: the options are not known yet\n" SHOW, ipct_way_name(way), o.status, o.out,
 		  o.err);
