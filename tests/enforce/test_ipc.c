@@ -21,9 +21,10 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 30);
 
 Test(ipc_run, outside_sockets_are_denied) { ipct_attack_sockets(&t, IPCT_RUN); }
+Test(ipc_run, outside_socket_by_other_paths_is_denied) { ipct_attack_socket_paths(&t, IPCT_RUN); }
 Test(ipc_run, outside_tmux_is_denied) { ipct_attack_tmux(&t, IPCT_RUN); }
 Test(ipc_run, metadata_outside_is_denied) { ipct_meta_outside(&t, IPCT_RUN); }
 Test(ipc_run, metadata_inside_works) { ipct_meta_inside(&t, IPCT_RUN); }
@@ -34,6 +35,7 @@ Test(ipc_run, allow_socket_allows_exactly_it) { ipct_allow_socket(&t, IPCT_RUN, 
 Test(ipc_run, allow_socket_env_allows_exactly_it) { ipct_allow_socket(&t, IPCT_RUN, true); }
 Test(ipc_run, ssh_agent_allows_exactly_it) { ipct_ssh_agent(&t, IPCT_RUN, false); }
 Test(ipc_run, ssh_agent_env_allows_exactly_it) { ipct_ssh_agent(&t, IPCT_RUN, true); }
+Test(ipc_run, allowances_can_not_be_widened_inside) { ipct_no_self_granted_allowance(&t, IPCT_RUN); }
 
 /* The only line of OUT that holds NEEDLE (asserts there is exactly one). */
 static void expect_one_line(const struct cf_fx_out *o, const char *needle, const char *what)

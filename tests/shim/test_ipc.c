@@ -21,7 +21,7 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 30);
 
 /* One test per way in, so that each fails (and is timed) on its own. */
 #define EACH_WAY(name, call)                                                     \
@@ -35,6 +35,7 @@ static void allow_env(struct ipct *x, enum ipct_way w) { ipct_allow_socket(x, w,
 static void agent_opt(struct ipct *x, enum ipct_way w) { ipct_ssh_agent(x, w, false); }
 
 EACH_WAY(outside_sockets_are_denied, ipct_attack_sockets)
+EACH_WAY(outside_socket_by_other_paths_is_denied, ipct_attack_socket_paths)
 EACH_WAY(outside_tmux_is_denied, ipct_attack_tmux)
 EACH_WAY(metadata_outside_is_denied, ipct_meta_outside)
 EACH_WAY(metadata_inside_works, ipct_meta_inside)
@@ -43,5 +44,6 @@ EACH_WAY(sockets_inside_work, ipct_inside_sockets)
 EACH_WAY(a_server_of_one_child_is_reachable_by_the_next, ipct_server_then_client)
 EACH_WAY(allow_socket_allows_exactly_it, allow_opt)
 EACH_WAY(ssh_agent_allows_exactly_it, agent_opt)
+EACH_WAY(allowances_can_not_be_widened_inside, ipct_no_self_granted_allowance)
 /* The harness reads CREDFENCE_ALLOW_SOCKET too (self mode reads only that). */
 Test(ipc_shim, allow_socket_env_in_a_harness) { allow_env(&t, IPCT_SPAWN); }
