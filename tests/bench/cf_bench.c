@@ -8,13 +8,27 @@
  *       reuse; print "fresh_us reuse_us rules"
  *   cf-bench rss CMD [ARG...]
  *       run CMD once; print its peak resident set in KiB
+ *   cf-bench chmod N FILE
+ *       N chmod(2) of FILE, alternating two modes; per call, in microseconds:
+ *       "min median max mean"
+ *   cf-bench tcp N
+ *       N connects to a loopback TCP server of this process (127.0.0.1, a
+ *       free port), each closed at once; per connect, as above
+ *   cf-bench unix N PATH
+ *       the same on a Unix stream socket this process binds at PATH (a
+ *       socket made inside the fence, when it runs fenced)
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,6 +141,92 @@ static int rss(char **cmd)
 	return 0;
 }
 
+static int chmods(int n, const char *file)
+{
+	double *t = calloc((size_t)n, sizeof *t);
+	if (!t)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		if (chmod(file, i % 2 ? 0600 : 0644) != 0) {
+			perror("cf-bench: chmod");
+			return 1;
+		}
+		t[i] = now_us() - a;
+	}
+	stats(t, n);
+	free(t);
+	return 0;
+}
+
+/* Accepts and closes, until the process ends. */
+static void *acceptor(void *arg)
+{
+	int s = *(int *)arg;
+	for (;;) {
+		int c = accept(s, NULL, NULL);
+		if (c >= 0)
+			close(c);
+	}
+	return NULL;
+}
+
+/* N connects to the listening socket S at ADDR, per connect in microseconds. */
+static int connects(int n, int s, const struct sockaddr *addr, socklen_t len)
+{
+	double *t = calloc((size_t)n, sizeof *t);
+	pthread_t th;
+	if (!t || listen(s, 4096) != 0 || pthread_create(&th, NULL, acceptor, &s) != 0) {
+		perror("cf-bench: listen");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int c = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		double a = now_us();
+		if (c < 0 || connect(c, addr, len) != 0) {
+			perror("cf-bench: connect");
+			return 1;
+		}
+		t[i] = now_us() - a;
+		close(c);
+	}
+	stats(t, n);
+	free(t);
+	return 0;
+}
+
+static int tcp(int n)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof sa;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, len) != 0 ||
+	    getsockname(s, (struct sockaddr *)&sa, &len) != 0) {
+		perror("cf-bench: tcp");
+		return 1;
+	}
+	return connects(n, s, (struct sockaddr *)&sa, len);
+}
+
+static int unix_sock(int n, const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path) {
+		fprintf(stderr, "cf-bench: socket path too long: %s\n", path);
+		return 1;
+	}
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) != 0) {
+		perror("cf-bench: unix");
+		return 1;
+	}
+	int rc = connects(n, s, (struct sockaddr *)&sa, sizeof sa);
+	unlink(path);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && strcmp(argv[1], "launch") == 0)
@@ -135,7 +235,14 @@ int main(int argc, char **argv)
 		return plan(argv[2], argv[3], atoi(argv[4]));
 	if (argc >= 3 && strcmp(argv[1], "rss") == 0)
 		return rss(argv + 2);
-	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD...\n",
+	if (argc == 4 && strcmp(argv[1], "chmod") == 0)
+		return chmods(atoi(argv[2]), argv[3]);
+	if (argc == 3 && strcmp(argv[1], "tcp") == 0)
+		return tcp(atoi(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "unix") == 0)
+		return unix_sock(atoi(argv[2]), argv[3]);
+	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
+	      "chmod N FILE | tcp N | unix N PATH\n",
 	      stderr);
 	return 2;
 }
