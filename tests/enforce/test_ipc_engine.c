@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -502,5 +503,215 @@ Test(ipc_engine, allowed_sockets_and_nothing_else)
 	server_stop(&p2);
 	server_stop(&a1);
 	server_stop(&a2);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- metadata ---- */
+
+#define N_META_OPS 16
+
+static const char *meta_op_name[N_META_OPS] = {
+	"chmod",     "chown",	 "utimensat",  "setxattr",    "FS_IOC_SETFLAGS", "fchmod",
+	"fchmodat",  "relative chmod", "lchown", "utimes",    "removexattr",	   "fchownat AT_EMPTY_PATH",
+	"fsetxattr", "utime",	 "fchmodat2",  "futimens",
+};
+
+/* Every metadata call on PATH; errnos into sh->e[0..N_META_OPS). */
+static int child_meta(void *arg)
+{
+	const char *p = arg;
+	char dir[PATH_MAX], *base;
+	struct stat st;
+	int *e = sh->e;
+	if (stat(p, &st) < 0)
+		return 2;
+	mode_t mode = (st.st_mode & 07777) ^ 0100;
+	snprintf(dir, sizeof dir, "%s", p);
+	base = strrchr(dir, '/');
+	*base++ = '\0';
+#define TRY(i, call) e[i] = (call) < 0 ? errno : 0
+	TRY(0, chmod(p, mode));
+	TRY(1, chown(p, getuid(), getgid()));
+	struct timespec ts[2] = {{1000000, 0}, {1000000, 0}};
+	TRY(2, utimensat(AT_FDCWD, p, ts, 0));
+	TRY(3, setxattr(p, "user.cf", "v", 1, 0));
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int flags = 0;
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return 3;
+	flags ^= FS_NODUMP_FL;
+	TRY(4, ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	TRY(5, fchmod(fd, mode));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	TRY(6, fchmodat(dfd, base, mode, 0));
+	if (chdir(dir) < 0)
+		return 4;
+	TRY(7, chmod(base, mode));
+	TRY(8, lchown(p, getuid(), getgid()));
+	TRY(9, utimes(p, NULL));
+	TRY(10, removexattr(p, "user.cf"));
+	int pfd = open(p, O_PATH | O_CLOEXEC);
+	TRY(11, fchownat(pfd, "", getuid(), getgid(), AT_EMPTY_PATH));
+	TRY(12, fsetxattr(fd, "user.cf2", "w", 1, 0));
+	TRY(13, syscall(SYS_utime, p, NULL));
+	TRY(14, syscall(452, dfd, base, mode, AT_SYMLINK_NOFOLLOW));
+	TRY(15, syscall(SYS_utimensat, fd, NULL, NULL, 0));
+#undef TRY
+	return 0;
+}
+
+struct snapshot {
+	struct stat st;
+	char xattrs[256];
+	ssize_t nx;
+	int flags;
+};
+
+static void snap(const char *p, struct snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+	cr_assert(lstat(p, &s->st) == 0, "%s: %s", p, strerror(errno));
+	s->nx = llistxattr(p, s->xattrs, sizeof s->xattrs);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ioctl(fd, FS_IOC_GETFLAGS, &s->flags);
+		close(fd);
+	}
+}
+
+static void expect_same(const char *p, const struct snapshot *a, const struct snapshot *b)
+{
+	cr_expect_eq(a->st.st_mode, b->st.st_mode, "%s: mode changed", p);
+	cr_expect(a->st.st_uid == b->st.st_uid && a->st.st_gid == b->st.st_gid, "%s: owner changed", p);
+	cr_expect(a->st.st_mtim.tv_sec == b->st.st_mtim.tv_sec &&
+			  a->st.st_mtim.tv_nsec == b->st.st_mtim.tv_nsec,
+		  "%s: mtime changed", p);
+	cr_expect(a->st.st_ctim.tv_sec == b->st.st_ctim.tv_sec &&
+			  a->st.st_ctim.tv_nsec == b->st.st_ctim.tv_nsec,
+		  "%s: ctime changed (some metadata changed)", p);
+	cr_expect(a->nx == b->nx && memcmp(a->xattrs, b->xattrs, a->nx > 0 ? (size_t)a->nx : 0) == 0,
+		  "%s: xattrs changed", p);
+	cr_expect_eq(a->flags, b->flags, "%s: inode flags changed", p);
+}
+
+Test(ipc_engine, metadata_outside_the_writable_locations_is_refused)
+{
+	struct sup s;
+	char outside[PATH_MAX];
+	cf_fx_fmt(outside, sizeof outside, "%s/outside.txt", fx.root);
+	cf_fx_write(outside, "not a secret\n");
+	const char *targets[] = {outside, cf_fx_secret(&fx, ".ssh")->key, fx.home};
+	/* The control: unfenced, the same calls succeed on a copy of the first. */
+	char copy[PATH_MAX];
+	cf_fx_fmt(copy, sizeof copy, "%s/outside-control.txt", fx.root);
+	cf_fx_write(copy, "control\n");
+	run(NULL, child_meta, copy);
+	for (int i = 0; i < N_META_OPS; i++)
+		cr_assert_eq(sh->e[i], i == 10 ? 0 : 0, "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
+	sup_start(&s, NULL);
+	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+		struct snapshot before, after;
+		snap(targets[t], &before);
+		memset(sh->e, 0, sizeof sh->e);
+		run(&s, child_meta, (void *)targets[t]);
+		snap(targets[t], &after);
+		for (int i = 0; i < N_META_OPS; i++)
+			cr_expect_eq(sh->e[i], EACCES, "%s on %s: %s", meta_op_name[i], targets[t],
+				     strerror(sh->e[i]));
+		expect_same(targets[t], &before, &after);
+	}
+	const char *lg = log_text(&s);
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "\"call\":\"chmod\",\"path\":\"%s\"", outside);
+	cr_expect(strstr(lg, "\"event\":\"metadata_denied\"") && strstr(lg, want), "log: %s", lg);
+	cf_ipc_free(&s.ipc);
+}
+
+Test(ipc_engine, metadata_inside_the_writable_locations_works)
+{
+	struct sup s;
+	char in_ws[PATH_MAX], in_tmp[PATH_MAX];
+	cf_fx_fmt(in_ws, sizeof in_ws, "%s/sub/build-output", fx.ws);
+	cf_fx_fmt(in_tmp, sizeof in_tmp, "/tmp/cf-ipc-meta-%d", (int)getpid());
+	cf_fx_write(in_ws, "x\n");
+	cf_fx_write(in_tmp, "x\n");
+	sup_start(&s, NULL);
+	const char *targets[] = {in_ws, in_tmp};
+	for (size_t t = 0; t < 2; t++) {
+		struct snapshot before, after;
+		snap(targets[t], &before);
+		run(&s, child_meta, (void *)targets[t]);
+		snap(targets[t], &after);
+		for (int i = 0; i < N_META_OPS; i++)
+			cr_expect_eq(sh->e[i], 0, "%s on %s: %s", meta_op_name[i], targets[t],
+				     strerror(sh->e[i]));
+		cr_expect_neq(before.st.st_mode, after.st.st_mode, "the mode changed");
+		cr_expect_eq(after.st.st_mtim.tv_sec, time(NULL) < 2000000 ? 0 : after.st.st_mtim.tv_sec);
+		cr_expect_neq(before.flags, after.flags, "the inode flags changed");
+		char v[8];
+		cr_expect_eq(getxattr(targets[t], "user.cf2", v, sizeof v), 1, "fsetxattr took effect");
+	}
+	unlink(in_tmp);
+	cf_ipc_free(&s.ipc);
+}
+
+struct links {
+	const char *out_link, *in_link;
+};
+
+static int child_links(void *arg)
+{
+	struct links *l = arg;
+	sh->e[0] = chmod(l->out_link, 0600) < 0 ? errno : 0;	  /* follows to the outside */
+	sh->e[1] = lchown(l->out_link, getuid(), getgid()) < 0 ? errno : 0; /* the link itself */
+	sh->e[2] = chmod(l->in_link, 0600) < 0 ? errno : 0;
+	sh->e[3] = chown("../outside.txt", getuid(), getgid()) < 0 ? errno : 0; /* from the cwd ws */
+	int ws = open(".", O_PATH | O_DIRECTORY);
+	sh->e[4] = fchmodat(ws, "../outside.txt", 0600, 0) < 0 ? errno : 0;
+	sh->e[5] = fchmodat(ws, "in-target", 0640, 0) < 0 ? errno : 0;
+	/* The caller's own /proc/self and /dev/fd, not the supervisor's. */
+	char self[64];
+	int in = open("in-target", O_RDONLY | O_CLOEXEC), out = open("../outside.txt", O_RDONLY);
+	snprintf(self, sizeof self, "/proc/self/fd/%d", out);
+	sh->e[6] = syscall(452, AT_FDCWD, self, 0600, 0) < 0 ? errno : 0;
+	snprintf(self, sizeof self, "/proc/self/fd/%d", in);
+	sh->e[7] = syscall(452, AT_FDCWD, self, 0600, 0) < 0 ? errno : 0;
+	snprintf(self, sizeof self, "/dev/fd/%d", in);
+	sh->e[8] = chmod(self, 0644) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
+{
+	struct sup s;
+	char outside[PATH_MAX], target[PATH_MAX], out_link[PATH_MAX], in_link[PATH_MAX];
+	cf_fx_fmt(outside, sizeof outside, "%s/outside.txt", fx.root);
+	cf_fx_fmt(target, sizeof target, "%s/in-target", fx.ws);
+	cf_fx_fmt(out_link, sizeof out_link, "%s/to-outside", fx.ws);
+	cf_fx_fmt(in_link, sizeof in_link, "%s/to-inside", fx.ws);
+	cf_fx_write(outside, "o\n");
+	cf_fx_write(target, "t\n");
+	cr_assert(symlink(outside, out_link) == 0 && symlink(target, in_link) == 0);
+	struct snapshot before, after;
+	snap(outside, &before);
+	sup_start(&s, NULL);
+	struct links l = {out_link, in_link};
+	char cwd[PATH_MAX];
+	cr_assert(getcwd(cwd, sizeof cwd));
+	cr_assert(chdir(fx.ws) == 0);
+	pid_t pid = spawn(&s, child_links, &l);
+	cr_assert(chdir(cwd) == 0);
+	cr_assert_eq(reap(pid), 0);
+	snap(outside, &after);
+	cr_expect_eq(sh->e[0], EACCES, "chmod through a link to the outside: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], 0, "lchown of the link in the workspace: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->e[2], 0, "chmod through a link to the inside: %s", strerror(sh->e[2]));
+	cr_expect_eq(sh->e[3], EACCES, "relative ../outside: %s", strerror(sh->e[3]));
+	cr_expect_eq(sh->e[4], EACCES, "dirfd + ../outside: %s", strerror(sh->e[4]));
+	cr_expect_eq(sh->e[5], 0, "dirfd + inside: %s", strerror(sh->e[5]));
+	cr_expect_eq(sh->e[6], EACCES, "/proc/self/fd/N of the outside: %s", strerror(sh->e[6]));
+	cr_expect_eq(sh->e[7], 0, "/proc/self/fd/N of the inside: %s", strerror(sh->e[7]));
+	cr_expect_eq(sh->e[8], 0, "/dev/fd/N of the inside: %s", strerror(sh->e[8]));
+	expect_same(outside, &before, &after);
 	cf_ipc_free(&s.ipc);
 }
