@@ -1,0 +1,503 @@
+/* The child side of the IPC and metadata fence: the notification filter, its
+ * handover to the supervisor (cf_ipc_enter), the blob, and the probes. The
+ * supervisor itself is supervisor.c. */
+#include "ipc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/fs.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+#include "sys.h"
+
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_RET_USER_NOTIF
+#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef FS_IOC_FSSETXATTR
+#define FS_IOC_FSSETXATTR 0x401c5820U
+#endif
+#define CF_FS_IOC32_SETFLAGS 0x40046602U /* _IOW('f', 2, int) */
+
+/* ---- the filter ----
+ * Native calls of the list go to the supervisor. The other tables of this
+ * machine (i386 through int 0x80 or a 32-bit program, x32) reach the same
+ * kernel objects with other numbers and other argument layouts; rather than
+ * teach the supervisor those layouts, the same calls there fail with EPERM
+ * (socketcall only for its bind and connect). An arch this kernel can not
+ * produce here kills the process, as the terminal filter does. */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define NATIVE_IOCTL 16
+#define NATIVE_TRAP(X)                                                                            \
+	X(connect, 42) X(bind, 49) X(chmod, 90) X(fchmod, 91) X(fchmodat, 268) X(fchmodat2, 452)  \
+	X(chown, 92) X(fchown, 93) X(lchown, 94) X(fchownat, 260) X(utime, 132) X(utimes, 235)    \
+	X(futimesat, 261) X(utimensat, 280) X(setxattr, 188) X(lsetxattr, 189)                    \
+	X(fsetxattr, 190) X(removexattr, 197) X(lremovexattr, 198) X(fremovexattr, 199)           \
+	X(setxattrat, 463) X(removexattrat, 466)
+#define X32_BIT 0x40000000U
+#define X32_IOCTL 514
+#define COMPAT_ARCH AUDIT_ARCH_I386
+#define COMPAT_IOCTL 54
+#define COMPAT_SOCKETCALL 102
+#define COMPAT_DENY(X)                                                                            \
+	X(connect, 362) X(bind, 361) X(chmod, 15) X(fchmod, 94) X(fchmodat, 306)                  \
+	X(fchmodat2, 452) X(chown16, 182) X(fchown16, 95) X(lchown16, 16) X(chown32, 212)         \
+	X(fchown32, 207) X(lchown32, 198) X(fchownat, 298) X(utime, 30) X(utimes, 271)            \
+	X(futimesat, 299) X(utimensat, 320) X(utimensat64, 412) X(setxattr, 226)                  \
+	X(lsetxattr, 227) X(fsetxattr, 228) X(removexattr, 235) X(lremovexattr, 236)              \
+	X(fremovexattr, 237) X(setxattrat, 463) X(removexattrat, 466)
+#elif defined(__aarch64__)
+/* Untested here: no arm64 machine. 32-bit ARM (compat) calls are killed. */
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define NATIVE_IOCTL 29
+#define NATIVE_TRAP(X)                                                                            \
+	X(connect, 203) X(bind, 200) X(fchmod, 52) X(fchmodat, 53) X(fchmodat2, 452)              \
+	X(fchown, 55) X(fchownat, 54) X(utimensat, 88) X(setxattr, 5) X(lsetxattr, 6)             \
+	X(fsetxattr, 7) X(removexattr, 14) X(lremovexattr, 15) X(fremovexattr, 16)                \
+	X(setxattrat, 463) X(removexattrat, 466)
+#endif
+
+#ifdef NATIVE_ARCH
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LOW(i) offsetof(struct seccomp_data, args[i])
+#else
+#define LOW(i) (offsetof(struct seccomp_data, args[i]) + 4)
+#endif
+
+#define POS_N(name, nr) P_N_##name,
+#define POS_C(name, nr) P_C_##name,
+enum { NATIVE_TRAP(POS_N) N_NATIVE };
+#ifdef COMPAT_DENY
+enum { COMPAT_DENY(POS_C) N_COMPAT };
+#endif
+
+enum {
+	I_ARCH,
+	I_IS_NATIVE,
+	I_NR,
+#ifdef X32_BIT
+	I_IS_X32,
+#endif
+	I_IOCTL,
+	I_N_LIST,
+	I_N_ALLOW = I_N_LIST + N_NATIVE,
+	I_N_CMD,
+	I_N_SETFLAGS,
+	I_N_SETFLAGS32,
+	I_N_FSSETXATTR,
+	I_N_CMD_ALLOW,
+	I_TRAP,
+#ifdef X32_BIT
+	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
+	I_X_CLEAR,
+	I_X_IOCTL_A,
+	I_X_IOCTL_B,
+	I_X_LIST,
+	I_X_ALLOW = I_X_LIST + N_NATIVE,
+	I_X_CMD,
+	I_X_SETFLAGS,
+	I_X_SETFLAGS32,
+	I_X_FSSETXATTR,
+	I_X_CMD_ALLOW,
+#endif
+	I_IS_COMPAT,
+#ifdef COMPAT_DENY
+	I_C_NR,
+	I_C_SOCKETCALL,
+	I_C_IOCTL,
+	I_C_LIST,
+	I_C_ALLOW = I_C_LIST + N_COMPAT,
+	I_C_CALL,
+	I_C_BIND,
+	I_C_CONNECT,
+	I_C_CALL_ALLOW,
+	I_C_CMD,
+	I_C_SETFLAGS,
+	I_C_SETFLAGS32,
+	I_C_FSSETXATTR,
+	I_C_CMD_ALLOW,
+	I_DENY,
+#endif
+	I_KILL,
+	I_COUNT
+};
+
+#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+/* Jumps written with the index of their targets, not relative offsets. */
+#define IF_EQ(at, k, yes, no) \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
+#define IF_GE(at, k, yes, no) \
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
+
+#define IN_LIST(base, pos, nr, yes) [(base) + (pos)] = IF_EQ((base) + (pos), (nr), (yes), (base) + (pos) + 1),
+#define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)
+#define X_ENTRY(name, nr) IN_LIST(I_X_LIST, P_N_##name, nr, I_DENY)
+#define C_ENTRY(name, nr) IN_LIST(I_C_LIST, P_C_##name, nr, I_DENY)
+
+#define ALLOW_V SECCOMP_RET_ALLOW
+#define DENY_V (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+
+static const struct sock_filter cf_ipcfilter[I_COUNT] = {
+	[I_ARCH] = LOAD(offsetof(struct seccomp_data, arch)),
+	[I_IS_NATIVE] = IF_EQ(I_IS_NATIVE, NATIVE_ARCH, I_NR, I_IS_COMPAT),
+	[I_NR] = LOAD(offsetof(struct seccomp_data, nr)),
+#ifdef X32_BIT
+	[I_IS_X32] = IF_GE(I_IS_X32, X32_BIT, I_X_CLEAR, I_IOCTL),
+#endif
+	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_N_LIST),
+	NATIVE_TRAP(N_ENTRY)
+	[I_N_ALLOW] = RET(ALLOW_V),
+	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
+	[I_N_CMD] = LOAD(LOW(1)),
+	[I_N_SETFLAGS] = IF_EQ(I_N_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_TRAP, I_N_SETFLAGS32),
+	[I_N_SETFLAGS32] = IF_EQ(I_N_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_TRAP, I_N_FSSETXATTR),
+	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_CMD_ALLOW),
+	[I_N_CMD_ALLOW] = RET(ALLOW_V),
+	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
+#ifdef X32_BIT
+	[I_X_CLEAR] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
+	[I_X_IOCTL_A] = IF_EQ(I_X_IOCTL_A, NATIVE_IOCTL, I_X_CMD, I_X_IOCTL_B),
+	[I_X_IOCTL_B] = IF_EQ(I_X_IOCTL_B, X32_IOCTL, I_X_CMD, I_X_LIST),
+	NATIVE_TRAP(X_ENTRY)
+	[I_X_ALLOW] = RET(ALLOW_V),
+	[I_X_CMD] = LOAD(LOW(1)),
+	[I_X_SETFLAGS] = IF_EQ(I_X_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_X_SETFLAGS32),
+	[I_X_SETFLAGS32] = IF_EQ(I_X_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_X_FSSETXATTR),
+	[I_X_FSSETXATTR] = IF_EQ(I_X_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_X_CMD_ALLOW),
+	[I_X_CMD_ALLOW] = RET(ALLOW_V),
+#endif
+#ifdef COMPAT_DENY
+	[I_IS_COMPAT] = IF_EQ(I_IS_COMPAT, COMPAT_ARCH, I_C_NR, I_KILL),
+	[I_C_NR] = LOAD(offsetof(struct seccomp_data, nr)),
+	[I_C_SOCKETCALL] = IF_EQ(I_C_SOCKETCALL, COMPAT_SOCKETCALL, I_C_CALL, I_C_IOCTL),
+	[I_C_IOCTL] = IF_EQ(I_C_IOCTL, COMPAT_IOCTL, I_C_CMD, I_C_LIST),
+	COMPAT_DENY(C_ENTRY)
+	[I_C_ALLOW] = RET(ALLOW_V),
+	/* socketcall(call, args): SYS_BIND is 2, SYS_CONNECT 3. */
+	[I_C_CALL] = LOAD(LOW(0)),
+	[I_C_BIND] = IF_EQ(I_C_BIND, 2, I_DENY, I_C_CONNECT),
+	[I_C_CONNECT] = IF_EQ(I_C_CONNECT, 3, I_DENY, I_C_CALL_ALLOW),
+	[I_C_CALL_ALLOW] = RET(ALLOW_V),
+	[I_C_CMD] = LOAD(LOW(1)),
+	[I_C_SETFLAGS] = IF_EQ(I_C_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_C_SETFLAGS32),
+	[I_C_SETFLAGS32] = IF_EQ(I_C_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_C_FSSETXATTR),
+	[I_C_FSSETXATTR] = IF_EQ(I_C_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_C_CMD_ALLOW),
+	[I_C_CMD_ALLOW] = RET(ALLOW_V),
+	[I_DENY] = RET(DENY_V),
+#else
+	[I_IS_COMPAT] = RET(SECCOMP_RET_KILL_PROCESS),
+#endif
+	[I_KILL] = RET(SECCOMP_RET_KILL_PROCESS),
+};
+
+const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
+{
+	*len = I_COUNT;
+	return cf_ipcfilter;
+}
+
+static long install_filter(unsigned long flags)
+{
+	/* The kernel copies the program; it never writes through this pointer. */
+	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)(uintptr_t)cf_ipcfilter};
+	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+#else
+
+const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
+{
+	*len = 0;
+	return NULL;
+}
+
+static long install_filter(unsigned long flags)
+{
+	(void)flags;
+	return -ENOSYS; /* no filter for this machine yet: fail closed */
+}
+
+#endif
+
+/* ---- the blob ---- */
+
+static int blob_add(char **blob, size_t *len, char kind, const char *s)
+{
+	size_t n = strlen(s);
+	if (*len + 2 + n > CF_IPC_BLOB_MAX)
+		return -EINVAL;
+	char *b = realloc(*blob, *len + 2 + n);
+	if (!b)
+		return -ENOMEM;
+	b[*len] = kind;
+	memcpy(b + *len + 1, s, n + 1);
+	*blob = b;
+	*len += 2 + n;
+	return 0;
+}
+
+int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr)
+{
+	size_t n = addr ? strlen(addr) : 0;
+	if (n >= CF_IPC_ADDR_MAX || n >= sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
+		return -EINVAL;
+	memcpy(ipc->addr, addr ? addr : "", n + 1);
+	return 0;
+}
+
+int cf_ipc_prepare(struct cf_ipc *ipc, const struct cf_strv *writable, const struct cf_strv *allow,
+		   const char *addr)
+{
+	int r;
+	memset(ipc, 0, sizeof *ipc);
+	if ((r = cf_ipc_set_addr(ipc, addr)) < 0)
+		return r;
+	ipc->blob = malloc(sizeof CF_IPC_MAGIC);
+	if (!ipc->blob)
+		return -ENOMEM;
+	memcpy(ipc->blob, CF_IPC_MAGIC, sizeof CF_IPC_MAGIC);
+	ipc->blob_len = sizeof CF_IPC_MAGIC;
+	for (size_t i = 0; writable && i < writable->n && r == 0; i++)
+		r = writable->v[i][0] == '/' ? blob_add(&ipc->blob, &ipc->blob_len, 'w', writable->v[i])
+					     : -EINVAL;
+	for (size_t i = 0; allow && i < allow->n && r == 0; i++) {
+		const char *s = allow->v[i];
+		bool ok = s[0] == '/' || (s[0] == '@' && s[1]);
+		r = ok ? blob_add(&ipc->blob, &ipc->blob_len, 's', s) : -EINVAL;
+	}
+	if (r < 0)
+		cf_ipc_free(ipc);
+	return r;
+}
+
+void cf_ipc_free(struct cf_ipc *ipc)
+{
+	free(ipc->blob);
+	ipc->blob = NULL;
+	ipc->blob_len = 0;
+}
+
+/* ---- between fork and exec ---- */
+
+static int sup_connect(const char *name)
+{
+	struct sockaddr_un sa;
+	size_t n = 0;
+	char *p = (char *)&sa;
+	for (size_t i = 0; i < sizeof sa; i++)
+		p[i] = 0;
+	sa.sun_family = AF_UNIX;
+	while (name[n] && n + 1 < sizeof sa.sun_path) {
+		sa.sun_path[n + 1] = name[n]; /* sun_path[0] stays NUL: abstract */
+		n++;
+	}
+	int s = (int)cf_sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return s;
+	struct timeval tv = {CF_IPC_ANSWER_TIMEOUT, 0};
+	long r = cf_sys5(SYS_setsockopt, s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (r == 0)
+		r = cf_sys5(SYS_setsockopt, s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (r == 0)
+		r = cf_sys3(SYS_connect, s, &sa, offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	if (r < 0) {
+		cf_sys_close(s);
+		return (int)r;
+	}
+	return s;
+}
+
+static long hand_over(int s, int listener, const struct cf_ipc *ipc)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct iovec iov = {ipc->blob, ipc->blob_len};
+	struct msghdr m = {0};
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = c.buf;
+	m.msg_controllen = sizeof c.buf;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	unsigned char *data = CMSG_DATA(h);
+	const unsigned char *from = (const unsigned char *)&listener;
+	for (size_t i = 0; i < sizeof(int); i++)
+		data[i] = from[i];
+	long r = cf_sys3(SYS_sendmsg, s, &m, MSG_NOSIGNAL);
+	if (r < 0)
+		return r;
+	if ((size_t)r != ipc->blob_len)
+		return -EPIPE;
+	int answer = -EPROTO;
+	r = cf_sys6(SYS_recvfrom, s, (long)&answer, sizeof answer, 0, 0, 0);
+	if (r < 0)
+		return r;
+	if (r != sizeof answer)
+		return -ECONNRESET;
+	return answer;
+}
+
+int cf_ipc_enter(const struct cf_ipc *ipc)
+{
+	if (!ipc->addr[0] || !ipc->blob)
+		return -ENOTCONN;
+	int s = sup_connect(ipc->addr);
+	if (s < 0)
+		return s;
+	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+	if (l == -EINVAL) /* before 5.19 */
+		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	if (l < 0) {
+		cf_sys_close(s);
+		return (int)-(CF_EIPC - l);
+	}
+	long r = hand_over(s, (int)l, ipc);
+	/* From here on the supervisor holds the listener, or nobody does and the
+	 * trapped calls fail with ENOSYS. */
+	cf_sys_close((int)l);
+	cf_sys_close(s);
+	if (r < 0)
+		return (int)-(CF_EIPC - r);
+	return 0;
+}
+
+/* ---- words ---- */
+
+const char *cf_ipc_why(int err)
+{
+	int e = err < 0 ? -err : err;
+	if (e == 0)
+		return "IPC fence applied";
+	if (e == ENOTCONN)
+		return "no IPC supervisor";
+	if (e >= CF_EPIDFD)
+		return "pidfd_getfd unavailable";
+	if (e < CF_EIPC)
+		return "IPC supervisor unreachable";
+	switch (e - CF_EIPC) {
+	case ENOSYS:
+	case EINVAL:
+	case EOPNOTSUPP:
+		return "seccomp user notification unavailable";
+	case EBUSY:
+		return "another seccomp notification listener is installed";
+	case EACCES:
+		return "seccomp filter refused (no_new_privs not set)";
+	case EAGAIN:
+	case ETIMEDOUT:
+		return "IPC supervisor did not answer";
+	case EPIPE:
+	case ECONNRESET:
+		return "IPC supervisor unreachable";
+	default:
+		return "IPC supervisor refused the fence";
+	}
+}
+
+/* ---- probes (normal context; the work is done in a forked child) ---- */
+
+static const struct sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+
+static long listener_of_allow_all(void)
+{
+	struct sock_fprog prog = {.len = 1, .filter = (struct sock_filter *)(uintptr_t)allow_all};
+	if (cf_sys5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -EPERM;
+	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+static int probe_child(void)
+{
+	long l = listener_of_allow_all();
+	if (l < 0 && l != -EBUSY) /* EBUSY: a listener above us, so the kernel has them */
+		return (int)-(CF_EIPC - l);
+	int pfd = (int)cf_sys2(SYS_pidfd_open, cf_sys0(SYS_getpid), 0);
+	if (pfd < 0)
+		return -(CF_EPIDFD - pfd);
+	int fd = (int)cf_sys3(SYS_pidfd_getfd, pfd, pfd, 0);
+	if (fd < 0)
+		return -(CF_EPIDFD - fd);
+	return 0;
+}
+
+static int covered_child(void)
+{
+	long l = listener_of_allow_all();
+	if (l == -EBUSY)
+		return 1;
+	return l < 0 ? (int)l : 0;
+}
+
+static int in_child(int (*fn)(void))
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		int r = fn();
+		_exit(write(p[1], &r, sizeof r) == sizeof r ? 0 : 1);
+	}
+	close(p[1]);
+	int r = -EIO, st;
+	ssize_t n;
+	do
+		n = read(p[0], &r, sizeof r);
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof r)
+		r = -EIO;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+int cf_ipc_probe(void)
+{
+	return in_child(probe_child);
+}
+
+int cf_ipc_covered(void)
+{
+	return in_child(covered_child);
+}

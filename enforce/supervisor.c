@@ -1,0 +1,1520 @@
+/* The supervisor of the IPC and metadata fence: a process outside every fence
+ * that receives the seccomp notifications of fenced processes and decides
+ * them.
+ *
+ * A decision is never made on the caller's memory and then left to the kernel
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the arguments are copied once, the copy
+ * is judged, and the call is made here, on a descriptor taken from the caller
+ * (pidfd_getfd) or on a file pinned with O_PATH, so that what was judged is
+ * what is done. Only bind() is continued: it is recorded, and the record
+ * allows nothing by itself (see record_bind).
+ *
+ * Threads: the main thread polls the listening socket, the keeper's pidfd, the
+ * clients handing over their listener, and every listener; it receives each
+ * notification and decides metadata calls and binds itself (they do not wait
+ * on another process). A connect() on a blocking socket may wait for its peer
+ * (a full backlog, a remote host), so it goes to a pool of worker threads,
+ * which grows on demand: the main thread never waits on a fenced process. */
+#include "ipc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/fs.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "supervisor.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#define NR_FCHMODAT2 452
+#define NR_SETXATTRAT 463
+#define NR_REMOVEXATTRAT 466
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+#ifndef FS_IOC_FSSETXATTR
+#define FS_IOC_FSSETXATTR 0x401c5820U
+#endif
+#define CF_FS_IOC32_SETFLAGS 0x40046602U
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
+#else
+#define AUDIT_ARCH_NATIVE 0 /* no filter there (ipc.c): nothing arrives */
+#endif
+
+#define WORKERS_MAX 64
+#define CLIENT_DEADLINE_NS (CF_IPC_ANSWER_TIMEOUT * 1000000000LL)
+#define RECORD_UNBOUND_NS 2000000000LL
+
+/* ---- the state of the supervisor process ---- */
+
+struct name {
+	size_t len; /* bytes of sun_path, from its leading NUL on */
+	char b[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+struct policy {
+	char **w; /* writable locations */
+	size_t nw;
+	char **sp; /* allowed socket files */
+	size_t nsp;
+	struct name *sa; /* allowed abstract names */
+	size_t nsa;
+};
+
+struct listener {
+	int fd;
+	int refs; /* under S.lock */
+	struct policy pol;
+};
+
+/* A socket bound by a fenced process: its identity (inode and cookie, which
+ * no other socket can share while it lives), and once the bind is done, what
+ * it is bound to. */
+struct record {
+	uint32_t ino;
+	uint64_t cookie;
+	long long since;
+	int bound; /* 0 not yet, 1 a file (dev, vino), 2 an abstract name */
+	dev_t dev;
+	ino_t vino;
+	struct name name;
+};
+
+struct caller {
+	int lfd;
+	uint64_t id;
+	pid_t tid, tgid;
+	int pidfd;
+	char creds[1024];
+	const struct policy *pol;
+};
+
+struct job {
+	struct job *next;
+	struct listener *l;
+	struct caller c;
+	int sock;
+	struct sockaddr_storage sa;
+	socklen_t len;
+};
+
+static struct {
+	int log_fd;
+	size_t notif_size, resp_size;
+	char own_creds[1024];
+	uid_t uid;
+	pthread_mutex_t lock; /* records, listener refs, the queue, the counters */
+	pthread_cond_t work;
+	struct record *rec;
+	size_t nrec, caprec;
+	struct job *head, *tail;
+	int workers, idle, listeners;
+} S = {.log_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void close_keep_errno(int fd)
+{
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
+/* ---- the caller ---- */
+
+static bool valid(const struct caller *c)
+{
+	return ioctl(c->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) == 0;
+}
+
+static void respond(int lfd, uint64_t id, long result, bool cont)
+{
+	char buf[256];
+	struct seccomp_notif_resp *r = (struct seccomp_notif_resp *)buf;
+	memset(buf, 0, sizeof buf);
+	r->id = id;
+	if (cont)
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (result < 0)
+		r->error = (int32_t)result;
+	else
+		r->val = result;
+	/* ENOENT: the caller is gone or was interrupted; nothing to answer. */
+	while (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, r) < 0 && errno == EINTR)
+		;
+}
+
+/* The lines of /proc/TID/status the kernel decides permissions by, and the
+ * thread group. */
+static int read_creds(const char *status_path, pid_t *tgid, char *out, size_t cap)
+{
+	char buf[8192];
+	int fd = open(status_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	buf[n] = '\0';
+	size_t len = 0;
+	out[0] = '\0';
+	for (char *p = buf; p && *p;) {
+		char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (tgid && strncmp(p, "Tgid:", 5) == 0)
+			*tgid = (pid_t)atol(p + 5);
+		if (strncmp(p, "Uid:", 4) == 0 || strncmp(p, "Gid:", 4) == 0 ||
+		    strncmp(p, "Groups:", 7) == 0 || strncmp(p, "CapEff:", 7) == 0) {
+			if (len + l + 2 > cap)
+				return -E2BIG;
+			memcpy(out + len, p, l);
+			len += l;
+			out[len++] = '\n';
+			out[len] = '\0';
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return len ? 0 : -EIO;
+}
+
+/* pidfd of the trapped thread (notif.pid is a thread id), its thread group and
+ * credentials; then the notification is checked to be still pending, so that
+ * the thread id was not reused by another process meanwhile. */
+static int caller_open(struct caller *c)
+{
+	char p[64];
+	c->tgid = c->tid;
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+	snprintf(p, sizeof p, "/proc/%d/status", (int)c->tid);
+	int r = read_creds(p, &c->tgid, c->creds, sizeof c->creds);
+	if (c->pidfd < 0 && errno == EINVAL) /* before 6.9: the thread group leader */
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->tgid, 0);
+	if (c->pidfd < 0)
+		return -errno;
+	if (r < 0)
+		return r;
+	return valid(c) ? 0 : -ENOENT;
+}
+
+static void caller_close(struct caller *c)
+{
+	close_keep_errno(c->pidfd);
+	c->pidfd = -1;
+}
+
+static int take_fd(const struct caller *c, int fd)
+{
+	int r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	return r < 0 ? -errno : r;
+}
+
+/* LEN bytes of the caller's memory at ADDR, all of them, or -EFAULT. */
+static int peek(const struct caller *c, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+	if (len == 0)
+		return 0;
+	ssize_t n = process_vm_readv(c->tid, &l, 1, &r, 1, 0);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* A NUL-terminated string of the caller, read page by page (a string may end
+ * just before an unmapped page). -EFAULT, or TOOLONG when CAP bytes hold no NUL. */
+static int peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap, int toolong)
+{
+	size_t n = 0;
+	while (n < cap) {
+		size_t chunk = 4096 - ((addr + n) & 4095);
+		if (chunk > cap - n)
+			chunk = cap - n;
+		if (peek(c, addr + n, buf + n, chunk) < 0)
+			return -EFAULT;
+		char *z = memchr(buf + n, '\0', chunk);
+		if (z)
+			return 0;
+		n += chunk;
+	}
+	return -toolong;
+}
+
+static void program_of(const struct caller *c, char *out, size_t cap)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)c->tgid);
+	ssize_t n = readlink(p, out, cap - 1);
+	if (n > 0) {
+		out[n] = '\0';
+		return;
+	}
+	snprintf(p, sizeof p, "/proc/%d/comm", (int)c->tid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, out, cap - 1) : -1;
+	close_keep_errno(fd);
+	if (n < 0)
+		n = 0;
+	while (n > 0 && out[n - 1] == '\n')
+		n--;
+	out[n] = '\0';
+}
+
+/* One JSON line: {"event":EVENT,"pid":N,"program":P,(KEY2:V2,)KEY:WHAT(,"reason":R)}. */
+static void log_denial(const struct caller *c, const char *event, const char *call, const char *key,
+		       const char *what, const char *reason)
+{
+	if (S.log_fd < 0)
+		return;
+	char prog[PATH_MAX], line[4 * PATH_MAX + 512];
+	size_t len = 0;
+	program_of(c, prog, sizeof prog);
+	cf_json_raw(line, sizeof line, &len, "{\"event\":");
+	cf_json_str(line, sizeof line, &len, event);
+	cf_json_raw(line, sizeof line, &len, ",\"pid\":");
+	cf_json_num(line, sizeof line, &len, c->tgid);
+	cf_json_raw(line, sizeof line, &len, ",\"program\":");
+	cf_json_str(line, sizeof line, &len, prog);
+	if (call) {
+		cf_json_raw(line, sizeof line, &len, ",\"call\":");
+		cf_json_str(line, sizeof line, &len, call);
+	}
+	cf_json_raw(line, sizeof line, &len, ",\"");
+	cf_json_raw(line, sizeof line, &len, key);
+	cf_json_raw(line, sizeof line, &len, "\":");
+	cf_json_str(line, sizeof line, &len, what);
+	if (reason) {
+		cf_json_raw(line, sizeof line, &len, ",\"reason\":");
+		cf_json_str(line, sizeof line, &len, reason);
+	}
+	cf_json_raw(line, sizeof line, &len, "}\n");
+	if (len + 1 >= sizeof line) /* cut: still one line */
+		memcpy(line + sizeof line - 3, "}\n", 3), len = sizeof line - 1;
+	ssize_t w = write(S.log_fd, line, len);
+	(void)w;
+}
+
+/* The supervisor acts with its own credentials: a caller whose credentials
+ * differ (a root process that dropped to another user, or dropped
+ * capabilities) would act with more than it has. */
+static bool same_creds(const struct caller *c)
+{
+	return strcmp(c->creds, S.own_creds) == 0;
+}
+
+/* ---- paths ---- */
+
+/* Paths that name the caller itself mean the supervisor here: say them with
+ * the caller's pid. Other roads into /proc/self still resolve here, and are
+ * still judged by the object they reach, so they can not widen anything. */
+static int caller_path(const struct caller *c, const char *in, char *out, size_t cap)
+{
+	static const struct {
+		const char *from;
+		const char *to; /* %d: tgid, %d: tid */
+	} map[] = {
+		{"/proc/self/", "/proc/%d/"},        {"/proc/thread-self/", "/proc/%d/task/%d/"},
+		{"/dev/fd/", "/proc/%d/fd/"},        {"/dev/stdin", "/proc/%d/fd/0"},
+		{"/dev/stdout", "/proc/%d/fd/1"},    {"/dev/stderr", "/proc/%d/fd/2"},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+		size_t n = strlen(map[i].from);
+		bool dir = map[i].from[n - 1] == '/';
+		if (strncmp(in, map[i].from, n) != 0 || (!dir && in[n] && in[n] != '/'))
+			continue;
+		int k = snprintf(out, cap, map[i].to, (int)c->tgid, (int)c->tid);
+		if (k < 0 || (size_t)k >= cap || (size_t)k + strlen(in + n) >= cap)
+			return -ENAMETOOLONG;
+		strcat(out, in + n);
+		return 0;
+	}
+	if (strlen(in) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, in);
+	return 0;
+}
+
+/* The directory a relative path of the caller starts from. */
+static int caller_dir(const struct caller *c, int dirfd)
+{
+	if (dirfd != AT_FDCWD)
+		return take_fd(c, dirfd);
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/cwd", (int)c->tid);
+	int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Pin what the caller names: an O_PATH descriptor of the object itself,
+ * resolved once. An absolute path resolves in the supervisor's root (a
+ * chrooted caller's paths may miss; what they reach is judged all the same). */
+static int pin(const struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok)
+{
+	char p[PATH_MAX + 64];
+	int r;
+	if (!path[0]) {
+		if (!empty_ok)
+			return -ENOENT;
+		return caller_dir(c, dirfd);
+	}
+	if ((r = caller_path(c, path, p, sizeof p)) < 0)
+		return r;
+	int base = p[0] == '/' ? AT_FDCWD : caller_dir(c, dirfd);
+	if (base < 0 && base != AT_FDCWD)
+		return base;
+	int fd = openat(base, p, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		fd = -errno;
+	if (base >= 0)
+		close(base);
+	return fd;
+}
+
+static bool beneath(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(root, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Where the object of FD lies, into WHERE; 1 when it lies beneath a writable
+ * location of POL (or has no place: a pipe, a socket, an unlinked file). */
+static int located_inside(const struct policy *pol, int fd, char *where, size_t cap)
+{
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, where, cap - 1);
+	if (n < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	where[n] = '\0';
+	if (where[0] != '/')
+		return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+	if (st.st_nlink == 0)
+		return 1;
+	for (size_t i = 0; i < pol->nw; i++)
+		if (beneath(pol->w[i], where))
+			return 1;
+	return 0;
+}
+
+/* ---- sockets bound inside ---- */
+
+/* The socket INO with COOKIE, by an exact UNIX_DIAG lookup: 1 and what it is
+ * bound to in R, 0 when it is gone, or -errno. */
+static int diag_lookup(struct record *r)
+{
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return -errno;
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req q;
+	} req;
+	memset(&req, 0, sizeof req);
+	req.h.nlmsg_len = sizeof req;
+	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.q.sdiag_family = AF_UNIX;
+	req.q.udiag_states = ~0U;
+	req.q.udiag_ino = r->ino;
+	req.q.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS;
+	req.q.udiag_cookie[0] = (uint32_t)r->cookie;
+	req.q.udiag_cookie[1] = (uint32_t)(r->cookie >> 32);
+	struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+	long buf[2048];
+	ssize_t n;
+	if (sendto(s, &req, sizeof req, 0, (struct sockaddr *)&nl, sizeof nl) < 0) {
+		int e = -errno;
+		close(s);
+		return e;
+	}
+	do
+		n = recv(s, buf, sizeof buf, 0);
+	while (n < 0 && errno == EINTR);
+	int e = n < 0 ? -errno : 0;
+	close(s);
+	if (n < 0)
+		return e;
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	if (!NLMSG_OK(h, (size_t)n))
+		return -EIO;
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *err = NLMSG_DATA(h);
+		return err->error == -ENOENT ? 0 : (err->error ? err->error : -EIO);
+	}
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return -EIO;
+	struct unix_diag_msg *m = NLMSG_DATA(h);
+	if (m->udiag_ino != r->ino)
+		return -EIO;
+	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+	r->bound = 0;
+	for (struct nlattr *a = (struct nlattr *)(m + 1); len >= (int)sizeof *a && a->nla_len >= sizeof *a &&
+							  a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		void *d = (char *)a + NLA_HDRLEN;
+		size_t dl = a->nla_len - NLA_HDRLEN;
+		if (a->nla_type == UNIX_DIAG_VFS && dl >= sizeof(struct unix_diag_vfs)) {
+			struct unix_diag_vfs *v = d;
+			/* The kernel's dev_t: major << 20 | minor. */
+			r->dev = makedev(v->udiag_vfs_dev >> 20, v->udiag_vfs_dev & 0xfffff);
+			r->vino = v->udiag_vfs_ino;
+			r->bound = 1;
+		} else if (a->nla_type == UNIX_DIAG_NAME && dl > 0 && dl <= sizeof r->name.b &&
+			   ((char *)d)[0] == '\0' && r->bound != 1) {
+			memcpy(r->name.b, d, dl);
+			r->name.len = dl;
+			r->bound = 2;
+		}
+	}
+	return 1;
+}
+
+static void record_drop(size_t i)
+{
+	S.rec[i] = S.rec[--S.nrec];
+}
+
+/* Whether a live socket bound inside is bound to the file (DEV, INO), or to
+ * the abstract name NAME. Each candidate is looked up again before it counts:
+ * a cached match of a socket that has gone could be a new file with a reused
+ * inode number. Under S.lock. */
+static bool bound_inside(const struct stat *file, const struct name *name)
+{
+	long long now = now_ns();
+	for (size_t i = 0; i < S.nrec;) {
+		struct record *r = &S.rec[i];
+		if (r->bound == 0) {
+			int k = diag_lookup(r);
+			if (k == 0 || (k > 0 && r->bound == 0 && now - r->since > RECORD_UNBOUND_NS)) {
+				record_drop(i); /* gone, or its bind failed: a new bind records it again */
+				continue;
+			}
+		}
+		bool match = file ? r->bound == 1 && r->dev == file->st_dev && r->vino == file->st_ino
+				  : r->bound == 2 && r->name.len == name->len &&
+					    memcmp(r->name.b, name->b, name->len) == 0;
+		if (match) {
+			struct record again = *r;
+			int k = diag_lookup(&again);
+			if (k > 0 && again.bound == r->bound) {
+				*r = again;
+				return true;
+			}
+			if (k == 0) {
+				record_drop(i);
+				continue;
+			}
+		}
+		i++;
+	}
+	return false;
+}
+
+/* ---- connect ---- */
+
+static void shown_name(const struct name *n, char *out, size_t cap)
+{
+	size_t k = 0;
+	out[k++] = '@';
+	for (size_t i = 1; i < n->len && k + 1 < cap; i++)
+		out[k++] = n->b[i] ? n->b[i] : '@';
+	out[k] = '\0';
+}
+
+/* Judge a copied AF_UNIX address and connect SOCK on its behalf. The result
+ * of the call, as the caller's connect() would return it. */
+static long connect_unix(struct job *j)
+{
+	const struct sockaddr_un *sa = (const struct sockaddr_un *)&j->sa;
+	const struct policy *pol = j->c.pol;
+	size_t plen = j->len - offsetof(struct sockaddr_un, sun_path);
+	char shown[PATH_MAX + 8];
+	bool ok = false;
+	if (j->len <= offsetof(struct sockaddr_un, sun_path) || j->len > sizeof(struct sockaddr_un))
+		return connect(j->sock, (const struct sockaddr *)sa, j->len) < 0 ? -errno : 0;
+	if (sa->sun_path[0] == '\0') {
+		struct name n = {.len = plen};
+		memcpy(n.b, sa->sun_path, plen);
+		for (size_t i = 0; i < pol->nsa && !ok; i++)
+			ok = pol->sa[i].len == n.len && memcmp(pol->sa[i].b, n.b, n.len) == 0;
+		if (!ok) {
+			pthread_mutex_lock(&S.lock);
+			ok = bound_inside(NULL, &n);
+			pthread_mutex_unlock(&S.lock);
+		}
+		if (!ok) {
+			shown_name(&n, shown, sizeof shown);
+			log_denial(&j->c, "ipc_denied", NULL, "socket", shown, NULL);
+			return -EACCES;
+		}
+		if (!same_creds(&j->c)) {
+			shown_name(&n, shown, sizeof shown);
+			log_denial(&j->c, "ipc_denied", NULL, "socket", shown, "credentials");
+			return -EACCES;
+		}
+		return connect(j->sock, (const struct sockaddr *)sa, j->len) < 0 ? -errno : 0;
+	}
+	/* The kernel reads the path up to its first NUL or the end of the address. */
+	char path[sizeof sa->sun_path + 1];
+	memcpy(path, sa->sun_path, plen);
+	path[plen] = '\0';
+	struct stat st, al;
+	int p = pin(&j->c, AT_FDCWD, path, true, false);
+	if (p < 0)
+		return p;
+	if (fstat(p, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		close(p);
+		return -ECONNREFUSED;
+	}
+	for (size_t i = 0; i < pol->nsp && !ok; i++)
+		ok = stat(pol->sp[i], &al) == 0 && S_ISSOCK(al.st_mode) && al.st_dev == st.st_dev &&
+		     al.st_ino == st.st_ino;
+	if (!ok) {
+		pthread_mutex_lock(&S.lock);
+		ok = bound_inside(&st, NULL);
+		pthread_mutex_unlock(&S.lock);
+	}
+	if (!ok || !same_creds(&j->c)) {
+		char where[PATH_MAX], link[64];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", p);
+		ssize_t n = readlink(link, where, sizeof where - 1);
+		where[n > 0 ? n : 0] = '\0';
+		log_denial(&j->c, "ipc_denied", NULL, "socket", n > 0 ? where : path,
+			   ok ? "credentials" : NULL);
+		close(p);
+		return -EACCES;
+	}
+	/* Connect to the pinned file, never to the path again. */
+	struct sockaddr_un to = {.sun_family = AF_UNIX};
+	snprintf(to.sun_path, sizeof to.sun_path, "/proc/self/fd/%d", p);
+	long r = connect(j->sock, (const struct sockaddr *)&to, sizeof to) < 0 ? -errno : 0;
+	close(p);
+	return r;
+}
+
+static long connect_judged(struct job *j)
+{
+	if (j->len >= sizeof(sa_family_t) && j->sa.ss_family == AF_UNIX)
+		return connect_unix(j);
+	/* Any other family is connected here too, with the copy: continued, a
+	 * thread of the caller could rewrite it to AF_UNIX first. */
+	return connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
+}
+
+static void listener_put(struct listener *l);
+
+static void job_done(struct job *j, long result)
+{
+	if (valid(&j->c))
+		respond(j->c.lfd, j->c.id, result, false);
+	close_keep_errno(j->sock);
+	caller_close(&j->c);
+	listener_put(j->l);
+	free(j);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&S.lock);
+	for (;;) {
+		while (!S.head) {
+			S.idle++;
+			pthread_cond_wait(&S.work, &S.lock);
+			S.idle--;
+		}
+		struct job *j = S.head;
+		S.head = j->next;
+		if (!S.head)
+			S.tail = NULL;
+		pthread_mutex_unlock(&S.lock);
+		job_done(j, connect_judged(j));
+		pthread_mutex_lock(&S.lock);
+	}
+	return NULL;
+}
+
+static void enqueue(struct job *j)
+{
+	pthread_mutex_lock(&S.lock);
+	j->next = NULL;
+	if (S.tail)
+		S.tail->next = j;
+	else
+		S.head = j;
+	S.tail = j;
+	if (S.idle == 0 && S.workers < WORKERS_MAX) {
+		pthread_t t;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		if (pthread_create(&t, &a, worker, NULL) == 0)
+			S.workers++;
+		pthread_attr_destroy(&a);
+	}
+	pthread_cond_signal(&S.work);
+	pthread_mutex_unlock(&S.lock);
+}
+
+static void handle_connect(struct listener *l, struct caller *c, const struct seccomp_notif *n)
+{
+	struct job *j = calloc(1, sizeof *j);
+	long r;
+	if (!j) {
+		respond(c->lfd, c->id, -ENOMEM, false);
+		caller_close(c);
+		return;
+	}
+	j->c = *c;
+	j->l = l;
+	j->sock = -1;
+	uint64_t len = n->data.args[2] & 0xffffffffU; /* socklen_t */
+	if (len > sizeof j->sa) {
+		r = -EINVAL; /* as the kernel's move_addr_to_kernel() */
+		goto done;
+	}
+	j->len = (socklen_t)len;
+	if ((r = peek(c, n->data.args[1], &j->sa, len)) < 0)
+		goto done;
+	if ((r = take_fd(c, (int)n->data.args[0])) < 0)
+		goto done;
+	j->sock = (int)r;
+	if (!valid(c)) {
+		r = -ENOENT;
+		goto done;
+	}
+	int fl = fcntl(j->sock, F_GETFL);
+	pthread_mutex_lock(&S.lock);
+	l->refs++;
+	pthread_mutex_unlock(&S.lock);
+	if (fl >= 0 && (fl & O_NONBLOCK)) {
+		job_done(j, connect_judged(j)); /* can not wait on its peer */
+		return;
+	}
+	enqueue(j);
+	return;
+done:
+	pthread_mutex_lock(&S.lock);
+	l->refs++;
+	pthread_mutex_unlock(&S.lock);
+	job_done(j, r);
+}
+
+/* ---- bind ---- */
+
+/* Record an AF_UNIX socket a fenced process binds, then let the bind go on:
+ * Landlock decides where a socket file may be created, and the record allows
+ * nothing by itself: a connect is allowed only when the socket it would reach
+ * is this very socket (its inode and cookie), alive. */
+static void handle_bind(struct caller *c, const struct seccomp_notif *n)
+{
+	int s = take_fd(c, (int)n->data.args[0]);
+	int dom = 0;
+	socklen_t dl = sizeof dom;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	struct stat st;
+	uint64_t cookie = 0;
+	socklen_t cl = sizeof cookie;
+	if (s >= 0 && getsockopt(s, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == AF_UNIX &&
+	    getsockname(s, (struct sockaddr *)&ss, &sl) == 0 && sl <= sizeof(sa_family_t) &&
+	    getsockopt(s, SOL_SOCKET, SO_COOKIE, &cookie, &cl) == 0 && fstat(s, &st) == 0 &&
+	    valid(c)) {
+		pthread_mutex_lock(&S.lock);
+		bool known = false;
+		for (size_t i = 0; i < S.nrec && !known; i++)
+			known = S.rec[i].cookie == cookie;
+		if (!known && S.nrec == S.caprec) {
+			size_t cap = S.caprec ? 2 * S.caprec : 64;
+			struct record *nr = realloc(S.rec, cap * sizeof *nr);
+			if (nr) {
+				S.rec = nr;
+				S.caprec = cap;
+			}
+		}
+		if (!known && S.nrec < S.caprec)
+			S.rec[S.nrec++] = (struct record){.ino = (uint32_t)st.st_ino, .cookie = cookie,
+							  .since = now_ns()};
+		pthread_mutex_unlock(&S.lock);
+	}
+	close_keep_errno(s);
+	respond(c->lfd, c->id, 0, true);
+	caller_close(c);
+}
+
+/* ---- metadata ---- */
+
+enum op { OP_CHMOD, OP_CHOWN, OP_UTIMES, OP_SETXATTR, OP_REMOVEXATTR, OP_IOCTL };
+
+struct meta {
+	const char *call;
+	enum op op;
+	int fd;    /* >= 0: the call names a descriptor (fchmod, ...) */
+	int dirfd; /* else a path from dirfd */
+	uint64_t path;
+	bool follow, empty_ok;
+	unsigned mode;
+	uint32_t uid, gid;
+	struct timespec ts[2];
+	bool ts_null;
+	char name[XATTR_NAME_MAX + 1];
+	uint64_t value;
+	size_t size;
+	int xflags;
+	unsigned cmd;
+	union {
+		int flags;
+		struct fsxattr fsx;
+	} io;
+};
+
+static int read_times(const struct caller *c, struct meta *m, uint64_t addr, int kind)
+{
+	m->ts_null = addr == 0;
+	if (m->ts_null)
+		return 0;
+	if (kind == 0) { /* struct utimbuf */
+		long t[2];
+		if (peek(c, addr, t, sizeof t) < 0)
+			return -EFAULT;
+		m->ts[0] = (struct timespec){t[0], 0};
+		m->ts[1] = (struct timespec){t[1], 0};
+	} else if (kind == 1) { /* struct timeval[2] */
+		struct timeval tv[2];
+		if (peek(c, addr, tv, sizeof tv) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -EINVAL;
+			m->ts[i] = (struct timespec){tv[i].tv_sec, tv[i].tv_usec * 1000};
+		}
+	} else if (peek(c, addr, m->ts, sizeof m->ts) < 0) {
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int read_xattr_name(const struct caller *c, struct meta *m, uint64_t addr)
+{
+	int r = peek_str(c, addr, m->name, sizeof m->name, ERANGE);
+	if (r == 0 && !m->name[0])
+		r = -ERANGE;
+	return r;
+}
+
+#define A(i) (n->data.args[i])
+#define AINT(i) ((int)(uint32_t)n->data.args[i])
+
+/* The arguments of the call, copied once. */
+static int parse_meta(const struct caller *c, const struct seccomp_notif *n, struct meta *m)
+{
+	int nr = n->data.nr, r = 0;
+	memset(m, 0, sizeof *m);
+	m->fd = -1;
+	m->dirfd = AT_FDCWD;
+	m->follow = true;
+	switch (nr) {
+#ifdef SYS_chmod
+	case SYS_chmod:
+		*m = (struct meta){.call = "chmod", .op = OP_CHMOD, .fd = -1, .dirfd = AT_FDCWD,
+				   .path = A(0), .follow = true, .mode = (unsigned)A(1)};
+		return 0;
+#endif
+	case SYS_fchmod:
+		m->call = "fchmod", m->op = OP_CHMOD, m->fd = AINT(0), m->mode = (unsigned)A(1);
+		return 0;
+	case SYS_fchmodat:
+		m->call = "fchmodat", m->op = OP_CHMOD, m->dirfd = AINT(0), m->path = A(1);
+		m->mode = (unsigned)A(2);
+		return 0;
+	case NR_FCHMODAT2:
+		m->call = "fchmodat2", m->op = OP_CHMOD, m->dirfd = AINT(0), m->path = A(1);
+		m->mode = (unsigned)A(2);
+		if (A(3) & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		m->follow = !(A(3) & AT_SYMLINK_NOFOLLOW);
+		m->empty_ok = A(3) & AT_EMPTY_PATH;
+		return 0;
+#ifdef SYS_chown
+	case SYS_chown:
+	case SYS_lchown:
+		m->call = nr == SYS_chown ? "chown" : "lchown", m->op = OP_CHOWN, m->path = A(0);
+		m->follow = nr == SYS_chown, m->uid = (uint32_t)A(1), m->gid = (uint32_t)A(2);
+		return 0;
+#endif
+	case SYS_fchown:
+		m->call = "fchown", m->op = OP_CHOWN, m->fd = AINT(0);
+		m->uid = (uint32_t)A(1), m->gid = (uint32_t)A(2);
+		return 0;
+	case SYS_fchownat:
+		m->call = "fchownat", m->op = OP_CHOWN, m->dirfd = AINT(0), m->path = A(1);
+		m->uid = (uint32_t)A(2), m->gid = (uint32_t)A(3);
+		if (A(4) & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		m->follow = !(A(4) & AT_SYMLINK_NOFOLLOW);
+		m->empty_ok = A(4) & AT_EMPTY_PATH;
+		return 0;
+#ifdef SYS_utime
+	case SYS_utime:
+		m->call = "utime", m->op = OP_UTIMES, m->path = A(0);
+		return read_times(c, m, A(1), 0);
+	case SYS_utimes:
+		m->call = "utimes", m->op = OP_UTIMES, m->path = A(0);
+		return read_times(c, m, A(1), 1);
+	case SYS_futimesat:
+		m->call = "futimesat", m->op = OP_UTIMES, m->dirfd = AINT(0), m->path = A(1);
+		if (!m->path && m->dirfd != AT_FDCWD)
+			m->fd = m->dirfd;
+		return read_times(c, m, A(2), 1);
+#endif
+	case SYS_utimensat:
+		m->call = "utimensat", m->op = OP_UTIMES, m->dirfd = AINT(0), m->path = A(1);
+		if (A(3) & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		m->follow = !(A(3) & AT_SYMLINK_NOFOLLOW);
+		m->empty_ok = A(3) & AT_EMPTY_PATH;
+		if (!m->path) { /* futimens(), as the kernel's do_utimes() */
+			if (m->dirfd == AT_FDCWD)
+				return -EFAULT;
+			if (A(3))
+				return -EINVAL;
+			m->fd = m->dirfd;
+		}
+		return read_times(c, m, A(2), 2);
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+	case SYS_fsetxattr:
+		m->call = nr == SYS_setxattr ? "setxattr" : nr == SYS_lsetxattr ? "lsetxattr" : "fsetxattr";
+		m->op = OP_SETXATTR;
+		if (nr == SYS_fsetxattr)
+			m->fd = AINT(0);
+		else
+			m->path = A(0);
+		m->follow = nr != SYS_lsetxattr;
+		m->value = A(2), m->size = A(3), m->xflags = AINT(4);
+		return read_xattr_name(c, m, A(1));
+	case NR_SETXATTRAT: {
+		struct {
+			uint64_t value;
+			uint32_t size, flags;
+		} xa;
+		m->call = "setxattrat", m->op = OP_SETXATTR, m->dirfd = AINT(0), m->path = A(1);
+		if (A(2) & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		m->follow = !(A(2) & AT_SYMLINK_NOFOLLOW);
+		m->empty_ok = A(2) & AT_EMPTY_PATH;
+		if (A(5) < sizeof xa)
+			return -EINVAL;
+		if (A(5) > 4096)
+			return -E2BIG;
+		if (peek(c, A(4), &xa, sizeof xa) < 0)
+			return -EFAULT;
+		for (uint64_t at = sizeof xa; at < A(5); at++) { /* copy_struct_from_user() */
+			char z;
+			if (peek(c, A(4) + at, &z, 1) < 0)
+				return -EFAULT;
+			if (z)
+				return -E2BIG;
+		}
+		m->value = xa.value, m->size = xa.size, m->xflags = (int)xa.flags;
+		return read_xattr_name(c, m, A(3));
+	}
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+	case SYS_fremovexattr:
+		m->call = nr == SYS_removexattr	   ? "removexattr"
+			  : nr == SYS_lremovexattr ? "lremovexattr"
+						   : "fremovexattr";
+		m->op = OP_REMOVEXATTR;
+		if (nr == SYS_fremovexattr)
+			m->fd = AINT(0);
+		else
+			m->path = A(0);
+		m->follow = nr != SYS_lremovexattr;
+		return read_xattr_name(c, m, A(1));
+	case NR_REMOVEXATTRAT:
+		m->call = "removexattrat", m->op = OP_REMOVEXATTR, m->dirfd = AINT(0), m->path = A(1);
+		if (A(2) & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		m->follow = !(A(2) & AT_SYMLINK_NOFOLLOW);
+		m->empty_ok = A(2) & AT_EMPTY_PATH;
+		return read_xattr_name(c, m, A(3));
+	case SYS_ioctl:
+		m->call = "ioctl", m->op = OP_IOCTL, m->fd = AINT(0), m->cmd = (uint32_t)A(1);
+		if (m->cmd == (uint32_t)FS_IOC_FSSETXATTR)
+			r = peek(c, A(2), &m->io.fsx, sizeof m->io.fsx);
+		else
+			r = peek(c, A(2), &m->io.flags, sizeof m->io.flags);
+		return r;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static long act_meta(struct meta *m, int t, bool is_pin)
+{
+	char p[64];
+	long r;
+	snprintf(p, sizeof p, "/proc/self/fd/%d", t);
+	switch (m->op) {
+	case OP_CHMOD:
+		if (!is_pin)
+			return fchmod(t, m->mode) < 0 ? -errno : 0;
+		r = syscall(NR_FCHMODAT2, t, "", m->mode, AT_EMPTY_PATH);
+		if (r < 0 && errno == ENOSYS) /* before 6.6: through the pinned file's magic link */
+			r = chmod(p, m->mode);
+		return r < 0 ? -errno : 0;
+	case OP_CHOWN:
+		if (!is_pin)
+			return fchown(t, m->uid, m->gid) < 0 ? -errno : 0;
+		return fchownat(t, "", m->uid, m->gid, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	case OP_UTIMES: {
+		const struct timespec *ts = m->ts_null ? NULL : m->ts;
+		if (!is_pin)
+			return syscall(SYS_utimensat, t, NULL, ts, 0) < 0 ? -errno : 0;
+		r = syscall(SYS_utimensat, t, "", ts, AT_EMPTY_PATH);
+		if (r < 0 && errno == EINVAL)
+			r = syscall(SYS_utimensat, AT_FDCWD, p, ts, 0);
+		return r < 0 ? -errno : 0;
+	}
+	case OP_SETXATTR:
+		return -ENOSYS; /* setxattr_with_value: the value is copied first */
+	case OP_REMOVEXATTR:
+		r = is_pin ? removexattr(p, m->name) : fremovexattr(t, m->name);
+		return r < 0 ? -errno : 0;
+	case OP_IOCTL:
+		return ioctl(t, m->cmd, &m->io) < 0 ? -errno : 0;
+	}
+	return -ENOSYS;
+}
+
+static long setxattr_with_value(const struct caller *c, struct meta *m, int t, bool is_pin)
+{
+	char p[64];
+	if (m->size > XATTR_SIZE_MAX)
+		return -E2BIG;
+	void *v = m->size ? malloc(m->size) : NULL;
+	if (m->size && !v)
+		return -ENOMEM;
+	long r = peek(c, m->value, v, m->size);
+	if (r == 0 && !valid(c))
+		r = -ENOENT;
+	if (r == 0) {
+		snprintf(p, sizeof p, "/proc/self/fd/%d", t);
+		r = is_pin ? setxattr(p, m->name, v, m->size, m->xflags)
+			   : fsetxattr(t, m->name, v, m->size, m->xflags);
+		if (r < 0)
+			r = -errno;
+	}
+	free(v);
+	return r;
+}
+
+static long handle_meta(struct caller *c, const struct seccomp_notif *n)
+{
+	struct meta m;
+	char path[PATH_MAX], where[PATH_MAX];
+	long r = parse_meta(c, n, &m);
+	if (r < 0)
+		return r;
+	int t;
+	bool is_pin = m.fd < 0;
+	if (!is_pin) {
+		t = take_fd(c, m.fd);
+	} else {
+		if (m.path) {
+			if ((r = peek_str(c, m.path, path, sizeof path, ENAMETOOLONG)) < 0)
+				return r;
+		} else {
+			path[0] = '\0';
+		}
+		t = pin(c, m.dirfd, path, m.follow, m.empty_ok);
+	}
+	if (t < 0)
+		return t;
+	if (!valid(c)) {
+		close(t);
+		return -ENOENT;
+	}
+	int in = located_inside(c->pol, t, where, sizeof where);
+	if (in <= 0 || !same_creds(c)) {
+		log_denial(c, "metadata_denied", m.call, "path", in < 0 ? path : where,
+			   in > 0 ? "credentials" : NULL);
+		close(t);
+		return -EACCES;
+	}
+	if (m.op == OP_SETXATTR)
+		r = setxattr_with_value(c, &m, t, is_pin);
+	else
+		r = act_meta(&m, t, is_pin);
+	close(t);
+	return r;
+}
+
+/* ---- a notification ---- */
+
+static void listener_get(struct listener *l)
+{
+	pthread_mutex_lock(&S.lock);
+	l->refs++;
+	pthread_mutex_unlock(&S.lock);
+}
+
+static void policy_free(struct policy *p)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		free(p->w[i]);
+	for (size_t i = 0; i < p->nsp; i++)
+		free(p->sp[i]);
+	free(p->w);
+	free(p->sp);
+	free(p->sa);
+}
+
+static void listener_put(struct listener *l)
+{
+	pthread_mutex_lock(&S.lock);
+	bool last = --l->refs == 0;
+	if (last)
+		S.listeners--;
+	pthread_mutex_unlock(&S.lock);
+	if (last) {
+		close(l->fd);
+		policy_free(&l->pol);
+		free(l);
+	}
+}
+
+/* Receive and decide one notification of L. */
+static void notification(struct listener *l)
+{
+	union {
+		struct seccomp_notif n;
+		char b[512];
+	} u;
+	memset(&u, 0, sizeof u);
+	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
+		return; /* ENOENT: the caller went away first */
+	struct caller c = {.lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
+	long r = caller_open(&c);
+	if (r < 0) {
+		respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
+		caller_close(&c);
+		return;
+	}
+	if (u.n.data.arch != AUDIT_ARCH_NATIVE) {
+		respond(l->fd, c.id, -EPERM, false);
+		caller_close(&c);
+		return;
+	}
+	switch (u.n.data.nr) {
+	case SYS_connect:
+		listener_get(l);
+		handle_connect(l, &c, &u.n);
+		listener_put(l);
+		return;
+	case SYS_bind:
+		handle_bind(&c, &u.n);
+		return;
+	default:
+		r = handle_meta(&c, &u.n);
+		if (valid(&c))
+			respond(l->fd, c.id, r, false);
+		caller_close(&c);
+	}
+}
+
+/* ---- handover ---- */
+
+static int parse_blob(const char *b, size_t len, struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	if (len < sizeof CF_IPC_MAGIC || memcmp(b, CF_IPC_MAGIC, sizeof CF_IPC_MAGIC) != 0)
+		return -EINVAL;
+	size_t at = sizeof CF_IPC_MAGIC, nrec = 0;
+	for (size_t i = at; i < len; i++)
+		nrec += b[i] == '\0';
+	p->w = calloc(nrec + 1, sizeof *p->w);
+	p->sp = calloc(nrec + 1, sizeof *p->sp);
+	p->sa = calloc(nrec + 1, sizeof *p->sa);
+	if (!p->w || !p->sp || !p->sa)
+		return -ENOMEM;
+	while (at < len) {
+		char kind = b[at++];
+		const char *s = b + at;
+		const char *z = memchr(s, '\0', len - at);
+		if (!z)
+			return -EINVAL;
+		size_t n = (size_t)(z - s);
+		at += n + 1;
+		if (kind == 'w' && s[0] == '/') {
+			if (!(p->w[p->nw++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == 's' && s[0] == '/') {
+			if (!(p->sp[p->nsp++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == 's' && s[0] == '@' && n >= 2 && n <= sizeof p->sa[0].b) {
+			struct name *a = &p->sa[p->nsa++];
+			a->b[0] = '\0';
+			memcpy(a->b + 1, s + 1, n - 1);
+			a->len = n;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static bool is_listener(int fd)
+{
+	char p[64], l[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, l, sizeof l - 1);
+	if (n < 0)
+		return false;
+	l[n] = '\0';
+	return strcmp(l, "anon_inode:seccomp notify") == 0;
+}
+
+/* A client's message: its listener and blob. 1 done (answered or refused),
+ * 0 not there yet, and the new listener in *OUT. */
+static int client_in(int cfd, struct listener **out)
+{
+	static char buf[CF_IPC_BLOB_MAX + 1];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} cm;
+	struct iovec iov = {buf, sizeof buf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+			   .msg_controllen = sizeof cm.b};
+	*out = NULL;
+	ssize_t n = recvmsg(cfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	int lfd = -1, answer = 0;
+	for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+			if (lfd < 0)
+				lfd = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n <= 0)
+		answer = -ECONNRESET;
+	else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		answer = -EMSGSIZE;
+	else if (lfd < 0 || !is_listener(lfd))
+		answer = -EBADF;
+	struct listener *l = NULL;
+	if (answer == 0) {
+		l = calloc(1, sizeof *l);
+		answer = l ? parse_blob(buf, (size_t)n, &l->pol) : -ENOMEM;
+	}
+	if (answer == 0) {
+		l->fd = lfd;
+		l->refs = 1;
+		pthread_mutex_lock(&S.lock);
+		S.listeners++;
+		pthread_mutex_unlock(&S.lock);
+		*out = l;
+	} else {
+		if (l) {
+			policy_free(&l->pol);
+			free(l);
+		}
+		close_keep_errno(lfd);
+	}
+	if (n > 0)
+		(void)!send(cfd, &answer, sizeof answer, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return 1;
+}
+
+/* ---- the loop ---- */
+
+enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF };
+
+struct slot {
+	enum kind kind;
+	struct listener *l;
+	long long since;
+};
+
+struct table {
+	struct pollfd *p;
+	struct slot *s;
+	size_t n, cap;
+};
+
+static int add(struct table *t, int fd, enum kind kind, struct listener *l)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct pollfd *p = realloc(t->p, cap * sizeof *p);
+		if (!p)
+			return -ENOMEM;
+		t->p = p;
+		struct slot *s = realloc(t->s, cap * sizeof *s);
+		if (!s)
+			return -ENOMEM;
+		t->s = s;
+		t->cap = cap;
+	}
+	t->p[t->n] = (struct pollfd){.fd = fd, .events = POLLIN};
+	t->s[t->n] = (struct slot){kind, l, now_ns()};
+	t->n++;
+	return 0;
+}
+
+static void accept_client(struct table *t, int ls)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (c < 0)
+		return;
+	struct ucred cr;
+	socklen_t l = sizeof cr;
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != S.uid ||
+	    add(t, c, K_CLIENT, NULL) < 0)
+		close(c);
+}
+
+static void serve(int ls, int keeper)
+{
+	struct table t = {0};
+	bool keeper_gone = false;
+	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0)
+		_exit(1);
+	for (;;) {
+		size_t clients = 0;
+		for (size_t i = 0; i < t.n; i++)
+			clients += t.s[i].kind == K_CLIENT;
+		pthread_mutex_lock(&S.lock);
+		int live = S.listeners;
+		pthread_mutex_unlock(&S.lock);
+		if (keeper_gone && live == 0 && clients == 0)
+			break;
+		int k = poll(t.p, t.n, clients || keeper_gone ? 1000 : -1);
+		if (k < 0 && errno != EINTR)
+			_exit(1);
+		long long now = now_ns();
+		size_t n = t.n; /* slots added by this round wait for the next */
+		for (size_t i = 0; i < n; i++) {
+			short ev = t.p[i].revents;
+			int fd = t.p[i].fd;
+			struct slot *s = &t.s[i];
+			if (s->kind == K_CLIENT && !ev && now - s->since > CLIENT_DEADLINE_NS) {
+				close(fd);
+				t.p[i].fd = -1;
+				continue;
+			}
+			if (!ev)
+				continue;
+			if (s->kind == K_LISTEN) {
+				accept_client(&t, fd);
+			} else if (s->kind == K_KEEPER) {
+				keeper_gone = true;
+				close(fd);
+				t.p[i].fd = -1;
+			} else if (s->kind == K_CLIENT) {
+				struct listener *l;
+				if (client_in(fd, &l) == 0 && !(ev & (POLLHUP | POLLERR)))
+					continue;
+				close(fd);
+				t.p[i].fd = -1;
+				if (l && add(&t, l->fd, K_NOTIF, l) < 0)
+					listener_put(l);
+			} else if (ev & POLLIN) {
+				notification(s->l);
+			} else if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
+				/* Every process of that filter has exited. */
+				t.p[i].fd = -1;
+				listener_put(s->l);
+			}
+		}
+		size_t w = 0;
+		for (size_t i = 0; i < t.n; i++)
+			if (t.p[i].fd >= 0) {
+				t.p[w] = t.p[i];
+				t.s[w++] = t.s[i];
+			}
+		t.n = w;
+	}
+	_exit(0);
+}
+
+/* ---- the start ---- */
+
+/* Close every descriptor but KEEP (sorted, >= 3). */
+static void close_others(const int *keep, size_t n)
+{
+	unsigned from = 3;
+	for (size_t i = 0; i <= n; i++) {
+		unsigned to = i < n ? (unsigned)keep[i] : ~0U;
+		if (to > from && syscall(SYS_close_range, from, to - 1, 0) < 0) {
+			for (unsigned fd = from; fd < to && fd < 65536; fd++)
+				close((int)fd);
+		}
+		from = i < n ? to + 1 : from;
+	}
+}
+
+static void become_supervisor(int ls, int keeper, int log_fd)
+{
+	struct sigaction sa = {.sa_handler = SIG_DFL};
+	sigset_t none;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL); /* the caller's handlers are not ours */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	if (chdir("/") < 0)
+		_exit(1);
+	/* Out of the way of stdio first: the caller may have had 0-2 closed. */
+	int fds[3] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
+		      log_fd >= 0 ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1};
+	if (fds[0] < 0 || fds[1] < 0)
+		_exit(1);
+	int keep[3], nk = 0;
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			keep[nk++] = fds[i];
+	for (int i = 0; i < nk; i++)
+		for (int j = i + 1; j < nk; j++)
+			if (keep[j] < keep[i]) {
+				int x = keep[i];
+				keep[i] = keep[j];
+				keep[j] = x;
+			}
+	for (int fd = 0; fd < 3; fd++)
+		close(fd);
+	close_others(keep, (size_t)nk);
+	int null = open("/dev/null", O_RDWR);
+	if (null != 0 || dup2(0, 1) != 1 || dup2(0, 2) != 2)
+		_exit(1);
+	struct seccomp_notif_sizes sz;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0 || sz.seccomp_notif > 512 ||
+	    sz.seccomp_notif_resp > 256)
+		_exit(1); /* notification() and respond() hold them on the stack */
+	S.log_fd = fds[2];
+	S.uid = geteuid();
+	if (read_creds("/proc/self/status", NULL, S.own_creds, sizeof S.own_creds) < 0)
+		_exit(1);
+	serve(fds[0], fds[1]);
+}
+
+int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
+{
+	unsigned char rnd[8];
+	char name[CF_IPC_ADDR_MAX];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
+		return -EIO;
+	int k = snprintf(name, sizeof name, "credfence-sup-%d-", (int)getpid());
+	for (size_t i = 0; i < sizeof rnd; i++)
+		k += snprintf(name + k, sizeof name - (size_t)k, "%02x", rnd[i]);
+	memcpy(sa.sun_path + 1, name, (size_t)k);
+	int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (ls < 0)
+		return -errno;
+	if (bind(ls, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + k)) <
+		    0 ||
+	    listen(ls, 128) < 0) {
+		int e = -errno;
+		close(ls);
+		return e;
+	}
+	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
+	if (kp < 0) {
+		int e = -errno;
+		close(ls);
+		return e;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		pid_t sup = fork();
+		if (sup != 0)
+			_exit(sup < 0 ? 1 : 0); /* the supervisor is nobody's child */
+		become_supervisor(ls, kp, log_fd);
+		_exit(1);
+	}
+	int e = pid < 0 ? -errno : 0;
+	close(ls);
+	close(kp);
+	if (pid < 0)
+		return e;
+	int st = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return -EAGAIN;
+	memcpy(addr, name, (size_t)k + 1);
+	return 0;
+}

@@ -1,0 +1,717 @@
+/* The IPC and metadata fence's engine, driven directly: a supervisor started
+ * by the test, fenced children that enter it with cf_ipc_enter() (no Landlock
+ * here: what is tested is what the supervisor decides), outside servers
+ * started by the test before. Every refusal has its unfenced control, so
+ * that a pass is the fence's doing. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+#include "ipc.h"
+#include "supervisor.h"
+
+CF_SUITE_STATE()
+
+/* What fenced children report: errnos and counts, in memory shared with them. */
+struct shared {
+	int e[64];
+	atomic_int n[8];
+};
+static struct shared *sh;
+
+static void setup(void)
+{
+	cf_suite_setup();
+	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert(sh != MAP_FAILED);
+	memset(sh, 0, sizeof *sh);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void teardown(void)
+{
+	munmap(sh, sizeof *sh);
+	cf_suite_teardown();
+}
+
+TestSuite(ipc_engine, .init = setup, .fini = teardown, .timeout = 60);
+
+/* ---- the supervisor ---- */
+
+struct sup {
+	char addr[CF_IPC_ADDR_MAX];
+	pid_t pid;
+	char log[PATH_MAX];
+	struct cf_ipc ipc;
+};
+
+static pid_t sup_pid(const char *addr)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(addr);
+	memcpy(sa.sun_path + 1, addr, n);
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	cr_assert(s >= 0);
+	cr_assert(connect(s, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + n) ==
+		  0, "the supervisor listens: %s", strerror(errno));
+	struct ucred cr;
+	socklen_t l = sizeof cr;
+	cr_assert(getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0);
+	close(s);
+	return cr.pid;
+}
+
+/* Start a supervisor logging to ROOT/ipc.log, and the blob of a fence whose
+ * writable location is the workspace (and /tmp), with ALLOW (NULL-terminated). */
+static void sup_start(struct sup *s, const char *const *allow)
+{
+	struct cf_strv w = {0}, a = {0};
+	cf_fx_fmt(s->log, sizeof s->log, "%s/ipc.log", fx.root);
+	int log = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	cr_assert(log >= 0);
+	int r = cf_supervisor_start(getpid(), log, s->addr);
+	close(log);
+	cr_assert_eq(r, 0, "cf_supervisor_start: %s", strerror(-r));
+	s->pid = sup_pid(s->addr);
+	cr_assert(cf_strv_add(&w, fx.ws) == 0 && cf_strv_add(&w, "/tmp") == 0);
+	for (size_t i = 0; allow && allow[i]; i++)
+		cr_assert(cf_strv_add(&a, allow[i]) == 0);
+	cr_assert_eq(cf_ipc_prepare(&s->ipc, &w, &a, s->addr), 0);
+	cf_strv_free(&w);
+	cf_strv_free(&a);
+}
+
+__attribute__((unused)) static int sup_fds(pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(p);
+	cr_assert_not_null(d, "%s: %s", p, strerror(errno));
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* ---- fenced children ---- */
+
+typedef int (*child_fn)(void *);
+
+/* Fork a child that enters the fence of S (none when S is NULL), then runs FN. */
+static pid_t spawn(struct sup *s, child_fn fn, void *arg)
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (s) {
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+				_exit(120);
+			int r = cf_ipc_enter(&s->ipc);
+			if (r < 0) {
+				sh->e[63] = r;
+				_exit(121);
+			}
+		}
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void run(struct sup *s, child_fn fn, void *arg)
+{
+	int st = reap(spawn(s, fn, arg));
+	cr_assert_eq(st, 0, "child status %d (enter: %d %s)", st, sh->e[63],
+		     sh->e[63] ? cf_ipc_why(sh->e[63]) : "");
+}
+
+/* ---- servers ---- */
+
+struct server {
+	int fd;
+	struct sockaddr_un sa;
+	socklen_t len;
+	atomic_int accepts;
+	pthread_t t;
+	const char *reply;
+};
+
+static void *serve(void *arg)
+{
+	struct server *sv = arg;
+	for (;;) {
+		int c = accept(sv->fd, NULL, NULL);
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return NULL;
+		}
+		atomic_fetch_add(&sv->accepts, 1);
+		(void)!write(c, sv->reply, strlen(sv->reply));
+		close(c);
+	}
+}
+
+static void addr_of(struct sockaddr_un *sa, socklen_t *len, const char *where)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	size_t n = strlen(where);
+	cr_assert_lt(n, sizeof sa->sun_path);
+	if (where[0] == '@') {
+		memcpy(sa->sun_path + 1, where + 1, n - 1);
+		*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	} else {
+		memcpy(sa->sun_path, where, n);
+		*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	}
+}
+
+/* A server on WHERE (a path, or "@name"), in a thread of the test: outside. */
+static void server_start(struct server *sv, const char *where, const char *reply)
+{
+	memset(sv, 0, sizeof *sv);
+	sv->reply = reply;
+	addr_of(&sv->sa, &sv->len, where);
+	if (where[0] != '@')
+		unlink(where);
+	sv->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert(sv->fd >= 0);
+	cr_assert(bind(sv->fd, (struct sockaddr *)&sv->sa, sv->len) == 0, "bind %s: %s", where,
+		  strerror(errno));
+	cr_assert(listen(sv->fd, 64) == 0);
+	cr_assert(pthread_create(&sv->t, NULL, serve, sv) == 0);
+}
+
+static void server_stop(struct server *sv)
+{
+	shutdown(sv->fd, SHUT_RDWR);
+	pthread_join(sv->t, NULL);
+	close(sv->fd);
+}
+
+/* connect() to WHERE: 0 or errno; what the server said into GOT. */
+static int try_connect(const char *where, char *got, size_t cap)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	addr_of(&sa, &len, where);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	int r = connect(s, (struct sockaddr *)&sa, len) < 0 ? errno : 0;
+	if (got) {
+		got[0] = '\0';
+		if (r == 0) {
+			ssize_t n = read(s, got, cap - 1);
+			got[n > 0 ? n : 0] = '\0';
+		}
+	}
+	close(s);
+	return r;
+}
+
+static const char *log_text(const struct sup *s)
+{
+	static char *text;
+	free(text);
+	text = cf_fx_slurp(s->log);
+	return text ? text : "";
+}
+
+/* ---- the probes and words ---- */
+
+static int child_covered(void *arg)
+{
+	(void)arg;
+	sh->e[0] = cf_ipc_covered();
+	return 0;
+}
+
+Test(ipc_engine, probes_and_words)
+{
+	struct sup s;
+	int r = cf_ipc_probe();
+	if (r < 0)
+		cf_test_unavailable("seccomp user notification: %s", cf_ipc_why(r));
+	cr_expect_eq(cf_ipc_covered(), 0, "no listener in the test process");
+	sup_start(&s, NULL);
+	run(&s, child_covered, NULL);
+	cr_expect_eq(sh->e[0], 1, "a fenced process is covered: %d", sh->e[0]);
+	cr_expect_str_eq(cf_ipc_why(-ECONNREFUSED), "IPC supervisor unreachable");
+	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + ENOSYS)), "seccomp user notification unavailable");
+	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + EBUSY)),
+			 "another seccomp notification listener is installed");
+	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + EAGAIN)), "IPC supervisor did not answer");
+	struct cf_ipc none = {0};
+	cr_expect_eq(cf_ipc_enter(&none), -ENOTCONN);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- outside servers ---- */
+
+struct two {
+	const char *a, *b;
+};
+
+static int child_attacks(void *arg)
+{
+	struct two *t = arg;
+	char got[256];
+	sh->e[0] = try_connect(t->a, got, sizeof got);
+	sh->n[0] += strstr(got, "CFMARK") != NULL;
+	sh->e[1] = try_connect(t->b, got, sizeof got);
+	sh->n[0] += strstr(got, "CFMARK") != NULL;
+	return 0;
+}
+
+Test(ipc_engine, outside_servers_are_refused)
+{
+	struct sup s;
+	struct server p, a;
+	char path[PATH_MAX], abs[64], marker[128];
+	cf_fx_fmt(path, sizeof path, "%s/outside.sock", fx.root);
+	cf_fx_fmt(abs, sizeof abs, "@cf-outside-%d", (int)getpid());
+	cf_fx_fmt(marker, sizeof marker, "%s-outside", fx.tag);
+	server_start(&p, path, marker);
+	server_start(&a, abs, marker);
+	struct two t = {path, abs};
+	/* The control: unfenced, both answer with the marker. */
+	run(NULL, child_attacks, &t);
+	cr_assert(sh->e[0] == 0 && sh->e[1] == 0 && sh->n[0] == 2, "control: %s / %s",
+		  strerror(sh->e[0]), strerror(sh->e[1]));
+	int before = atomic_load(&p.accepts) + atomic_load(&a.accepts);
+	sh->n[0] = 0;
+	sup_start(&s, NULL);
+	run(&s, child_attacks, &t);
+	cr_expect_eq(sh->e[0], EACCES, "pathname: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], EACCES, "abstract: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->n[0], 0, "the marker was read");
+	cr_expect_eq(atomic_load(&p.accepts) + atomic_load(&a.accepts), before,
+		     "an outside server saw a connection");
+	const char *lg = log_text(&s);
+	cr_expect(strstr(lg, "\"event\":\"ipc_denied\"") && strstr(lg, path), "log: %s", lg);
+	char want[80];
+	cf_fx_fmt(want, sizeof want, "\"socket\":\"%s\"", abs);
+	cr_expect(strstr(lg, want), "log names %s: %s", abs, lg);
+	server_stop(&p);
+	server_stop(&a);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- servers bound inside ---- */
+
+struct inside {
+	const char *where[3];
+	int ready[2]; /* pipe: the server child says it listens */
+	int done[2];  /* pipe: the test says it may stop */
+};
+
+static int child_server(void *arg)
+{
+	struct inside *in = arg;
+	int fds[3];
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_un sa;
+		socklen_t len;
+		addr_of(&sa, &len, in->where[i]);
+		if (in->where[i][0] != '@')
+			unlink(in->where[i]);
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, len) < 0 || listen(fds[i], 64) < 0)
+			return 10 + i;
+		/* Its own server, from the same process. */
+		char got[32];
+		int e = 0;
+		pid_t self = fork();
+		if (self == 0)
+			_exit(try_connect(in->where[i], NULL, 0));
+		int c = accept(fds[i], NULL, NULL);
+		if (c >= 0)
+			close(c);
+		int st;
+		waitpid(self, &st, 0);
+		e = WEXITSTATUS(st);
+		sh->e[10 + i] = e;
+		(void)got;
+	}
+	(void)!write(in->ready[1], "r", 1);
+	struct pollfd pf[4] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0},
+			       {in->done[0], POLLIN, 0}};
+	for (;;) {
+		if (poll(pf, 4, 10000) <= 0 || pf[3].revents)
+			break;
+		for (int i = 0; i < 3; i++)
+			if (pf[i].revents) {
+				int c = accept(fds[i], NULL, NULL);
+				if (c >= 0) {
+					(void)!write(c, "inside", 6);
+					close(c);
+				}
+			}
+	}
+	for (int i = 0; i < 3; i++)
+		if (in->where[i][0] != '@')
+			unlink(in->where[i]);
+	return 0;
+}
+
+static int child_client(void *arg)
+{
+	struct inside *in = arg;
+	char got[32];
+	for (int i = 0; i < 3; i++) {
+		sh->e[i] = try_connect(in->where[i], got, sizeof got);
+		sh->n[1] += strcmp(got, "inside") == 0;
+	}
+	return 0;
+}
+
+Test(ipc_engine, servers_bound_inside_are_reachable)
+{
+	struct sup s;
+	struct inside in;
+	char ws[PATH_MAX], tmp[PATH_MAX], abs[64];
+	cf_fx_fmt(ws, sizeof ws, "%s/dev.sock", fx.ws);
+	cf_fx_fmt(tmp, sizeof tmp, "/tmp/cf-ipc-%d.sock", (int)getpid());
+	cf_fx_fmt(abs, sizeof abs, "@cf-inside-%d", (int)getpid());
+	in.where[0] = ws, in.where[1] = tmp, in.where[2] = abs;
+	cr_assert(pipe(in.ready) == 0 && pipe(in.done) == 0);
+	sup_start(&s, NULL);
+	pid_t server = spawn(&s, child_server, &in);
+	char c;
+	cr_assert_eq(read(in.ready[0], &c, 1), 1, "the fenced server did not start");
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(sh->e[10 + i], 0, "its own server %s: %s", in.where[i],
+			     strerror(sh->e[10 + i]));
+	/* A second fenced process of the same supervisor. */
+	run(&s, child_client, &in);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(sh->e[i], 0, "%s from a second fenced process: %s", in.where[i],
+			     strerror(sh->e[i]));
+	cr_expect_eq(sh->n[1], 3);
+	(void)!write(in.done[1], "d", 1);
+	cr_expect_eq(reap(server), 0);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- what stays open ---- */
+
+static int tcp_listener(int backlog, struct sockaddr_in *a)
+{
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	socklen_t al = sizeof *a;
+	memset(a, 0, sizeof *a);
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(l >= 0 && bind(l, (struct sockaddr *)a, sizeof *a) == 0 && listen(l, backlog) == 0);
+	cr_assert(getsockname(l, (struct sockaddr *)a, &al) == 0);
+	return l;
+}
+
+static int child_open_paths(void *arg)
+{
+	struct sockaddr_in *a = arg;
+	int sp[2];
+	sh->e[0] = socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0 && write(sp[0], "x", 1) == 1 ? 0 : errno;
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	sh->e[1] = connect(s, (struct sockaddr *)a, sizeof *a) < 0 ? errno : 0;
+	close(s);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int r = connect(s, (struct sockaddr *)a, sizeof *a) < 0 ? errno : 0;
+	if (r == EINPROGRESS) {
+		struct pollfd pf = {s, POLLOUT, 0};
+		int err = 0;
+		socklen_t l = sizeof err;
+		poll(&pf, 1, 5000);
+		getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &l);
+		r = err;
+	}
+	sh->e[2] = r;
+	close(s);
+	return 0;
+}
+
+Test(ipc_engine, socketpair_and_loopback_tcp_work)
+{
+	struct sup s;
+	struct sockaddr_in a;
+	int l = tcp_listener(16, &a);
+	sup_start(&s, NULL);
+	run(&s, child_open_paths, &a);
+	cr_expect_eq(sh->e[0], 0, "socketpair: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], 0, "blocking TCP connect: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->e[2], 0, "non-blocking TCP connect: %s", strerror(sh->e[2]));
+	close(l);
+	cf_ipc_free(&s.ipc);
+}
+
+Test(ipc_engine, allowed_sockets_and_nothing_else)
+{
+	struct sup s;
+	struct server p1, p2, a1, a2;
+	char one[PATH_MAX], two[PATH_MAX], abs1[64], abs2[64];
+	cf_fx_fmt(one, sizeof one, "%s/agent.sock", fx.root);
+	cf_fx_fmt(two, sizeof two, "%s/other.sock", fx.root);
+	cf_fx_fmt(abs1, sizeof abs1, "@cf-allowed-%d", (int)getpid());
+	cf_fx_fmt(abs2, sizeof abs2, "@cf-allowed-%d-2", (int)getpid());
+	server_start(&p1, one, "one");
+	server_start(&p2, two, "two");
+	server_start(&a1, abs1, "a1");
+	server_start(&a2, abs2, "a2");
+	const char *allow[] = {one, abs1, NULL};
+	sup_start(&s, allow);
+	struct two t1 = {one, abs1}, t2 = {two, abs2};
+	run(&s, child_attacks, &t1);
+	cr_expect(sh->e[0] == 0 && sh->e[1] == 0, "allowed: %s / %s", strerror(sh->e[0]),
+		  strerror(sh->e[1]));
+	run(&s, child_attacks, &t2);
+	cr_expect(sh->e[0] == EACCES && sh->e[1] == EACCES, "not allowed: %s / %s", strerror(sh->e[0]),
+		  strerror(sh->e[1]));
+	cr_expect_eq(atomic_load(&p2.accepts) + atomic_load(&a2.accepts), 0);
+	server_stop(&p1);
+	server_stop(&p2);
+	server_stop(&a1);
+	server_stop(&a2);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- metadata ---- */
+
+#define N_META_OPS 16
+
+static const char *meta_op_name[N_META_OPS] = {
+	"chmod",     "chown",	 "utimensat",  "setxattr",    "FS_IOC_SETFLAGS", "fchmod",
+	"fchmodat",  "relative chmod", "lchown", "utimes",    "removexattr",	   "fchownat AT_EMPTY_PATH",
+	"fsetxattr", "utime",	 "fchmodat2",  "futimens",
+};
+
+/* Every metadata call on PATH; errnos into sh->e[0..N_META_OPS). */
+static int child_meta(void *arg)
+{
+	const char *p = arg;
+	char dir[PATH_MAX], *base;
+	struct stat st;
+	int *e = sh->e;
+	if (stat(p, &st) < 0)
+		return 2;
+	mode_t mode = (st.st_mode & 07777) ^ 0100;
+	snprintf(dir, sizeof dir, "%s", p);
+	base = strrchr(dir, '/');
+	*base++ = '\0';
+#define TRY(i, call) e[i] = (call) < 0 ? errno : 0
+	TRY(0, chmod(p, mode));
+	TRY(1, chown(p, getuid(), getgid()));
+	struct timespec ts[2] = {{1000000, 0}, {1000000, 0}};
+	TRY(2, utimensat(AT_FDCWD, p, ts, 0));
+	TRY(3, setxattr(p, "user.cf", "v", 1, 0));
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int flags = 0;
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return 3;
+	flags ^= FS_NODUMP_FL;
+	TRY(4, ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	TRY(5, fchmod(fd, mode));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	TRY(6, fchmodat(dfd, base, mode, 0));
+	if (chdir(dir) < 0)
+		return 4;
+	TRY(7, chmod(base, mode));
+	TRY(8, lchown(p, getuid(), getgid()));
+	TRY(9, utimes(p, NULL));
+	TRY(10, removexattr(p, "user.cf"));
+	int pfd = open(p, O_PATH | O_CLOEXEC);
+	TRY(11, fchownat(pfd, "", getuid(), getgid(), AT_EMPTY_PATH));
+	TRY(12, fsetxattr(fd, "user.cf2", "w", 1, 0));
+	TRY(13, syscall(SYS_utime, p, NULL));
+	TRY(14, syscall(452, dfd, base, mode, AT_SYMLINK_NOFOLLOW));
+	TRY(15, syscall(SYS_utimensat, fd, NULL, NULL, 0));
+#undef TRY
+	return 0;
+}
+
+struct snapshot {
+	struct stat st;
+	char xattrs[256];
+	ssize_t nx;
+	int flags;
+};
+
+static void snap(const char *p, struct snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+	cr_assert(lstat(p, &s->st) == 0, "%s: %s", p, strerror(errno));
+	s->nx = llistxattr(p, s->xattrs, sizeof s->xattrs);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ioctl(fd, FS_IOC_GETFLAGS, &s->flags);
+		close(fd);
+	}
+}
+
+static void expect_same(const char *p, const struct snapshot *a, const struct snapshot *b)
+{
+	cr_expect_eq(a->st.st_mode, b->st.st_mode, "%s: mode changed", p);
+	cr_expect(a->st.st_uid == b->st.st_uid && a->st.st_gid == b->st.st_gid, "%s: owner changed", p);
+	cr_expect(a->st.st_mtim.tv_sec == b->st.st_mtim.tv_sec &&
+			  a->st.st_mtim.tv_nsec == b->st.st_mtim.tv_nsec,
+		  "%s: mtime changed", p);
+	cr_expect(a->st.st_ctim.tv_sec == b->st.st_ctim.tv_sec &&
+			  a->st.st_ctim.tv_nsec == b->st.st_ctim.tv_nsec,
+		  "%s: ctime changed (some metadata changed)", p);
+	cr_expect(a->nx == b->nx && memcmp(a->xattrs, b->xattrs, a->nx > 0 ? (size_t)a->nx : 0) == 0,
+		  "%s: xattrs changed", p);
+	cr_expect_eq(a->flags, b->flags, "%s: inode flags changed", p);
+}
+
+Test(ipc_engine, metadata_outside_the_writable_locations_is_refused)
+{
+	struct sup s;
+	char outside[PATH_MAX];
+	cf_fx_fmt(outside, sizeof outside, "%s/outside.txt", fx.root);
+	cf_fx_write(outside, "not a secret\n");
+	const char *targets[] = {outside, cf_fx_secret(&fx, ".ssh")->key, fx.home};
+	/* The control: unfenced, the same calls succeed on a copy of the first. */
+	char copy[PATH_MAX];
+	cf_fx_fmt(copy, sizeof copy, "%s/outside-control.txt", fx.root);
+	cf_fx_write(copy, "control\n");
+	run(NULL, child_meta, copy);
+	for (int i = 0; i < N_META_OPS; i++)
+		cr_assert_eq(sh->e[i], i == 10 ? 0 : 0, "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
+	sup_start(&s, NULL);
+	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+		struct snapshot before, after;
+		snap(targets[t], &before);
+		memset(sh->e, 0, sizeof sh->e);
+		run(&s, child_meta, (void *)targets[t]);
+		snap(targets[t], &after);
+		for (int i = 0; i < N_META_OPS; i++)
+			cr_expect_eq(sh->e[i], EACCES, "%s on %s: %s", meta_op_name[i], targets[t],
+				     strerror(sh->e[i]));
+		expect_same(targets[t], &before, &after);
+	}
+	const char *lg = log_text(&s);
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "\"call\":\"chmod\",\"path\":\"%s\"", outside);
+	cr_expect(strstr(lg, "\"event\":\"metadata_denied\"") && strstr(lg, want), "log: %s", lg);
+	cf_ipc_free(&s.ipc);
+}
+
+Test(ipc_engine, metadata_inside_the_writable_locations_works)
+{
+	struct sup s;
+	char in_ws[PATH_MAX], in_tmp[PATH_MAX];
+	cf_fx_fmt(in_ws, sizeof in_ws, "%s/sub/build-output", fx.ws);
+	cf_fx_fmt(in_tmp, sizeof in_tmp, "/tmp/cf-ipc-meta-%d", (int)getpid());
+	cf_fx_write(in_ws, "x\n");
+	cf_fx_write(in_tmp, "x\n");
+	sup_start(&s, NULL);
+	const char *targets[] = {in_ws, in_tmp};
+	for (size_t t = 0; t < 2; t++) {
+		struct snapshot before, after;
+		snap(targets[t], &before);
+		run(&s, child_meta, (void *)targets[t]);
+		snap(targets[t], &after);
+		for (int i = 0; i < N_META_OPS; i++)
+			cr_expect_eq(sh->e[i], 0, "%s on %s: %s", meta_op_name[i], targets[t],
+				     strerror(sh->e[i]));
+		cr_expect_neq(before.st.st_mode, after.st.st_mode, "the mode changed");
+		cr_expect_eq(after.st.st_mtim.tv_sec, time(NULL) < 2000000 ? 0 : after.st.st_mtim.tv_sec);
+		cr_expect_neq(before.flags, after.flags, "the inode flags changed");
+		char v[8];
+		cr_expect_eq(getxattr(targets[t], "user.cf2", v, sizeof v), 1, "fsetxattr took effect");
+	}
+	unlink(in_tmp);
+	cf_ipc_free(&s.ipc);
+}
+
+struct links {
+	const char *out_link, *in_link;
+};
+
+static int child_links(void *arg)
+{
+	struct links *l = arg;
+	sh->e[0] = chmod(l->out_link, 0600) < 0 ? errno : 0;	  /* follows to the outside */
+	sh->e[1] = lchown(l->out_link, getuid(), getgid()) < 0 ? errno : 0; /* the link itself */
+	sh->e[2] = chmod(l->in_link, 0600) < 0 ? errno : 0;
+	sh->e[3] = chown("../outside.txt", getuid(), getgid()) < 0 ? errno : 0; /* from the cwd ws */
+	int ws = open(".", O_PATH | O_DIRECTORY);
+	sh->e[4] = fchmodat(ws, "../outside.txt", 0600, 0) < 0 ? errno : 0;
+	sh->e[5] = fchmodat(ws, "in-target", 0640, 0) < 0 ? errno : 0;
+	/* The caller's own /proc/self and /dev/fd, not the supervisor's. */
+	char self[64];
+	int in = open("in-target", O_RDONLY | O_CLOEXEC), out = open("../outside.txt", O_RDONLY);
+	snprintf(self, sizeof self, "/proc/self/fd/%d", out);
+	sh->e[6] = syscall(452, AT_FDCWD, self, 0600, 0) < 0 ? errno : 0;
+	snprintf(self, sizeof self, "/proc/self/fd/%d", in);
+	sh->e[7] = syscall(452, AT_FDCWD, self, 0600, 0) < 0 ? errno : 0;
+	snprintf(self, sizeof self, "/dev/fd/%d", in);
+	sh->e[8] = chmod(self, 0644) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
+{
+	struct sup s;
+	char outside[PATH_MAX], target[PATH_MAX], out_link[PATH_MAX], in_link[PATH_MAX];
+	cf_fx_fmt(outside, sizeof outside, "%s/outside.txt", fx.root);
+	cf_fx_fmt(target, sizeof target, "%s/in-target", fx.ws);
+	cf_fx_fmt(out_link, sizeof out_link, "%s/to-outside", fx.ws);
+	cf_fx_fmt(in_link, sizeof in_link, "%s/to-inside", fx.ws);
+	cf_fx_write(outside, "o\n");
+	cf_fx_write(target, "t\n");
+	cr_assert(symlink(outside, out_link) == 0 && symlink(target, in_link) == 0);
+	struct snapshot before, after;
+	snap(outside, &before);
+	sup_start(&s, NULL);
+	struct links l = {out_link, in_link};
+	char cwd[PATH_MAX];
+	cr_assert(getcwd(cwd, sizeof cwd));
+	cr_assert(chdir(fx.ws) == 0);
+	pid_t pid = spawn(&s, child_links, &l);
+	cr_assert(chdir(cwd) == 0);
+	cr_assert_eq(reap(pid), 0);
+	snap(outside, &after);
+	cr_expect_eq(sh->e[0], EACCES, "chmod through a link to the outside: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], 0, "lchown of the link in the workspace: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->e[2], 0, "chmod through a link to the inside: %s", strerror(sh->e[2]));
+	cr_expect_eq(sh->e[3], EACCES, "relative ../outside: %s", strerror(sh->e[3]));
+	cr_expect_eq(sh->e[4], EACCES, "dirfd + ../outside: %s", strerror(sh->e[4]));
+	cr_expect_eq(sh->e[5], 0, "dirfd + inside: %s", strerror(sh->e[5]));
+	cr_expect_eq(sh->e[6], EACCES, "/proc/self/fd/N of the outside: %s", strerror(sh->e[6]));
+	cr_expect_eq(sh->e[7], 0, "/proc/self/fd/N of the inside: %s", strerror(sh->e[7]));
+	cr_expect_eq(sh->e[8], 0, "/dev/fd/N of the inside: %s", strerror(sh->e[8]));
+	expect_same(outside, &before, &after);
+	cf_ipc_free(&s.ipc);
+}
