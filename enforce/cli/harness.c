@@ -75,7 +75,7 @@ const char *cf_cli_find_shim(void)
 static char *absolute(const char *path, const char *cwd)
 {
 	char *out;
-	if (path[0] == '/' || !*path)
+	if (!cwd || path[0] == '/' || !*path) /* no CWD: taken as given */
 		return strdup(path);
 	size_t n = strlen(cwd) + strlen(path) + 2;
 	if (!(out = malloc(n)))
@@ -146,7 +146,7 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 		return -1;
 	/* The sockets as the policy resolved them (--ssh-agent included): a
 	 * harness that changes SSH_AUTH_SOCK later does not widen the fence. */
-	if (pol->allow_sockets.n && set_list("CREDFENCE_ALLOW_SOCKET", &pol->allow_sockets, cwd))
+	if (pol->allow_sockets.n && set_list("CREDFENCE_ALLOW_SOCKET", &pol->allow_sockets, NULL))
 		return -1;
 	if (pol->allow_sockets.n && unsetenv("CREDFENCE_SSH_AGENT"))
 		return -1;
