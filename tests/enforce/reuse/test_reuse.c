@@ -52,6 +52,8 @@ static void prepare(struct cf_fence *f)
 	o.workspace = fx.ws;
 	cr_assert_eq(cf_fence_prepare(f, &o, environ, fx.ws), 0);
 	cr_assert(f->ready, "%s", f->pol.reason);
+	/* Children enter the IPC fence too: a supervisor for this test process. */
+	cr_assert_eq(cf_fence_start_supervisor(f, getpid(), -1), 0, "%s", f->pol.reason);
 	cf_options_free(&o);
 }
 
