@@ -37,6 +37,14 @@ for t in tests/bench/cf-bench tests/enforce/test_enforce tests/common/test_commo
 	[ ! -e "src/build-tool/$t" ] || fail "$t was built"
 done
 [ ! -e src/build-tool/tests/enforce ] || fail "the tests were configured"
+# meson installs the man page; ninja uninstall removes what was installed.
+[ -f prefix/share/man/man1/credfence.1 ] || fail "the man page is not installed"
+man -l prefix/share/man/man1/credfence.1 >/dev/null 2>&1 || ! command -v man >/dev/null ||
+	fail "man can not read the installed credfence.1"
+ninja -C src/build-tool uninstall >uninstall.log 2>&1 || fail "ninja uninstall: $(cat uninstall.log)"
+for f in bin/credfence lib/libcredfence.so share/man/man1/credfence.1; do
+	[ ! -e "prefix/$f" ] || fail "ninja uninstall left $f"
+done
 
 # Missing packages: exit 125 with a message (dpkg-query and apt-get stubbed,
 # so that nothing is installed).
