@@ -34,7 +34,7 @@
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
-	"be executed, 127 when CMD is not found. See docs/cli-reference.md.\n"
+	"be executed, 127 when CMD is not found. See man credfence.\n"
 
 static const char usage[] = "usage: credfence COMMAND [options] ...\n"
 			    "\n" CF_USAGE_COMMANDS "\n" CF_USAGE_OPTIONS "\n" CF_USAGE_EXIT;

@@ -623,3 +623,75 @@ Test(cli, names_with_control_characters_are_printed_escaped)
 	cr_expect(!has_line(o.out, "read isolation applied"), "forged verdict:\n%s", o.out);
 	cr_expect(has_line(o.out, "  %s/w\\nread isolation applied", fx.root), OUT_FMT, OUT_ARGS(o));
 }
+
+/* SRC/REL (malloc'd, asserts it can be read). */
+static char *source_file(const char *rel)
+{
+	const char *src = getenv("CREDFENCE_SOURCE");
+	cr_assert(src && *src, "CREDFENCE_SOURCE is not set; run the tests with meson test");
+	char path[PATH_MAX];
+	cf_fx_fmt(path, sizeof path, "%s/%s", src, rel);
+	char *text = cf_fx_slurp(path);
+	cr_assert(text, "can not read %s", path);
+	return text;
+}
+
+/* Every option that `credfence --help` and each command's help name
+ * (--home, --json, ...) is in the man page credfence.1 and in the command
+ * reference, in both languages; every command has its own entry in the man
+ * page. The docs are compared against the binary, not against themselves. */
+Test(cli, every_option_of_help_is_in_the_man_page_and_the_reference)
+{
+	char *man = source_file("docs/credfence.1");
+	char *ref = source_file("docs/cli-reference.md");
+	char *ja = source_file("docs/cli-reference.ja.md");
+	/* roff writes a hyphen as \- */
+	for (char *r = man, *w = man;; r++) {
+		if (r[0] == '\\' && r[1] == '-')
+			r++;
+		if (!(*w++ = *r))
+			break;
+	}
+	const char *topics[] = {NULL, "run", "harness", "status", "check"};
+	size_t seen = 0;
+	for (size_t t = 0; t < sizeof topics / sizeof *topics; t++) {
+		cf_fx_out_free(&o);
+		if (topics[t])
+			cf_fx_run(&o, fx.ws, NULL, NULL,
+				  CF_ARGV((char *)cf_fx_bin(), "help", (char *)topics[t]));
+		else
+			cf_fx_run(&o, fx.ws, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "--help"));
+		cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+		if (!topics[t]) /* the usage points at the man page, which meson installs */
+			cr_expect(strstr(o.out, "See man credfence."), "%s", o.out);
+		for (const char *p = o.out; (p = strstr(p, "--"));) {
+			size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+			if (n == 2 || p[n] == '-' || (p > o.out && p[-1] != ' ' && p[-1] != '[')) {
+				p += n;
+				continue; /* "--" alone (before CMD), or inside a word */
+			}
+			char opt[64], ticked[80];
+			cf_fx_fmt(opt, sizeof opt, "%.*s", (int)n, p);
+			cf_fx_fmt(ticked, sizeof ticked, "`%s", opt);
+			cr_expect(strstr(man, opt), "%s (help %s) is not in docs/credfence.1", opt,
+				  topics[t] ? topics[t] : "");
+			cr_expect(strstr(ref, ticked), "%s is not in docs/cli-reference.md", opt);
+			cr_expect(strstr(ja, ticked), "%s is not in docs/cli-reference.ja.md", opt);
+			seen++;
+			p += n;
+		}
+		if (topics[t]) {
+			char entry[64];
+			cf_fx_fmt(entry, sizeof entry, ".TP\n.B %s\n", topics[t]);
+			cr_expect(strstr(man, entry), "docs/credfence.1 has no entry for %s",
+				  topics[t]);
+			cf_fx_fmt(entry, sizeof entry, "## credfence %s\n", topics[t]);
+			cr_expect(strstr(ref, entry), "docs/cli-reference.md has no section %s",
+				  topics[t]);
+		}
+	}
+	cr_expect_geq(seen, 10, "only %zu options found in the help texts", seen);
+	free(man);
+	free(ref);
+	free(ja);
+}

@@ -235,26 +235,110 @@ static void install_machinery(const struct cf_fx *fx)
 	cf_fx_fmt(installed_bin, sizeof installed_bin, "%s/bin/credfence", fx->root);
 }
 
+/* DIR, made if missing, as a directory of this user's own that no one else
+ * can write to: 0 or the reason it can not be one (into WHY). */
+static int own_dir(const char *dir, mode_t mode, char *why, size_t n)
+{
+	struct stat st;
+	if (mkdir(dir, mode) != 0 && errno != EEXIST) {
+		snprintf(why, n, "%s: can not create it (%s)", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s: not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, n, "%s: owned by uid %u, not by this user (uid %u)", dir,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+		snprintf(why, n, "%s: others can write to it", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* The fixture root of this user (see fixture.h), into OUT; false with the
+ * reasons in WHY when there is none. A root run makes DEFAULT_ROOT sticky and
+ * open to all (mode 1777, like /tmp): every user then gets DEFAULT_ROOT/uid-N
+ * of their own there, and a root run never blocks a later run of another user. */
+static bool pick_root(char *out, size_t n, char *why, size_t wn)
+{
+	const char *env = getenv("CREDFENCE_TEST_ROOT");
+	char tried[2][PATH_MAX + 128] = {"", ""};
+	struct stat st;
+	if (env && *env) {
+		cr_assert(env[0] == '/', "CREDFENCE_TEST_ROOT must be absolute, not '%s'", env);
+		cf_fx_fmt(out, n, "%s", env);
+		if (mkdir(out, 0755) != 0 && errno != EEXIST)
+			cr_assert_fail("can not create the fixture root %s (%s); create it (mode 0755) "
+				       "or set CREDFENCE_TEST_ROOT to a directory outside /tmp, /var/tmp, "
+				       "/dev/shm, $TMPDIR and the checkout", out, strerror(errno));
+		return true;
+	}
+	if (geteuid() == 0 && mkdir(DEFAULT_ROOT, 01777) == 0)
+		chmod(DEFAULT_ROOT, 01777); /* mkdir masks the mode with the umask */
+	if (geteuid() == 0 && lstat(DEFAULT_ROOT, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == 0 && (st.st_mode & 07777) != 01777)
+		chmod(DEFAULT_ROOT, 01777); /* made 0755 by an older run: open it */
+	cf_fx_fmt(out, n, DEFAULT_ROOT "/uid-%u", (unsigned)geteuid());
+	if (own_dir(out, 0755, tried[0], sizeof tried[0]) == 0)
+		return true;
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	if (run && run[0] == '/') {
+		cf_fx_fmt(out, n, "%s/credfence-tests", run);
+		if (own_dir(out, 0755, tried[1], sizeof tried[1]) == 0)
+			return true;
+	} else {
+		snprintf(tried[1], sizeof tried[1], "$XDG_RUNTIME_DIR is not set");
+	}
+	snprintf(why, wn,
+		 "no fixture root for this user (uid %u): %s; %s. Fake homes must lie outside "
+		 "/tmp, /var/tmp, /dev/shm, $TMPDIR and the checkout: let root open the shared "
+		 "root once (sudo install -d -m 1777 " DEFAULT_ROOT "), or set CREDFENCE_TEST_ROOT "
+		 "to a directory of yours elsewhere",
+		 (unsigned)geteuid(), tried[0], tried[1]);
+	return false;
+}
+
+const char *cf_fx_root_dir(void)
+{
+	static char root[PATH_MAX];
+	char why[3 * PATH_MAX];
+	if (!pick_root(root, sizeof root, why, sizeof why))
+		cf_test_unavailable("%s", why);
+	return root;
+}
+
+/* The fixtures of this test (criterion runs each test in a process of its
+ * own): a skipped test gets no .fini, so cf_test_unavailable removes them. */
+static struct cf_fx *live[8];
+
+static void live_set(struct cf_fx *fx, bool on)
+{
+	for (size_t i = 0; i < sizeof live / sizeof *live; i++)
+		if (on ? !live[i] : live[i] == fx) {
+			live[i] = on ? fx : NULL;
+			return;
+		}
+}
+
 void cf_fx_setup(struct cf_fx *fx)
 {
-	const char *root = getenv("CREDFENCE_TEST_ROOT");
 	char base[PATH_MAX], canon[PATH_MAX];
 	unsigned char rnd[6];
 
 	memset(fx, 0, sizeof *fx);
-	if (!root || !*root)
-		root = DEFAULT_ROOT;
-	cr_assert(root[0] == '/', "CREDFENCE_TEST_ROOT must be absolute, not '%s'", root);
-	if (mkdir(root, 0755) != 0 && errno != EEXIST)
-		cr_assert_fail("can not create the fixture root %s (%s); create it (mode 0755) or "
-			       "set CREDFENCE_TEST_ROOT to a directory outside /tmp, /var/tmp, "
-			       "/dev/shm, $TMPDIR and the checkout", root, strerror(errno));
+	const char *root = cf_fx_root_dir();
 	cr_assert(realpath(root, canon), "fixture root %s: %s", root, strerror(errno));
 	check_root(canon);
 	cf_fx_fmt(base, sizeof base, "%s/cf-XXXXXX", canon);
 	cr_assert(mkdtemp(base), "mkdtemp under %s: %s", canon, strerror(errno));
 	chmod(base, 0755);
 	cf_fx_fmt(fx->root, sizeof fx->root, "%s", base);
+	live_set(fx, true);
 	cf_fx_fmt(fx->home, sizeof fx->home, "%s/home", base);
 	cf_fx_fmt(fx->ws, sizeof fx->ws, "%s/ws", base);
 	real_home(fx->real_home, sizeof fx->real_home);
@@ -301,6 +385,7 @@ void cf_fx_teardown(struct cf_fx *fx)
 	if (fx->root[0])
 		cf_fx_rmtree(fx->root);
 	fx->root[0] = '\0';
+	live_set(fx, false);
 }
 
 const struct cf_fx_secret *cf_fx_secret(const struct cf_fx *fx, const char *rel)
@@ -573,6 +658,9 @@ void cf_test_unavailable(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	for (size_t i = 0; i < sizeof live / sizeof *live; i++)
+		if (live[i])
+			cf_fx_teardown(live[i]);
 	if (cf_test_ci())
 		cr_assert_fail("CI=true, so this must not be skipped: %s", msg);
 	criterion_skip_test("%s", msg);

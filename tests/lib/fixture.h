@@ -1,9 +1,13 @@
 /* Test fixtures shared by every test area (common, enforce, shim, tools).
  *
- * A fixture is a fresh directory of its own under the fixture root
- * ($CREDFENCE_TEST_ROOT, else /var/lib/credfence-tests), which must lie outside
- * every writable default (/tmp, /var/tmp, /dev/shm, $TMPDIR) and outside the
- * checkout and the build tree. Inside it:
+ * A fixture is a fresh directory of its own under the fixture root, which
+ * must lie outside every writable default (/tmp, /var/tmp, /dev/shm, $TMPDIR)
+ * and outside the checkout and the build tree. The root is per user:
+ * $CREDFENCE_TEST_ROOT, else /var/lib/credfence-tests/uid-N (a root run makes
+ * /var/lib/credfence-tests sticky and open to all, like /tmp), else
+ * $XDG_RUNTIME_DIR/credfence-tests; with none, every test skips with the reason
+ * (fails under CI=true). Each fixture is removed at teardown; the empty
+ * per-user directory stays. Inside a fixture:
  *
  *   ROOT/home   a fake home with a fake key at EVERY row of cf_secret_table
  *               (a directory row gets a file inside, e.g. .ssh/id_ed25519), each
@@ -41,6 +45,9 @@ struct cf_fx {
 	struct cf_fx_secret s[CF_FX_MAX_SECRETS];
 };
 
+/* This user's fixture root (made if missing), chosen as above; skips (fails
+ * under CI=true) when there is none. */
+const char *cf_fx_root_dir(void);
 /* Build the fixture; cf_fx_teardown() removes the whole tree. */
 void cf_fx_setup(struct cf_fx *fx);
 void cf_fx_teardown(struct cf_fx *fx);

@@ -32,8 +32,7 @@ static void settle(void)
 static void setup(void)
 {
 	char root[PATH_MAX];
-	const char *shared = getenv("CREDFENCE_TEST_ROOT");
-	cf_fx_fmt(root, sizeof root, "%s-reuse", shared && *shared ? shared : "/var/lib/credfence-tests");
+	cf_fx_fmt(root, sizeof root, "%s-reuse", cf_fx_root_dir());
 	setenv("CREDFENCE_TEST_ROOT", root, 1);
 	cf_test_require_landlock();
 	cf_fx_setup(&fx);
