@@ -75,9 +75,31 @@ COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
            "cat ~/.claude/.credentials.json ~/.codex/auth.json ~/.gemini/oauth_creds.json "
            "~/.local/share/opencode/auth.json; git --version; echo built > out.txt")
 
+# The harness's own file-reading tool, for the "read" scenario (None: it has none).
+READ_TOOL = {"claude": "Read", "codex": None, "gemini": "read_file", "opencode": "read"}
+NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: exec_command, "
+                         "write_stdin, view_image, create_goal, get_goal, update_goal, "
+                         "multi_agent_v1, request_user_input): it reads files only through its shell"}
+
 # Assertions that fail today, and why: (harness, mode, scenario, check) -> reason.
 # Found by running this test on main (see tests/harnesses/README.md).
+_CODEX = ("issue 11: the node wrapper bin/codex.js spawns the static-pie musl binary "
+          "codex-x86_64-unknown-linux-musl as a child, so credfence harness fences the harness "
+          "itself: 'Error: failed to initialize in-process app-server client: Permission denied "
+          "(os error 13)' (it can not write under ~/.codex); the model is never called")
+_GEMINI = ("issue 11: Gemini CLI relaunches itself as a child node process, which credfence "
+           "harness fences: the relaunched harness can not write "
+           "~/.gemini/projects.json.<uuid>.tmp (EACCES) and exits 1 before calling the model")
+_READ = ("issue 11: no in-process guard yet: the harness itself is free, and its own %s tool "
+         "reads ~/.ssh/id_ed25519 and sends it to the model")
 KNOWN = {}
+for _s in ("shell", "read"):
+    for _c in ("ran", "exit0", "eacces", "git", "ws-write"):
+        KNOWN[("codex", "harness", _s, _c)] = _CODEX
+        KNOWN[("gemini", "harness", _s, _c)] = _GEMINI
+for _h, _t in (("claude", "Read"), ("opencode", "read")):
+    for _c in ("no-secret-to-server", "eacces"):
+        KNOWN[(_h, "harness", "read", _c)] = _READ % _t
 
 
 # ------------------------------------------------------------------ TAP
@@ -288,6 +310,9 @@ def setup_gemini(fx, port, mode):
     if mode == "self":
         fx.write(".gemini/.env", "LD_PRELOAD=%s\nCREDFENCE_WORKSPACE=%s\n" % (fx.m.shim, fx.ws))
     args = ["-p", PROMPT, "--yolo", "--model", "gemini-2.5-flash", "--output-format", "text"]
+    # Its read_file refuses paths outside the workspace by itself; a user who adds a
+    # directory (here ~/.ssh) makes it readable to the model, and so to this test.
+    args += ["--include-directories", os.path.join(fx.home, ".ssh")]
     return args, env
 
 
@@ -365,7 +390,8 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose):
                 if t not in seen:
                     seen.append(t)
     r.results = "\n".join(seen)
-    r.tool_called = any(q.get("answer") and q["answer"][0] == "tool" for q in r.requests)
+    r.called = [q["answer"][1] for q in r.requests if q.get("answer") and q["answer"][0] == "tool"]
+    r.tool_called = bool(r.called)
     try:
         with open(fx.log) as f:
             r.fences = sum(1 for l in f if '"sandbox_status"' in l)
@@ -394,8 +420,10 @@ def leaked(r, markers):
     return sorted(l for l, mk in markers.items() if mk in r.bodies)
 
 
-def in_output(r, tag):
-    return tag in r.out or tag in r.err or tag[len("CFMARK-"):] in r.out + r.err
+def in_output(r, markers):
+    """The labels whose marker is in the harness's stdout or stderr."""
+    both = r.out + r.err
+    return sorted(l for l, mk in markers.items() if mk in both or mk[len("CFMARK-"):] in both)
 
 
 def tail(r):
@@ -413,8 +441,10 @@ def check_case(tap, name, mode, scenario, r):
     tap.diag("%s%s exit %s in %.1f s, %d requests, fences %s, leaked to server %s" % (
         d, "ran" if r.tool_called else "did not reach its tool", r.status, r.seconds,
         len(r.requests), r.fences, leaked(r, fx.markers) or "nothing"))
-    tap.check(key("ran"), r.tool_called and bool(r.results),
-              d + "the model's tool call ran and its result reached the server", tail(r))
+    want = READ_TOOL[name] if scenario == "read" else None
+    tap.check(key("ran"), r.tool_called and bool(r.results) and (not want or want in r.called),
+              d + "the model's call of its %s tool ran and the result reached the server (called: %s)"
+              % (want or "shell", r.called or "nothing"), tail(r))
     if mode == "plain":
         if scenario == "shell":
             tap.check(key("leaks"), fx.markers["ssh"] in r.results,
@@ -430,20 +460,22 @@ def check_case(tap, name, mode, scenario, r):
     lk = leaked(r, base)
     tap.check(key("no-secret-to-server"), not lk,
               d + "no secret's marker reaches the server (leaked: %s)" % (lk or "none"), tail(r))
-    tap.check(key("no-marker-in-output"), not in_output(r, fx.tag),
-              d + "no marker in the harness's stdout or stderr", tail(r))
+    lo = in_output(r, base)
+    tap.check(key("no-secret-in-output"), not lo,
+              d + "no secret's marker in the harness's stdout or stderr (found: %s)" % (lo or "none"),
+              tail(r))
     tap.check(key("eacces"), "Permission denied" in r.results or "EACCES" in r.results,
               d + "the tool result shows EACCES (Permission denied)", tail(r))
     if scenario == "shell":
         denied = fx.agent_denied()
-        lka = leaked(r, agents)
+        lka = sorted(set(leaked(r, agents)) | set(in_output(r, agents)))
         reason = None
         if set(agents) - denied:
             reason = ("issue 11: the agents' own credentials are not on the secret list yet "
                       "(credfence status denies %s of %s)" % (sorted(denied) or "none",
                                                               sorted(agents)))
         ok = not lka
-        desc = d + "no agent credential's marker reaches the server (leaked: %s)" % (lka or "none")
+        desc = d + "no agent credential's marker reaches the server or the output (leaked: %s)" % (lka or "none")
         if reason and not ok:
             tap.line(False, desc, " # TODO " + reason)
         else:
@@ -487,6 +519,9 @@ def main():
             if hn != n:
                 continue
             desc = "%s %s %s" % (n, mo, s)
+            if s == "read" and not READ_TOOL[n]:
+                tap.skip(desc, NO_READ_TOOL[n])
+                continue
             if nproblem:
                 if ci():
                     tap.check(None, False, desc + ": can not run under CI=true", nproblem)
