@@ -31,6 +31,7 @@ where), -v (print each run's output).
 import argparse
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -199,6 +200,18 @@ class Machinery:
         os.chmod(self.credfence, 0o755)
 
 
+def safe_path():
+    """PATH without the entries that lie in the account's real home (pyenv shims,
+    ~/.cargo/bin, ...): a harness must not see the real home at all."""
+    real = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    keep = []
+    for d in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":"):
+        r = os.path.realpath(d) if d else ""
+        if d and not (real != "/" and (r == real or r.startswith(real + "/"))):
+            keep.append(d)
+    return ":".join(keep) or "/usr/bin:/bin"
+
+
 class Fixture:
     """A fresh fake home and workspace per run, with a marker per secret."""
 
@@ -233,7 +246,7 @@ class Fixture:
     def env(self, extra=None):
         h = self.home
         e = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "PATH": safe_path(),
             "HOME": h, "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
             "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp",
             "XDG_CONFIG_HOME": h + "/.config", "XDG_CACHE_HOME": h + "/.cache",
@@ -352,7 +365,13 @@ class Run:
     pass
 
 
-def run_case(m, name, binpath, mode, scenario, keep, verbose):
+STRACE_SET = ("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,"
+              "stat,lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat,"
+              "io_uring_setup,io_uring_enter,io_uring_register,mmap,execve,execveat,clone,clone3,"
+              "vfork,fork")
+
+
+def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     fx = Fixture(m, "%s-%s-%s" % (name, mode, scenario))
     cfg = fake_model.Config(fx.record, scenario, COMMAND,
                             os.path.join(fx.home, ".ssh/id_ed25519"))
@@ -363,6 +382,10 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose):
     if mode == "harness":
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
                 "--log", fx.log, "--"] + argv
+    if strace_dir:
+        os.makedirs(strace_dir, exist_ok=True)
+        argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
+                "-o", os.path.join(strace_dir, "%s-%s-%s.strace" % (name, mode, scenario))] + argv
     env = fx.env(extra)
     t0 = time.monotonic()
     p = subprocess.Popen(argv, cwd=fx.ws, env=env, stdin=subprocess.DEVNULL,
@@ -493,6 +516,8 @@ def main():
     ap.add_argument("--scenario", default="shell,read")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--strace", metavar="DIR", help="run each harness under strace -f, logs in DIR "
+                    "(a measurement, not a test: timings change)")
     a = ap.parse_args()
     tap = Tap()
     names = [n for n in a.only.split(",") if n]
@@ -528,7 +553,7 @@ def main():
                 else:
                     tap.skip(desc, nproblem)
                 continue
-            r = run_case(m, n, binpath, mo, s, a.keep, a.v)
+            r = run_case(m, n, binpath, mo, s, a.keep, a.v, a.strace)
             check_case(tap, n, mo, s, r)
             results.append((n, mo, s, r))
             if not a.keep:
