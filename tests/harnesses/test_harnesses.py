@@ -365,6 +365,7 @@ class Run:
     pass
 
 
+EXTRA_ENV = {}  # --env NAME=VALUE, for experiments
 STRACE_SET = ("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,"
               "stat,lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat,"
               "io_uring_setup,io_uring_enter,io_uring_register,mmap,execve,execveat,clone,clone3,"
@@ -386,7 +387,7 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
         os.makedirs(strace_dir, exist_ok=True)
         argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
                 "-o", os.path.join(strace_dir, "%s-%s-%s.strace" % (name, mode, scenario))] + argv
-    env = fx.env(extra)
+    env = fx.env(dict(extra, **EXTRA_ENV))
     t0 = time.monotonic()
     p = subprocess.Popen(argv, cwd=fx.ws, env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -518,7 +519,10 @@ def main():
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--strace", metavar="DIR", help="run each harness under strace -f, logs in DIR "
                     "(a measurement, not a test: timings change)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="add to every harness's environment (an experiment, not a test)")
     a = ap.parse_args()
+    EXTRA_ENV.update(kv.split("=", 1) for kv in a.env)
     tap = Tap()
     names = [n for n in a.only.split(",") if n]
     modes = [x for x in a.mode.split(",") if x]
