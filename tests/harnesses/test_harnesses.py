@@ -173,9 +173,9 @@ def install(name):
 
 
 def landlock_reason(credfence):
-    r = subprocess.run([credfence, "run", "--", "true"], capture_output=True, text=True)
+    r = subprocess.run([credfence, "run", "--", "/bin/true"], capture_output=True, text=True)
     if r.returncode != 0:
-        return "credfence run -- true failed (%d): %s" % (r.returncode, r.stderr.strip())
+        return "credfence run -- /bin/true failed (%d): %s" % (r.returncode, r.stderr.strip())
     return None
 
 
@@ -521,7 +521,11 @@ def main():
                     "(a measurement, not a test: timings change)")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="add to every harness's environment (an experiment, not a test)")
+    ap.add_argument("--bin", action="append", default=[], metavar="NAME=PATH",
+                    help="run this program for harness NAME instead of the installed one "
+                         "(an experiment, e.g. Codex's native binary)")
     a = ap.parse_args()
+    bins = dict(kv.split("=", 1) for kv in a.bin)
     EXTRA_ENV.update(kv.split("=", 1) for kv in a.env)
     tap = Tap()
     names = [n for n in a.only.split(",") if n]
@@ -540,7 +544,7 @@ def main():
     results = []
     for n in names:
         try:
-            binpath = install(n) if not problem else None
+            binpath = (bins.get(n) or install(n)) if not problem else None
             nproblem = problem
         except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
             binpath, nproblem = None, str(e)
