@@ -1,0 +1,578 @@
+#!/usr/bin/python3
+"""Real agent harnesses, installed from the npm registry at pinned versions,
+driven by the fake model server (fake_model.py) in a fake home with fake keys.
+
+For each harness (Claude Code, Codex, Gemini CLI, opencode) and each way of
+running it:
+
+  plain    no credfence: the key's marker MUST reach the server (the test can fail)
+  harness  credfence harness --home FAKE --workspace WS -- HARNESS ...
+  self     no credfence command: the harness's own shell-environment setting puts
+           the shim (self mode) into its shell tool's environment
+
+and two scenarios: "shell" (the model asks the shell tool to run COMMAND below)
+and "read" (the model asks the harness's own file-reading tool for the key).
+
+Output is TAP (meson `protocol : 'tap'`). An assertion that fails today for a
+known reason is reported `not ok ... # TODO <reason>` (meson: expected fail);
+KNOWN below says which and why. When it starts to pass, meson reports an
+unexpected pass: remove its entry then.
+
+The harnesses are installed with `npm install --prefix` into
+$CREDFENCE_HARNESS_CACHE (default /var/cache/credfence-harnesses), outside the
+checkout, and reused. Without the registry (or without Landlock) each case is
+skipped with the reason, and fails under CI=true.
+
+Environment: CREDFENCE_BIN, CREDFENCE_BUILD (meson sets them), CREDFENCE_TEST_ROOT
+(fixture root, default /var/lib/credfence-tests), CI. Options: --only NAME[,NAME]
+(harnesses), --mode M[,M], --scenario S[,S], --keep (leave the fixture, print
+where), -v (print each run's output).
+"""
+import argparse
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fake_model  # noqa: E402
+
+CACHE = os.environ.get("CREDFENCE_HARNESS_CACHE") or "/var/cache/credfence-harnesses"
+ROOT = os.environ.get("CREDFENCE_TEST_ROOT") or "/var/lib/credfence-tests"
+TIMEOUT = 180
+PROMPT = "Run the commands the task needs, then say you are done."
+
+# The packages, pinned. The directory in CACHE is <name with / and @ as ->-<version>.
+PACKAGES = {
+    "claude": ("@anthropic-ai/claude-code", "2.1.197", "claude"),
+    "codex": ("@openai/codex", "0.171.0", "codex"),
+    "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
+    "opencode": ("opencode-ai", "1.18.33", "opencode"),
+}
+
+# Fake secrets: (relative to home, content with {m} for the marker, label).
+# The first group is on credfence's secret list; the second group are the
+# agents' own credentials (issue 11: not on the list yet; see agent_denied()).
+SECRETS = [
+    (".ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n{m}\n-----END OPENSSH PRIVATE KEY-----\n", "ssh"),
+    (".aws/credentials", "[default]\naws_access_key_id = AKIAFAKE\naws_secret_access_key = {m}\n", "aws"),
+    (".netrc", "machine example.com login me password {m}\n", "netrc"),
+    (".git-credentials", "https://me:{m}@example.com\n", "gitcred"),
+]
+AGENT_SECRETS = [
+    (".claude/.credentials.json", '{{"fakeMarker": "{m}"}}\n', "claude-cred"),
+    (".codex/auth.json", '{{"OPENAI_API_KEY": "sk-{m}"}}\n', "codex-cred"),
+    (".gemini/oauth_creds.json", '{{"access_token": "{m}", "refresh_token": "{m}-r", "token_type": "Bearer", "expiry_date": 1}}\n', "gemini-cred"),
+    (".local/share/opencode/auth.json", '{{"fake-unused": {{"type": "api", "key": "{m}"}}}}\n', "opencode-cred"),
+]
+COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
+           "cat ~/.claude/.credentials.json ~/.codex/auth.json ~/.gemini/oauth_creds.json "
+           "~/.local/share/opencode/auth.json; git --version; echo built > out.txt")
+
+# The harness's own file-reading tool, for the "read" scenario (None: it has none).
+READ_TOOL = {"claude": "Read", "codex": None, "gemini": "read_file", "opencode": "read"}
+NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: exec_command, "
+                         "write_stdin, view_image, create_goal, get_goal, update_goal, "
+                         "multi_agent_v1, request_user_input): it reads files only through its shell"}
+
+# Assertions that fail today, and why: (harness, mode, scenario, check) -> reason.
+# Found by running this test on main (see tests/harnesses/README.md).
+_CODEX = ("issue 11: the node wrapper bin/codex.js spawns the static-pie musl binary "
+          "codex-x86_64-unknown-linux-musl as a child, so credfence harness fences the harness "
+          "itself: 'Error: failed to initialize in-process app-server client: Permission denied "
+          "(os error 13)' (it can not write under ~/.codex); the model is never called")
+_GEMINI = ("issue 11: Gemini CLI relaunches itself as a child node process, which credfence "
+           "harness fences: the relaunched harness can not write "
+           "~/.gemini/projects.json.<uuid>.tmp (EACCES) and exits 1 before calling the model")
+_READ = ("issue 11: no in-process guard yet: the harness itself is free, and its own %s tool "
+         "reads ~/.ssh/id_ed25519 and sends it to the model")
+KNOWN = {}
+for _s in ("shell", "read"):
+    for _c in ("ran", "exit0", "eacces", "git", "ws-write"):
+        KNOWN[("codex", "harness", _s, _c)] = _CODEX
+        KNOWN[("gemini", "harness", _s, _c)] = _GEMINI
+for _h, _t in (("claude", "Read"), ("opencode", "read")):
+    for _c in ("no-secret-to-server", "eacces"):
+        KNOWN[(_h, "harness", "read", _c)] = _READ % _t
+
+
+# ------------------------------------------------------------------ TAP
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def line(self, ok, desc, directive=""):
+        self.n += 1
+        print("%s %d - %s%s" % ("ok" if ok else "not ok", self.n, desc, directive), flush=True)
+
+    def check(self, key, ok, desc, detail=""):
+        reason = KNOWN.get(key)
+        directive = " # TODO " + reason if reason else ""
+        self.line(ok, desc, directive)
+        if not ok:
+            if not reason:
+                self.failed += 1
+            for l in (detail or "").splitlines()[:40]:
+                print("#   " + l)
+
+    def skip(self, desc, reason):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, desc, reason), flush=True)
+
+    def diag(self, text):
+        for l in text.splitlines():
+            print("# " + l, flush=True)
+
+
+def ci():
+    return os.environ.get("CI") == "true"
+
+
+# ------------------------------------------------------------------ setup
+
+def install(name):
+    """The harness's bin path, installed into CACHE when missing. Raises
+    RuntimeError with the reason when it can not be installed."""
+    pkg, ver, binname = PACKAGES[name]
+    d = os.path.join(CACHE, "%s-%s" % (pkg.lstrip("@").replace("/", "-"), ver))
+    b = os.path.join(d, "node_modules", ".bin", binname)
+    if os.access(b, os.X_OK):
+        return b
+    npm = shutil.which("npm")
+    if not npm:
+        raise RuntimeError("npm is not on PATH (run scripts/setup)")
+    os.makedirs(CACHE, exist_ok=True)
+    part = tempfile.mkdtemp(prefix=os.path.basename(d) + ".", dir=CACHE)
+    # npm's own home and cache in CACHE: an install script never sees the real home.
+    env = dict(os.environ, HOME=os.path.join(CACHE, ".home"),
+               npm_config_cache=os.path.join(CACHE, ".npm-cache"))
+    os.makedirs(env["HOME"], exist_ok=True)
+    r = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", part,
+                        "%s@%s" % (pkg, ver)], env=env, capture_output=True, text=True,
+                       timeout=900)
+    if r.returncode != 0 or not os.access(os.path.join(part, "node_modules", ".bin", binname),
+                                          os.X_OK):
+        shutil.rmtree(part, ignore_errors=True)
+        tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
+        raise RuntimeError("npm install %s@%s failed (exit %d): %s"
+                           % (pkg, ver, r.returncode, " | ".join(tail)))
+    try:
+        os.rename(part, d)
+    except OSError:  # another run installed it meanwhile
+        shutil.rmtree(part, ignore_errors=True)
+    return b
+
+
+def landlock_reason(credfence):
+    r = subprocess.run([credfence, "run", "--", "/bin/true"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return "credfence run -- /bin/true failed (%d): %s" % (r.returncode, r.stderr.strip())
+    return None
+
+
+class Machinery:
+    """credfence and its shim copied outside every writable location (the
+    installed layout), as tests/lib/fixture.c does."""
+
+    def __init__(self):
+        bin_ = os.environ.get("CREDFENCE_BIN")
+        build = os.environ.get("CREDFENCE_BUILD")
+        if not bin_ or not build:
+            raise RuntimeError("CREDFENCE_BIN and CREDFENCE_BUILD are not set; run with meson test")
+        os.makedirs(ROOT, exist_ok=True)
+        self.root = tempfile.mkdtemp(prefix="cfh-", dir=ROOT)
+        os.chmod(self.root, 0o755)
+        os.makedirs(os.path.join(self.root, "bin"))
+        os.makedirs(os.path.join(self.root, "lib"))
+        self.credfence = os.path.join(self.root, "bin", "credfence")
+        self.shim = os.path.join(self.root, "lib", "libcredfence.so")
+        shutil.copy(bin_, self.credfence)
+        shutil.copy(os.path.join(build, "shim", "libcredfence.so"), self.shim)
+        os.chmod(self.credfence, 0o755)
+
+
+def safe_path():
+    """PATH without the entries that lie in the account's real home (pyenv shims,
+    ~/.cargo/bin, ...): a harness must not see the real home at all."""
+    real = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    keep = []
+    for d in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":"):
+        r = os.path.realpath(d) if d else ""
+        if d and not (real != "/" and (r == real or r.startswith(real + "/"))):
+            keep.append(d)
+    return ":".join(keep) or "/usr/bin:/bin"
+
+
+class Fixture:
+    """A fresh fake home and workspace per run, with a marker per secret."""
+
+    def __init__(self, m, label):
+        self.m = m
+        self.root = tempfile.mkdtemp(prefix=label + "-", dir=m.root)
+        os.chmod(self.root, 0o755)
+        self.home = os.path.join(self.root, "home")
+        self.ws = os.path.join(self.root, "ws")
+        self.log = os.path.join(self.root, "credfence-log.jsonl")
+        self.record = os.path.join(self.root, "requests.jsonl")
+        os.makedirs(self.home)
+        os.makedirs(self.ws)
+        self.tag = "CFMARK-" + secrets.token_hex(6)
+        self.markers = {}
+        for rel, text, label_ in SECRETS + AGENT_SECRETS:
+            mk = "%s-%s" % (self.tag, label_)
+            self.markers[label_] = mk
+            self.write(rel, text.format(m=mk))
+        self.write(".bashrc", "# fake bashrc\n")
+        self.write("notes.txt", "plain notes\n")
+        for d in (".cache", ".npm", ".config", ".local/share", ".local/state"):
+            os.makedirs(os.path.join(self.home, d), exist_ok=True)
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+
+    def write(self, rel, text):
+        p = os.path.join(self.home, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+
+    def env(self, extra=None):
+        h = self.home
+        e = {
+            "PATH": safe_path(),
+            "HOME": h, "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
+            "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp",
+            "XDG_CONFIG_HOME": h + "/.config", "XDG_CACHE_HOME": h + "/.cache",
+            "XDG_DATA_HOME": h + "/.local/share", "XDG_STATE_HOME": h + "/.local/state",
+            "XDG_RUNTIME_DIR": self.root + "/run",
+            "CLAUDE_CONFIG_DIR": h + "/.claude", "CODEX_HOME": h + "/.codex",
+            "GEMINI_CLI_HOME": h, "NO_COLOR": "1", "CI": "true",
+        }
+        os.makedirs(e["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+        e.update(extra or {})
+        return e
+
+    def agent_denied(self):
+        """The agents' credential labels that credfence says it denies here."""
+        r = subprocess.run([self.m.credfence, "status", "--json", "--home", self.home,
+                            "--workspace", self.ws], capture_output=True, text=True)
+        try:
+            denied = [d["path"] for d in json.loads(r.stdout).get("denied", [])]
+        except ValueError:
+            return set()
+        out = set()
+        for rel, _, label in AGENT_SECRETS:
+            p = os.path.join(self.home, rel)
+            if any(p == d or p.startswith(d + "/") for d in denied):
+                out.add(label)
+        return out
+
+    def requests(self):
+        try:
+            with open(self.record) as f:
+                return [json.loads(l) for l in f if l.strip()]
+        except FileNotFoundError:
+            return []
+
+
+# ------------------------------------------------------------------ harnesses
+
+def setup_claude(fx, port, mode):
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+           "ANTHROPIC_API_KEY": "sk-ant-fake-key",
+           "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"}
+    settings = {}
+    if mode == "self":
+        settings["env"] = {"LD_PRELOAD": fx.m.shim, "CREDFENCE_WORKSPACE": fx.ws}
+    fx.write(".claude/settings.json", json.dumps(settings))
+    args = ["-p", PROMPT, "--output-format", "text", "--allowedTools", "Bash,Read"]
+    return args, env
+
+
+def setup_codex(fx, port, mode):
+    conf = ['model = "fake-model"', 'model_provider = "fake"',
+            'approval_policy = "never"', 'sandbox_mode = "danger-full-access"',
+            '[model_providers.fake]', 'name = "fake"',
+            'base_url = "http://127.0.0.1:%d/v1"' % port, 'wire_api = "responses"',
+            'env_key = "FAKE_MODEL_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0']
+    if mode == "self":
+        conf += ['[shell_environment_policy]',
+                 'set = { LD_PRELOAD = "%s", CREDFENCE_WORKSPACE = "%s" }' % (fx.m.shim, fx.ws)]
+    fx.write(".codex/config.toml", "\n".join(conf) + "\n")
+    args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+            "--color", "never", PROMPT]
+    return args, {"FAKE_MODEL_KEY": "fake-key"}
+
+
+def setup_gemini(fx, port, mode):
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"},
+                             "folderTrust": {"enabled": False}},
+                "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False}}
+    fx.write(".gemini/settings.json", json.dumps(settings))
+    env = {"GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % port}
+    if mode == "self":
+        fx.write(".gemini/.env", "LD_PRELOAD=%s\nCREDFENCE_WORKSPACE=%s\n" % (fx.m.shim, fx.ws))
+    args = ["-p", PROMPT, "--yolo", "--model", "gemini-2.5-flash", "--output-format", "text"]
+    # Its read_file refuses paths outside the workspace by itself; a user who adds a
+    # directory (here ~/.ssh) makes it readable to the model, and so to this test.
+    args += ["--include-directories", os.path.join(fx.home, ".ssh")]
+    return args, env
+
+
+def setup_opencode(fx, port, mode):
+    conf = {"$schema": "https://opencode.ai/config.json",
+            "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                  "options": {"baseURL": "http://127.0.0.1:%d/v1" % port,
+                                              "apiKey": "fake-key"},
+                                  "models": {"fake-model": {"name": "fake-model",
+                                                            "tool_call": True}}}},
+            "model": "fake/fake-model", "small_model": "fake/fake-model",
+            "autoupdate": False, "share": "disabled",
+            "permission": {"bash": "allow", "read": "allow", "edit": "allow",
+                           "external_directory": "allow"}}
+    fx.write(".config/opencode/opencode.json", json.dumps(conf))
+    if mode == "self":
+        fx.write(".config/opencode/plugin/credfence.js", (
+            "export const Credfence = async () => ({\n"
+            "  'shell.env': async (input, output) => {\n"
+            "    output.env.LD_PRELOAD = %s;\n"
+            "    output.env.CREDFENCE_WORKSPACE = %s;\n"
+            "  },\n"
+            "});\n") % (json.dumps(fx.m.shim), json.dumps(fx.ws)))
+    env = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+           "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
+    args = ["run", "--model", "fake/fake-model", PROMPT]
+    return args, env
+
+
+SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini,
+         "opencode": setup_opencode}
+
+
+# ------------------------------------------------------------------ a run
+
+class Run:
+    pass
+
+
+EXTRA_ENV = {}  # --env NAME=VALUE, for experiments
+STRACE_SET = ("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,"
+              "stat,lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat,"
+              "io_uring_setup,io_uring_enter,io_uring_register,mmap,execve,execveat,clone,clone3,"
+              "vfork,fork")
+
+
+def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
+    fx = Fixture(m, "%s-%s-%s" % (name, mode, scenario))
+    cfg = fake_model.Config(fx.record, scenario, COMMAND,
+                            os.path.join(fx.home, ".ssh/id_ed25519"))
+    srv = fake_model.serve(cfg)
+    port = srv.server_address[1]
+    args, extra = SETUP[name](fx, port, mode)
+    argv = [binpath] + args
+    if mode == "harness":
+        argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
+                "--log", fx.log, "--"] + argv
+    if strace_dir:
+        os.makedirs(strace_dir, exist_ok=True)
+        argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
+                "-o", os.path.join(strace_dir, "%s-%s-%s.strace" % (name, mode, scenario))] + argv
+    env = fx.env(dict(extra, **EXTRA_ENV))
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, cwd=fx.ws, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        timed_out = True
+    srv.shutdown()
+    srv.server_close()
+    r = Run()
+    r.fx, r.argv, r.status, r.timed_out = fx, argv, p.returncode, timed_out
+    r.seconds = time.monotonic() - t0
+    r.out = out.decode("utf-8", "replace")
+    r.err = err.decode("utf-8", "replace")
+    r.requests = fx.requests()
+    r.bodies = "\n".join(q.get("body", "") for q in r.requests)
+    seen = []
+    for q in r.requests:
+        if q.get("api") in ("anthropic", "responses", "chat", "gemini") and q.get("body"):
+            for t in fake_model.tool_results(q["api"], json.loads(q["body"])):
+                if t not in seen:
+                    seen.append(t)
+    r.results = "\n".join(seen)
+    r.called = [q["answer"][1] for q in r.requests if q.get("answer") and q["answer"][0] == "tool"]
+    r.tool_called = bool(r.called)
+    try:
+        with open(fx.log) as f:
+            r.fences = sum(1 for l in f if '"sandbox_status"' in l)
+    except FileNotFoundError:
+        r.fences = None
+    try:
+        with open(os.path.join(fx.ws, "out.txt")) as f:
+            r.out_txt = f.read()
+    except OSError:
+        r.out_txt = None
+    if verbose:
+        print("# argv: %s" % " ".join(argv))
+        print("# exit %s in %.1f s; %d requests; fences %s" % (r.status, r.seconds,
+                                                             len(r.requests), r.fences))
+        for q in r.requests:
+            print("#   %s %s %s tools=%s answer=%s" % (q.get("method"), q.get("path"), q.get("api"),
+                                                    q.get("tools"), q.get("answer")))
+        for l in (r.out + r.err).splitlines()[-30:]:
+            print("#   | " + l[:300])
+        print("#   tool results: " + r.results[-1500:].replace("\n", " ")[:1500])
+    return r
+
+
+def leaked(r, markers):
+    """The labels whose marker reached the server (in a request body)."""
+    return sorted(l for l, mk in markers.items() if mk in r.bodies)
+
+
+def in_output(r, markers):
+    """The labels whose marker is in the harness's stdout or stderr."""
+    both = r.out + r.err
+    return sorted(l for l, mk in markers.items() if mk in both or mk[len("CFMARK-"):] in both)
+
+
+def tail(r):
+    return "argv: %s\nexit %s%s after %.1f s\n--- stdout\n%s\n--- stderr\n%s\n--- tool results\n%s" % (
+        " ".join(r.argv), r.status, " (timed out)" if r.timed_out else "", r.seconds,
+        r.out[-2000:], r.err[-3000:], r.results[-2000:])
+
+
+def check_case(tap, name, mode, scenario, r):
+    fx = r.fx
+    key = lambda c: (name, mode, scenario, c)
+    d = "%s %s %s: " % (name, mode, scenario)
+    base = {l: fx.markers[l] for _, _, l in SECRETS}
+    agents = {l: fx.markers[l] for _, _, l in AGENT_SECRETS}
+    tap.diag("%s%s exit %s in %.1f s, %d requests, fences %s, leaked to server %s" % (
+        d, "ran" if r.tool_called else "did not reach its tool", r.status, r.seconds,
+        len(r.requests), r.fences, leaked(r, fx.markers) or "nothing"))
+    want = READ_TOOL[name] if scenario == "read" else None
+    tap.check(key("ran"), r.tool_called and bool(r.results) and (not want or want in r.called),
+              d + "the model's call of its %s tool ran and the result reached the server (called: %s)"
+              % (want or "shell", r.called or "nothing"), tail(r))
+    if mode == "plain":
+        if scenario == "shell":
+            tap.check(key("leaks"), fx.markers["ssh"] in r.results,
+                      d + "without credfence the key's marker reaches the server (the test can fail)",
+                      tail(r))
+            tap.check(key("exit0"), r.status == 0, d + "exits 0", tail(r))
+        else:
+            tap.check(key("leaks"), fx.markers["ssh"] in r.results,
+                      d + "without credfence its Read tool sends the key's marker to the server",
+                      tail(r))
+        return
+    tap.check(key("exit0"), r.status == 0 and not r.timed_out, d + "exits 0", tail(r))
+    lk = leaked(r, base)
+    tap.check(key("no-secret-to-server"), not lk,
+              d + "no secret's marker reaches the server (leaked: %s)" % (lk or "none"), tail(r))
+    lo = in_output(r, base)
+    tap.check(key("no-secret-in-output"), not lo,
+              d + "no secret's marker in the harness's stdout or stderr (found: %s)" % (lo or "none"),
+              tail(r))
+    tap.check(key("eacces"), "Permission denied" in r.results or "EACCES" in r.results,
+              d + "the tool result shows EACCES (Permission denied)", tail(r))
+    if scenario == "shell":
+        denied = fx.agent_denied()
+        lka = sorted(set(leaked(r, agents)) | set(in_output(r, agents)))
+        reason = None
+        if set(agents) - denied:
+            reason = ("issue 11: the agents' own credentials are not on the secret list yet "
+                      "(credfence status denies %s of %s)" % (sorted(denied) or "none",
+                                                              sorted(agents)))
+        ok = not lka
+        desc = d + "no agent credential's marker reaches the server or the output (leaked: %s)" % (lka or "none")
+        if reason and not ok:
+            tap.line(False, desc, " # TODO " + reason)
+        else:
+            tap.check(key("no-agent-cred-to-server"), ok, desc, tail(r))
+        tap.check(key("git"), "git version" in r.results, d + "git --version works in the shell tool",
+                  tail(r))
+        tap.check(key("ws-write"), (r.out_txt or "").strip() == "built",
+                  d + "the workspace write (echo built > out.txt) works", tail(r))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default=",".join(PACKAGES))
+    ap.add_argument("--mode", default="plain,harness,self")
+    ap.add_argument("--scenario", default="shell,read")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("-v", action="store_true")
+    ap.add_argument("--strace", metavar="DIR", help="run each harness under strace -f, logs in DIR "
+                    "(a measurement, not a test: timings change)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="add to every harness's environment (an experiment, not a test)")
+    ap.add_argument("--bin", action="append", default=[], metavar="NAME=PATH",
+                    help="run this program for harness NAME instead of the installed one "
+                         "(an experiment, e.g. Codex's native binary)")
+    a = ap.parse_args()
+    bins = dict(kv.split("=", 1) for kv in a.bin)
+    EXTRA_ENV.update(kv.split("=", 1) for kv in a.env)
+    tap = Tap()
+    names = [n for n in a.only.split(",") if n]
+    modes = [x for x in a.mode.split(",") if x]
+    scenarios = [x for x in a.scenario.split(",") if x]
+    cases = [(n, mo, s) for n in names for s in scenarios for mo in modes
+             if not (s == "read" and mo == "self")]  # self mode does not guard the harness's reads
+    print("TAP version 13")
+    try:
+        m = Machinery()
+    except Exception as e:  # noqa: BLE001
+        m = None
+        problem = str(e)
+    else:
+        problem = landlock_reason(m.credfence)
+    results = []
+    for n in names:
+        try:
+            binpath = (bins.get(n) or install(n)) if not problem else None
+            nproblem = problem
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+            binpath, nproblem = None, str(e)
+        for (hn, mo, s) in cases:
+            if hn != n:
+                continue
+            desc = "%s %s %s" % (n, mo, s)
+            if s == "read" and not READ_TOOL[n]:
+                tap.skip(desc, NO_READ_TOOL[n])
+                continue
+            if nproblem:
+                if ci():
+                    tap.check(None, False, desc + ": can not run under CI=true", nproblem)
+                else:
+                    tap.skip(desc, nproblem)
+                continue
+            r = run_case(m, n, binpath, mo, s, a.keep, a.v, a.strace)
+            check_case(tap, n, mo, s, r)
+            results.append((n, mo, s, r))
+            if not a.keep:
+                shutil.rmtree(r.fx.root, ignore_errors=True)
+    if m and not a.keep:
+        shutil.rmtree(m.root, ignore_errors=True)
+    elif m:
+        tap.diag("kept: %s" % m.root)
+    print("1..%d" % tap.n)
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
