@@ -68,20 +68,46 @@ struct sup {
 	struct cf_ipc ipc;
 };
 
+/* The supervisor's pid: the process holding the socket listed in
+ * /proc/net/unix under its name (SO_PEERCRED would name the caller, which
+ * made the listening socket before it forked). */
 static pid_t sup_pid(const char *addr)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t n = strlen(addr);
-	memcpy(sa.sun_path + 1, addr, n);
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	cr_assert(s >= 0);
-	cr_assert(connect(s, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + n) ==
-		  0, "the supervisor listens: %s", strerror(errno));
-	struct ucred cr;
-	socklen_t l = sizeof cr;
-	cr_assert(getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0);
-	close(s);
-	return cr.pid;
+	char want[CF_IPC_ADDR_MAX + 2], line[512], link[64], path[PATH_MAX], sock[64];
+	unsigned long ino = 0;
+	snprintf(want, sizeof want, "@%s", addr);
+	FILE *f = fopen("/proc/net/unix", "r");
+	cr_assert_not_null(f);
+	while (!ino && fgets(line, sizeof line, f)) {
+		char name[256] = "";
+		unsigned long i;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %255s", &i, name) == 2 &&
+		    strcmp(name, want) == 0)
+			ino = i;
+	}
+	fclose(f);
+	cr_assert(ino, "%s is not in /proc/net/unix", want);
+	snprintf(sock, sizeof sock, "socket:[%lu]", ino);
+	DIR *d = opendir("/proc");
+	cr_assert_not_null(d);
+	pid_t found = 0;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/fd", e->d_name);
+		DIR *fd = opendir(path);
+		for (struct dirent *g; fd && (g = readdir(fd));) {
+			snprintf(path, sizeof path, "/proc/%s/fd/%s", e->d_name, g->d_name);
+			ssize_t n = readlink(path, link, sizeof link - 1);
+			if (n > 0 && (link[n] = '\0', strcmp(link, sock) == 0))
+				found = (pid_t)atoi(e->d_name);
+		}
+		if (fd)
+			closedir(fd);
+	}
+	closedir(d);
+	cr_assert(found > 0 && found != getpid(), "no supervisor process holds %s", sock);
+	return found;
 }
 
 /* Start a supervisor logging to ROOT/ipc.log, and the blob of a fence whose
@@ -713,5 +739,193 @@ Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
 	cr_expect_eq(sh->e[7], 0, "/proc/self/fd/N of the inside: %s", strerror(sh->e[7]));
 	cr_expect_eq(sh->e[8], 0, "/dev/fd/N of the inside: %s", strerror(sh->e[8]));
 	expect_same(outside, &before, &after);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- races ---- */
+
+struct race {
+	struct sockaddr_un *buf;
+	struct sockaddr_un good, bad;
+	atomic_int stop;
+};
+
+static void *flipper(void *arg)
+{
+	struct race *r = arg;
+	while (!atomic_load(&r->stop)) {
+		memcpy(r->buf, &r->bad, sizeof r->bad);
+		memcpy(r->buf, &r->good, sizeof r->good);
+	}
+	return NULL;
+}
+
+static int child_race(void *arg)
+{
+	struct race *r = arg;
+	pthread_t t;
+	r->buf = malloc(sizeof *r->buf);
+	memcpy(r->buf, &r->good, sizeof r->good);
+	if (pthread_create(&t, NULL, flipper, r))
+		return 2;
+	for (int i = 0; i < 3000; i++) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(s, (struct sockaddr *)r->buf, sizeof *r->buf) == 0)
+			sh->n[2]++;
+		else if (errno == EACCES)
+			sh->n[3]++;
+		close(s);
+	}
+	atomic_store(&r->stop, 1);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+Test(ipc_engine, a_rewritten_address_never_reaches_the_outside)
+{
+	struct sup s;
+	struct server good, bad;
+	char gp[PATH_MAX], bp[PATH_MAX];
+	cf_fx_fmt(gp, sizeof gp, "%s/allowed.sock", fx.root);
+	cf_fx_fmt(bp, sizeof bp, "%s/outside.sock", fx.root);
+	server_start(&good, gp, "good");
+	server_start(&bad, bp, "bad");
+	const char *allow[] = {gp, NULL};
+	sup_start(&s, allow);
+	struct race r = {0};
+	socklen_t l;
+	addr_of(&r.good, &l, gp);
+	addr_of(&r.bad, &l, bp);
+	run(&s, child_race, &r);
+	cr_expect_eq(atomic_load(&bad.accepts), 0, "the outside server saw %d connections",
+		     atomic_load(&bad.accepts));
+	cr_expect_gt(sh->n[2], 0, "no connect reached the allowed server");
+	cr_expect_gt(sh->n[3], 0, "no connect was refused: the race was not run");
+	cr_log_info("race: %d allowed, %d refused", sh->n[2], sh->n[3]);
+	server_stop(&good);
+	server_stop(&bad);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- a supervisor that is gone ---- */
+
+struct killed {
+	const char *outside, *inside_file;
+	int go[2];
+};
+
+static int child_after_kill(void *arg)
+{
+	struct killed *k = arg;
+	char c;
+	if (read(k->go[0], &c, 1) != 1)
+		return 2;
+	sh->e[0] = try_connect(k->outside, NULL, 0);
+	sh->e[1] = chmod(k->inside_file, 0600) < 0 ? errno : 0;
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	sh->e[2] = bind(s, (struct sockaddr *)&(struct sockaddr_un){AF_UNIX, "@x"}, 4) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, a_killed_supervisor_fails_every_trapped_call)
+{
+	struct sup s;
+	struct server out;
+	struct killed k;
+	char op[PATH_MAX], in[PATH_MAX];
+	cf_fx_fmt(op, sizeof op, "%s/outside.sock", fx.root);
+	cf_fx_fmt(in, sizeof in, "%s/f", fx.ws);
+	cf_fx_write(in, "x");
+	server_start(&out, op, "bad");
+	k.outside = op, k.inside_file = in;
+	cr_assert(pipe(k.go) == 0);
+	sup_start(&s, (const char *[]){op, NULL}); /* allowed while it lives */
+	pid_t pid = spawn(&s, child_after_kill, &k);
+	usleep(100000); /* the handover is done */
+	cr_assert(kill(s.pid, SIGKILL) == 0);
+	usleep(100000);
+	(void)!write(k.go[1], "g", 1);
+	cr_assert_eq(reap(pid), 0);
+	cr_expect_eq(sh->e[0], ENOSYS, "connect: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], ENOSYS, "chmod: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->e[2], ENOSYS, "bind: %s", strerror(sh->e[2]));
+	cr_expect_eq(atomic_load(&out.accepts), 0);
+	server_stop(&out);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- stress ---- */
+
+struct stress {
+	const char *inside, *outside, *file;
+	atomic_int *bad;
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress *st = arg;
+	char got[16];
+	for (int i = 0; i < 150; i++) {
+		if (try_connect(st->inside, got, sizeof got) != 0 || strcmp(got, "inside") != 0)
+			atomic_fetch_add(&sh->n[4], 1);
+		if (try_connect(st->outside, NULL, 0) != EACCES)
+			atomic_fetch_add(&sh->n[5], 1);
+		if (chmod(st->file, 0600 | (i & 1) << 6) != 0)
+			atomic_fetch_add(&sh->n[6], 1);
+	}
+	return NULL;
+}
+
+static int child_stress(void *arg)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, stress_thread, arg))
+			return 2;
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60)
+{
+	struct sup s;
+	struct inside in;
+	struct server out;
+	char ws[PATH_MAX], tmp[PATH_MAX], abs[64], op[PATH_MAX], file[PATH_MAX];
+	cf_fx_fmt(ws, sizeof ws, "%s/srv.sock", fx.ws);
+	cf_fx_fmt(tmp, sizeof tmp, "/tmp/cf-ipc-stress-%d.sock", (int)getpid());
+	cf_fx_fmt(abs, sizeof abs, "@cf-stress-%d", (int)getpid());
+	cf_fx_fmt(op, sizeof op, "%s/outside.sock", fx.root);
+	cf_fx_fmt(file, sizeof file, "%s/f", fx.ws);
+	cf_fx_write(file, "x");
+	server_start(&out, op, "bad");
+	in.where[0] = ws, in.where[1] = tmp, in.where[2] = abs;
+	cr_assert(pipe(in.ready) == 0 && pipe(in.done) == 0);
+	sup_start(&s, NULL);
+	pid_t server = spawn(&s, child_server, &in);
+	char c;
+	cr_assert_eq(read(in.ready[0], &c, 1), 1);
+	usleep(50000);
+	int fds_before = sup_fds(s.pid);
+	struct stress st = {ws, op, file, NULL};
+	pid_t kids[4];
+	for (int i = 0; i < 4; i++)
+		kids[i] = spawn(&s, child_stress, &st);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(reap(kids[i]), 0);
+	cr_expect_eq(sh->n[4], 0, "%d connects to the inside server failed", sh->n[4]);
+	cr_expect_eq(sh->n[5], 0, "%d connects to the outside were not refused", sh->n[5]);
+	cr_expect_eq(sh->n[6], 0, "%d chmods failed", sh->n[6]);
+	cr_expect_eq(atomic_load(&out.accepts), 0);
+	/* The listeners of the four are closed once they are gone (POLLHUP). */
+	int fds_after = 0;
+	for (int i = 0; i < 50 && (fds_after = sup_fds(s.pid)) != fds_before; i++)
+		usleep(20000);
+	cr_expect_eq(fds_after, fds_before, "the supervisor held %d descriptors, now %d", fds_before,
+		     fds_after);
+	(void)!write(in.done[1], "d", 1);
+	cr_expect_eq(reap(server), 0);
+	server_stop(&out);
 	cf_ipc_free(&s.ipc);
 }
