@@ -7,7 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -26,6 +29,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,20 +72,46 @@ struct sup {
 	struct cf_ipc ipc;
 };
 
+/* The supervisor's pid: the process holding the socket listed in
+ * /proc/net/unix under its name (SO_PEERCRED would name the caller, which
+ * made the listening socket before it forked). */
 static pid_t sup_pid(const char *addr)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t n = strlen(addr);
-	memcpy(sa.sun_path + 1, addr, n);
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	cr_assert(s >= 0);
-	cr_assert(connect(s, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + n) ==
-		  0, "the supervisor listens: %s", strerror(errno));
-	struct ucred cr;
-	socklen_t l = sizeof cr;
-	cr_assert(getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0);
-	close(s);
-	return cr.pid;
+	char want[CF_IPC_ADDR_MAX + 2], line[512], link[64], path[PATH_MAX], sock[64];
+	unsigned long ino = 0;
+	snprintf(want, sizeof want, "@%s", addr);
+	FILE *f = fopen("/proc/net/unix", "r");
+	cr_assert_not_null(f);
+	while (!ino && fgets(line, sizeof line, f)) {
+		char name[256] = "";
+		unsigned long i;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %255s", &i, name) == 2 &&
+		    strcmp(name, want) == 0)
+			ino = i;
+	}
+	fclose(f);
+	cr_assert(ino, "%s is not in /proc/net/unix", want);
+	snprintf(sock, sizeof sock, "socket:[%lu]", ino);
+	DIR *d = opendir("/proc");
+	cr_assert_not_null(d);
+	pid_t found = 0;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/fd", e->d_name);
+		DIR *fd = opendir(path);
+		for (struct dirent *g; fd && (g = readdir(fd));) {
+			snprintf(path, sizeof path, "/proc/%s/fd/%s", e->d_name, g->d_name);
+			ssize_t n = readlink(path, link, sizeof link - 1);
+			if (n > 0 && (link[n] = '\0', strcmp(link, sock) == 0))
+				found = (pid_t)atoi(e->d_name);
+		}
+		if (fd)
+			closedir(fd);
+	}
+	closedir(d);
+	cr_assert(found > 0 && found != getpid(), "no supervisor process holds %s", sock);
+	return found;
 }
 
 /* Start a supervisor logging to ROOT/ipc.log, and the blob of a fence whose
@@ -713,5 +743,428 @@ Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
 	cr_expect_eq(sh->e[7], 0, "/proc/self/fd/N of the inside: %s", strerror(sh->e[7]));
 	cr_expect_eq(sh->e[8], 0, "/dev/fd/N of the inside: %s", strerror(sh->e[8]));
 	expect_same(outside, &before, &after);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- races ---- */
+
+struct race {
+	struct sockaddr_un *buf;
+	struct sockaddr_un good, bad;
+	atomic_int stop;
+};
+
+static void *flipper(void *arg)
+{
+	struct race *r = arg;
+	while (!atomic_load(&r->stop)) {
+		memcpy(r->buf, &r->bad, sizeof r->bad);
+		memcpy(r->buf, &r->good, sizeof r->good);
+	}
+	return NULL;
+}
+
+static int child_race(void *arg)
+{
+	struct race *r = arg;
+	pthread_t t;
+	r->buf = malloc(sizeof *r->buf);
+	memcpy(r->buf, &r->good, sizeof r->good);
+	if (pthread_create(&t, NULL, flipper, r))
+		return 2;
+	for (int i = 0; i < 3000; i++) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(s, (struct sockaddr *)r->buf, sizeof *r->buf) == 0)
+			sh->n[2]++;
+		else if (errno == EACCES)
+			sh->n[3]++;
+		close(s);
+	}
+	atomic_store(&r->stop, 1);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+Test(ipc_engine, a_rewritten_address_never_reaches_the_outside)
+{
+	struct sup s;
+	struct server good, bad;
+	char gp[PATH_MAX], bp[PATH_MAX];
+	cf_fx_fmt(gp, sizeof gp, "%s/allowed.sock", fx.root);
+	cf_fx_fmt(bp, sizeof bp, "%s/outside.sock", fx.root);
+	server_start(&good, gp, "good");
+	server_start(&bad, bp, "bad");
+	const char *allow[] = {gp, NULL};
+	sup_start(&s, allow);
+	struct race r = {0};
+	socklen_t l;
+	addr_of(&r.good, &l, gp);
+	addr_of(&r.bad, &l, bp);
+	run(&s, child_race, &r);
+	cr_expect_eq(atomic_load(&bad.accepts), 0, "the outside server saw %d connections",
+		     atomic_load(&bad.accepts));
+	cr_expect_gt(sh->n[2], 0, "no connect reached the allowed server");
+	cr_expect_gt(sh->n[3], 0, "no connect was refused: the race was not run");
+	cr_log_info("race: %d allowed, %d refused", sh->n[2], sh->n[3]);
+	server_stop(&good);
+	server_stop(&bad);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- a supervisor that is gone ---- */
+
+struct killed {
+	const char *outside, *inside_file;
+	int go[2];
+};
+
+static int child_after_kill(void *arg)
+{
+	struct killed *k = arg;
+	char c;
+	if (read(k->go[0], &c, 1) != 1)
+		return 2;
+	sh->e[0] = try_connect(k->outside, NULL, 0);
+	sh->e[1] = chmod(k->inside_file, 0600) < 0 ? errno : 0;
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	sh->e[2] = bind(s, (struct sockaddr *)&(struct sockaddr_un){AF_UNIX, "@x"}, 4) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, a_killed_supervisor_fails_every_trapped_call)
+{
+	struct sup s;
+	struct server out;
+	struct killed k;
+	char op[PATH_MAX], in[PATH_MAX];
+	cf_fx_fmt(op, sizeof op, "%s/outside.sock", fx.root);
+	cf_fx_fmt(in, sizeof in, "%s/f", fx.ws);
+	cf_fx_write(in, "x");
+	server_start(&out, op, "bad");
+	k.outside = op, k.inside_file = in;
+	cr_assert(pipe(k.go) == 0);
+	sup_start(&s, (const char *[]){op, NULL}); /* allowed while it lives */
+	pid_t pid = spawn(&s, child_after_kill, &k);
+	usleep(100000); /* the handover is done */
+	cr_assert(kill(s.pid, SIGKILL) == 0);
+	usleep(100000);
+	(void)!write(k.go[1], "g", 1);
+	cr_assert_eq(reap(pid), 0);
+	cr_expect_eq(sh->e[0], ENOSYS, "connect: %s", strerror(sh->e[0]));
+	cr_expect_eq(sh->e[1], ENOSYS, "chmod: %s", strerror(sh->e[1]));
+	cr_expect_eq(sh->e[2], ENOSYS, "bind: %s", strerror(sh->e[2]));
+	cr_expect_eq(atomic_load(&out.accepts), 0);
+	server_stop(&out);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- stress ---- */
+
+struct stress {
+	const char *inside, *outside, *file;
+	atomic_int *bad;
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress *st = arg;
+	char got[16];
+	for (int i = 0; i < 150; i++) {
+		if (try_connect(st->inside, got, sizeof got) != 0 || strcmp(got, "inside") != 0)
+			atomic_fetch_add(&sh->n[4], 1);
+		if (try_connect(st->outside, NULL, 0) != EACCES)
+			atomic_fetch_add(&sh->n[5], 1);
+		if (chmod(st->file, 0600 | (i & 1) << 6) != 0)
+			atomic_fetch_add(&sh->n[6], 1);
+	}
+	return NULL;
+}
+
+static int child_stress(void *arg)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, stress_thread, arg))
+			return 2;
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60)
+{
+	struct sup s;
+	struct inside in;
+	struct server out;
+	char ws[PATH_MAX], tmp[PATH_MAX], abs[64], op[PATH_MAX], file[PATH_MAX];
+	cf_fx_fmt(ws, sizeof ws, "%s/srv.sock", fx.ws);
+	cf_fx_fmt(tmp, sizeof tmp, "/tmp/cf-ipc-stress-%d.sock", (int)getpid());
+	cf_fx_fmt(abs, sizeof abs, "@cf-stress-%d", (int)getpid());
+	cf_fx_fmt(op, sizeof op, "%s/outside.sock", fx.root);
+	cf_fx_fmt(file, sizeof file, "%s/f", fx.ws);
+	cf_fx_write(file, "x");
+	server_start(&out, op, "bad");
+	in.where[0] = ws, in.where[1] = tmp, in.where[2] = abs;
+	cr_assert(pipe(in.ready) == 0 && pipe(in.done) == 0);
+	sup_start(&s, NULL);
+	pid_t server = spawn(&s, child_server, &in);
+	char c;
+	cr_assert_eq(read(in.ready[0], &c, 1), 1);
+	usleep(50000);
+	int fds_before = sup_fds(s.pid);
+	struct stress st = {ws, op, file, NULL};
+	pid_t kids[4];
+	for (int i = 0; i < 4; i++)
+		kids[i] = spawn(&s, child_stress, &st);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(reap(kids[i]), 0);
+	cr_expect_eq(sh->n[4], 0, "%d connects to the inside server failed", sh->n[4]);
+	cr_expect_eq(sh->n[5], 0, "%d connects to the outside were not refused", sh->n[5]);
+	cr_expect_eq(sh->n[6], 0, "%d chmods failed", sh->n[6]);
+	cr_expect_eq(atomic_load(&out.accepts), 0);
+	/* The listeners of the four are closed once they are gone (POLLHUP). */
+	int fds_after = 0;
+	for (int i = 0; i < 50 && (fds_after = sup_fds(s.pid)) != fds_before; i++)
+		usleep(20000);
+	cr_expect_eq(fds_after, fds_before, "the supervisor held %d descriptors, now %d", fds_before,
+		     fds_after);
+	(void)!write(in.done[1], "d", 1);
+	cr_expect_eq(reap(server), 0);
+	server_stop(&out);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- the other system call tables ---- */
+
+#if defined(__x86_64__)
+static long int80(long nr, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "r8", "r9", "r10", "r11", "memory");
+	return r;
+}
+
+static long x32(long nr, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr | 0x40000000L), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static int child_int80_getpid(void *arg)
+{
+	(void)arg;
+	return int80(20, 0, 0, 0) > 0 ? 0 : 1;
+}
+
+/* A path and a sockaddr in the low 4 GiB, where a 32-bit call can name them. */
+static int child_compat(void *arg)
+{
+	const char *p = arg;
+	bool ia32 = sh->n[7];
+	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (low == MAP_FAILED)
+		return 2;
+	strcpy(low, p);
+	struct sockaddr_un *sa = (struct sockaddr_un *)(low + 2048);
+	sa->sun_family = AF_UNIX;
+	strcpy(sa->sun_path, "/nonexistent"); /* refused before it is read */
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	uint32_t *args = (uint32_t *)(low + 3072);
+	args[0] = (uint32_t)s, args[1] = (uint32_t)(uintptr_t)sa, args[2] = sizeof *sa;
+	sh->e[4] = (int)-x32(90, (long)(uintptr_t)low, 0600, 0); /* x32 chmod */
+	if (!ia32)
+		return 0;
+	sh->e[0] = (int)-int80(15, (long)(uintptr_t)low, 0600, 0);	   /* i386 chmod */
+	sh->e[1] = (int)-int80(362, s, (long)(uintptr_t)sa, sizeof *sa);	   /* i386 connect */
+	sh->e[2] = (int)-int80(102, 3, (long)(uintptr_t)args, 0);	   /* socketcall(SYS_CONNECT) */
+	sh->e[3] = (int)-int80(212, (long)(uintptr_t)low, getuid(), getgid()); /* chown32 */
+	sh->e[5] = int80(20, 0, 0, 0) > 0 ? 0 : 1; /* i386 getpid is left alone */
+	return 0;
+}
+
+/* Classic BPF as seccomp runs it, for the instructions the filter uses: the
+ * tables this kernel may not let us call (ia32 emulation off) on made-up calls. */
+static uint32_t run_filter(uint32_t arch, uint32_t nr, uint64_t a0, uint64_t a1)
+{
+	unsigned short len;
+	const struct sock_filter *f = cf_ipc_filter_program(&len);
+	struct seccomp_data d = {.nr = (int)nr, .arch = arch, .args = {a0, a1}};
+	uint32_t a = 0;
+	cr_assert_not_null(f);
+	for (unsigned pc = 0; pc < len; pc++) {
+		const struct sock_filter *i = &f[pc];
+		if (i->code == (BPF_LD | BPF_W | BPF_ABS))
+			memcpy(&a, (const char *)&d + i->k, 4);
+		else if (i->code == (BPF_JMP | BPF_JEQ | BPF_K))
+			pc += a == i->k ? i->jt : i->jf;
+		else if (i->code == (BPF_JMP | BPF_JGE | BPF_K))
+			pc += a >= i->k ? i->jt : i->jf;
+		else if (i->code == (BPF_ALU | BPF_AND | BPF_K))
+			a &= i->k;
+		else if (i->code == (BPF_RET | BPF_K))
+			return i->k;
+		else
+			cr_assert_fail("instruction %#x at %u", i->code, pc);
+	}
+	cr_assert_fail("the program runs off its end");
+	return 0;
+}
+
+Test(ipc_engine, the_32_bit_tables_do_not_bypass)
+{
+	struct sup s;
+	char out[PATH_MAX];
+	const uint32_t NOTIF = SECCOMP_RET_USER_NOTIF, DENY = SECCOMP_RET_ERRNO | EPERM,
+		       ALLOW = SECCOMP_RET_ALLOW;
+	struct {
+		uint32_t arch, nr;
+		uint64_t a0, a1;
+		uint32_t want;
+	} cases[] = {
+		{AUDIT_ARCH_X86_64, 42, 3, 0, NOTIF},
+		{AUDIT_ARCH_X86_64, 90, 0, 0, NOTIF},
+		{AUDIT_ARCH_X86_64, 466, 0, 0, NOTIF},
+		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SETFLAGS | (1ULL << 32), NOTIF},
+		{AUDIT_ARCH_X86_64, 16, 3, 0x40046602, NOTIF},
+		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_FSSETXATTR, NOTIF},
+		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETFLAGS, ALLOW},
+		{AUDIT_ARCH_X86_64, 44, 3, 0, ALLOW}, /* sendto */
+		{AUDIT_ARCH_X86_64, 0x40000000 | 42, 3, 0, DENY},
+		{AUDIT_ARCH_X86_64, 0x40000000 | 514, 3, FS_IOC_SETFLAGS, DENY},
+		{AUDIT_ARCH_X86_64, 0x40000000 | 514, 3, FS_IOC_GETFLAGS, ALLOW},
+		{AUDIT_ARCH_X86_64, 0x40000000 | 0, 3, 0, ALLOW},
+		{AUDIT_ARCH_I386, 362, 3, 0, DENY},
+		{AUDIT_ARCH_I386, 361, 3, 0, DENY},
+		{AUDIT_ARCH_I386, 102, 3, 0, DENY},
+		{AUDIT_ARCH_I386, 102, 2, 0, DENY},
+		{AUDIT_ARCH_I386, 102, 1, 0, ALLOW}, /* socketcall(SYS_SOCKET) */
+		{AUDIT_ARCH_I386, 15, 0, 0, DENY},
+		{AUDIT_ARCH_I386, 212, 0, 0, DENY},
+		{AUDIT_ARCH_I386, 412, 0, 0, DENY},
+		{AUDIT_ARCH_I386, 54, 3, 0x40046602, DENY},
+		{AUDIT_ARCH_I386, 54, 3, 0x5401, ALLOW},
+		{AUDIT_ARCH_I386, 20, 0, 0, ALLOW},
+		{AUDIT_ARCH_AARCH64, 203, 0, 0, SECCOMP_RET_KILL_PROCESS},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		cr_expect_eq(run_filter(cases[i].arch, cases[i].nr, cases[i].a0, cases[i].a1), cases[i].want,
+			     "arch %#x nr %#x a0 %llu a1 %#llx", cases[i].arch, cases[i].nr,
+			     (unsigned long long)cases[i].a0, (unsigned long long)cases[i].a1);
+	/* The real calls. ia32 emulation may be off (ia32_emulation=0): int 0x80
+	 * then faults before seccomp sees it, so there is nothing to bypass. */
+	sh->n[7] = reap(spawn(NULL, child_int80_getpid, NULL)) == 0;
+	cf_fx_fmt(out, sizeof out, "%s/outside.txt", fx.root);
+	cf_fx_write(out, "o");
+	struct snapshot before, after;
+	snap(out, &before);
+	run(NULL, child_compat, out);
+	cr_assert_eq(sh->e[4], ENOSYS, "control x32 chmod (x32 is off here): %s", strerror(sh->e[4]));
+	if (sh->n[7]) {
+		cr_assert_eq(sh->e[0], 0, "control i386 chmod: %s", strerror(sh->e[0]));
+		cr_assert(chmod(out, before.st.st_mode & 07777) == 0);
+		snap(out, &before);
+	} else {
+		cr_log_info("int 0x80 faults here (no ia32 emulation): only the made-up calls for i386");
+	}
+	memset(sh->e, 0, sizeof sh->e);
+	sup_start(&s, NULL);
+	run(&s, child_compat, out);
+	snap(out, &after);
+	cr_expect_eq(sh->e[4], EPERM, "x32 chmod: %s", strerror(sh->e[4]));
+	if (sh->n[7]) {
+		cr_expect_eq(sh->e[0], EPERM, "i386 chmod: %s", strerror(sh->e[0]));
+		cr_expect_eq(sh->e[1], EPERM, "i386 connect: %s", strerror(sh->e[1]));
+		cr_expect_eq(sh->e[2], EPERM, "i386 socketcall connect: %s", strerror(sh->e[2]));
+		cr_expect_eq(sh->e[3], EPERM, "i386 chown32: %s", strerror(sh->e[3]));
+		cr_expect_eq(sh->e[5], 0, "i386 getpid is left alone");
+	}
+	expect_same(out, &before, &after);
+	cf_ipc_free(&s.ipc);
+}
+#endif
+
+/* ---- credentials ---- */
+
+static int child_drops_to_nobody(void *arg)
+{
+	const char *p = arg;
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		return 2;
+	sh->e[0] = chmod(p, 0666) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, a_caller_with_other_credentials_is_refused)
+{
+	struct sup s;
+	char f[PATH_MAX];
+	if (geteuid() != 0)
+		cf_test_unavailable("needs root to drop to another user");
+	cf_fx_fmt(f, sizeof f, "%s/nobodys", fx.ws);
+	cf_fx_write(f, "n");
+	cr_assert(chown(f, 65534, 65534) == 0 && chmod(f, 0600) == 0);
+	run(NULL, child_drops_to_nobody, f); /* the control: nobody owns it, so may chmod it */
+	cr_assert_eq(sh->e[0], 0, "control: %s", strerror(sh->e[0]));
+	cr_assert(chmod(f, 0600) == 0);
+	sup_start(&s, NULL);
+	run(&s, child_drops_to_nobody, f);
+	cr_expect_eq(sh->e[0], EACCES, "chmod by a caller that dropped to nobody: %s", strerror(sh->e[0]));
+	struct stat st;
+	cr_assert(stat(f, &st) == 0);
+	cr_expect_eq(st.st_mode & 07777, 0600);
+	cr_expect(strstr(log_text(&s), "\"reason\":\"credentials\""), "log: %s", log_text(&s));
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- a connect that waits does not stop the supervisor ---- */
+
+struct stall {
+	struct sockaddr_in full;
+	const char *file;
+};
+
+static void *blocked_connect(void *arg)
+{
+	struct stall *st = arg;
+	for (int i = 0; i < 8; i++) { /* more than the backlog: some of them wait */
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		connect(s, (struct sockaddr *)&st->full, sizeof st->full);
+	}
+	return NULL;
+}
+
+static int child_stall(void *arg)
+{
+	struct stall *st = arg;
+	pthread_t t;
+	pthread_create(&t, NULL, blocked_connect, st);
+	usleep(200000);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	sh->e[0] = chmod(st->file, 0640) < 0 ? errno : 0;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	sh->e[1] = (int)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000);
+	_exit(0); /* the blocked thread goes with the process */
+}
+
+Test(ipc_engine, a_waiting_connect_does_not_stall_the_others)
+{
+	struct sup s;
+	struct stall st;
+	char f[PATH_MAX];
+	cf_fx_fmt(f, sizeof f, "%s/f", fx.ws);
+	cf_fx_write(f, "x");
+	int l = tcp_listener(0, &st.full); /* never accepted: connects beyond it wait */
+	st.file = f;
+	sup_start(&s, NULL);
+	run(&s, child_stall, &st);
+	cr_expect_eq(sh->e[0], 0, "chmod: %s", strerror(sh->e[0]));
+	cr_expect_lt(sh->e[1], 500, "chmod took %d ms while connects waited", sh->e[1]);
+	close(l);
 	cf_ipc_free(&s.ipc);
 }
