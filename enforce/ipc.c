@@ -45,6 +45,20 @@
 #endif
 #define CF_FS_IOC32_SETFLAGS 0x40046602U /* _IOW('f', 2, int) */
 
+/* Three more answers, the same number in every table of this machine:
+ * io_uring_setup: a ring reaches connect, setxattr and the rest without any
+ *   system call the filter sees; ENOSYS, and libuv, liburing users and Bun
+ *   fall back to plain calls.
+ * file_setattr (Linux 6.17): inode flags by path; ENOSYS, and tools fall back
+ *   to FS_IOC_FSSETXATTR, which is trapped.
+ * prctl(PR_SET_DUMPABLE, 0): said to succeed and not done. An undumpable
+ *   process (ssh, gpg) can not have its descriptors taken by the supervisor
+ *   (pidfd_getfd is a ptrace-attach check), so every call it makes that goes
+ *   to the supervisor would fail. */
+#define NR_IO_URING_SETUP 425
+#define NR_FILE_SETATTR 469
+#define PR_SET_DUMPABLE_ 4
+
 /* ---- the filter ----
  * Native calls of the list go to the supervisor. The other tables of this
  * machine (i386 through int 0x80 or a 32-bit program, x32) reach the same
@@ -55,12 +69,15 @@
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define NATIVE_IOCTL 16
+#define NATIVE_PRCTL 157
 #define NATIVE_TRAP(X)                                                                            \
 	X(connect, 42) X(bind, 49) X(chmod, 90) X(fchmod, 91) X(fchmodat, 268) X(fchmodat2, 452)  \
 	X(chown, 92) X(fchown, 93) X(lchown, 94) X(fchownat, 260) X(utime, 132) X(utimes, 235)    \
 	X(futimesat, 261) X(utimensat, 280) X(setxattr, 188) X(lsetxattr, 189)                    \
 	X(fsetxattr, 190) X(removexattr, 197) X(lremovexattr, 198) X(fremovexattr, 199)           \
-	X(setxattrat, 463) X(removexattrat, 466)
+	X(setxattrat, 463) X(removexattrat, 466)                                                  \
+	/* never reached natively (answered above the list); x32 refuses them */                 \
+	X(io_uring_setup, 425) X(file_setattr, 469)
 #define X32_BIT 0x40000000U
 #define X32_IOCTL 514
 #define COMPAT_ARCH AUDIT_ARCH_I386
@@ -72,11 +89,13 @@
 	X(fchown32, 207) X(lchown32, 198) X(fchownat, 298) X(utime, 30) X(utimes, 271)            \
 	X(futimesat, 299) X(utimensat, 320) X(utimensat64, 412) X(setxattr, 226)                  \
 	X(lsetxattr, 227) X(fsetxattr, 228) X(removexattr, 235) X(lremovexattr, 236)              \
-	X(fremovexattr, 237) X(setxattrat, 463) X(removexattrat, 466)
+	X(fremovexattr, 237) X(setxattrat, 463) X(removexattrat, 466)                              \
+	X(io_uring_setup, 425) X(file_setattr, 469)
 #elif defined(__aarch64__)
 /* Untested here: no arm64 machine. 32-bit ARM (compat) calls are killed. */
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define NATIVE_IOCTL 29
+#define NATIVE_PRCTL 167
 #define NATIVE_TRAP(X)                                                                            \
 	X(connect, 203) X(bind, 200) X(fchmod, 52) X(fchmodat, 53) X(fchmodat2, 452)              \
 	X(fchown, 55) X(fchownat, 54) X(utimensat, 88) X(setxattr, 5) X(lsetxattr, 6)             \
@@ -107,6 +126,9 @@ enum {
 	I_IS_X32,
 #endif
 	I_IOCTL,
+	I_URING,
+	I_FILE_SETATTR,
+	I_PRCTL,
 	I_N_LIST,
 	I_N_ALLOW = I_N_LIST + N_NATIVE,
 	I_N_CMD,
@@ -115,6 +137,13 @@ enum {
 	I_N_FSSETXATTR,
 	I_N_CMD_ALLOW,
 	I_TRAP,
+	I_PRCTL_OP,
+	I_PRCTL_IS_DUMPABLE,
+	I_PRCTL_ARG,
+	I_PRCTL_IS_ZERO,
+	I_PRCTL_ALLOW,
+	I_FAKE_OK,
+	I_ENOSYS,
 #ifdef X32_BIT
 	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
 	I_X_CLEAR,
@@ -173,7 +202,10 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 #ifdef X32_BIT
 	[I_IS_X32] = IF_GE(I_IS_X32, X32_BIT, I_X_CLEAR, I_IOCTL),
 #endif
-	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_N_LIST),
+	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_URING),
+	[I_URING] = IF_EQ(I_URING, NR_IO_URING_SETUP, I_ENOSYS, I_FILE_SETATTR),
+	[I_FILE_SETATTR] = IF_EQ(I_FILE_SETATTR, NR_FILE_SETATTR, I_ENOSYS, I_PRCTL),
+	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_N_LIST),
 	NATIVE_TRAP(N_ENTRY)
 	[I_N_ALLOW] = RET(ALLOW_V),
 	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
@@ -183,6 +215,13 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_CMD_ALLOW),
 	[I_N_CMD_ALLOW] = RET(ALLOW_V),
 	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
+	[I_PRCTL_OP] = LOAD(LOW(0)),
+	[I_PRCTL_IS_DUMPABLE] = IF_EQ(I_PRCTL_IS_DUMPABLE, PR_SET_DUMPABLE_, I_PRCTL_ARG, I_PRCTL_ALLOW),
+	[I_PRCTL_ARG] = LOAD(LOW(1)),
+	[I_PRCTL_IS_ZERO] = IF_EQ(I_PRCTL_IS_ZERO, 0, I_FAKE_OK, I_PRCTL_ALLOW),
+	[I_PRCTL_ALLOW] = RET(ALLOW_V),
+	[I_FAKE_OK] = RET(SECCOMP_RET_ERRNO | 0),
+	[I_ENOSYS] = RET(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
 #ifdef X32_BIT
 	[I_X_CLEAR] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
 	[I_X_IOCTL_A] = IF_EQ(I_X_IOCTL_A, NATIVE_IOCTL, I_X_CMD, I_X_IOCTL_B),
