@@ -105,6 +105,8 @@ struct policy {
 	size_t nw;
 	char **sp; /* allowed socket files */
 	size_t nsp;
+	struct stat *spid; /* each one's identity, pinned when the supervisor first heard of it
+			      (st_ino 0: absent then, never matches) */
 	struct name *sa; /* allowed abstract names */
 	size_t nsa;
 };
@@ -616,7 +618,7 @@ static long connect_unix(struct job *j)
 	char path[sizeof sa->sun_path + 1];
 	memcpy(path, sa->sun_path, plen);
 	path[plen] = '\0';
-	struct stat st, al;
+	struct stat st;
 	int p = pin(&j->c, AT_FDCWD, path, true, false);
 	if (p < 0)
 		return p;
@@ -625,8 +627,8 @@ static long connect_unix(struct job *j)
 		return -ECONNREFUSED;
 	}
 	for (size_t i = 0; i < pol->nsp && !ok; i++)
-		ok = stat(pol->sp[i], &al) == 0 && S_ISSOCK(al.st_mode) && al.st_dev == st.st_dev &&
-		     al.st_ino == st.st_ino;
+		ok = pol->spid[i].st_ino != 0 && pol->spid[i].st_dev == st.st_dev &&
+		     pol->spid[i].st_ino == st.st_ino;
 	if (!ok) {
 		pthread_mutex_lock(&S.lock);
 		ok = bound_inside(&st, NULL);
@@ -1127,7 +1129,75 @@ static void policy_free(struct policy *p)
 		free(p->sp[i]);
 	free(p->w);
 	free(p->sp);
+	free(p->spid);
 	free(p->sa);
+}
+
+/* The sockets the first fence allowed, each with the identity it had then.
+ * That fence's blob comes from whoever started the tree (credfence run, the
+ * harness at its start, self mode) before any fenced process of this
+ * supervisor runs: a fenced program can later move the agent's socket aside
+ * and put a link to tmux's in its place, or start a child whose environment
+ * names another socket; neither widens what is allowed. A later fence may
+ * only narrow: what it allows outside this first list is dropped. */
+static struct {
+	bool set;
+	struct policy pol;
+} U;
+
+static bool name_in(const struct policy *p, const struct name *n)
+{
+	for (size_t i = 0; i < p->nsa; i++)
+		if (p->sa[i].len == n->len && memcmp(p->sa[i].b, n->b, n->len) == 0)
+			return true;
+	return false;
+}
+
+/* Under S.lock. */
+static int pin_allowed(struct policy *p)
+{
+	if (!(p->spid = calloc(p->nsp + 1, sizeof *p->spid)))
+		return -ENOMEM;
+	if (!U.set) {
+		for (size_t i = 0; i < p->nsp; i++)
+			if (stat(p->sp[i], &p->spid[i]) != 0 || !S_ISSOCK(p->spid[i].st_mode))
+				memset(&p->spid[i], 0, sizeof p->spid[i]);
+		struct policy *u = &U.pol;
+		u->sp = calloc(p->nsp + 1, sizeof *u->sp);
+		u->spid = calloc(p->nsp + 1, sizeof *u->spid);
+		u->sa = calloc(p->nsa + 1, sizeof *u->sa);
+		if (!u->sp || !u->spid || !u->sa)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->nsp; i++) {
+			if (!(u->sp[i] = strdup(p->sp[i])))
+				return -ENOMEM;
+			u->spid[i] = p->spid[i];
+			u->nsp++;
+		}
+		memcpy(u->sa, p->sa, p->nsa * sizeof *p->sa);
+		u->nsa = p->nsa;
+		U.set = true;
+		return 0;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < p->nsp; i++) {
+		size_t j = 0;
+		while (j < U.pol.nsp && strcmp(U.pol.sp[j], p->sp[i]) != 0)
+			j++;
+		if (j == U.pol.nsp) {
+			free(p->sp[i]);
+			continue;
+		}
+		p->sp[k] = p->sp[i];
+		p->spid[k++] = U.pol.spid[j];
+	}
+	p->nsp = k;
+	k = 0;
+	for (size_t i = 0; i < p->nsa; i++)
+		if (name_in(&U.pol, &p->sa[i]))
+			p->sa[k++] = p->sa[i];
+	p->nsa = k;
+	return 0;
 }
 
 static void listener_put(struct listener *l)
@@ -1275,6 +1345,11 @@ static int client_in(int cfd, struct listener **out)
 	if (answer == 0) {
 		l = calloc(1, sizeof *l);
 		answer = l ? parse_blob(buf, (size_t)n, &l->pol) : -ENOMEM;
+		if (answer == 0) {
+			pthread_mutex_lock(&S.lock);
+			answer = pin_allowed(&l->pol);
+			pthread_mutex_unlock(&S.lock);
+		}
 	}
 	if (answer == 0) {
 		l->fd = lfd;
