@@ -1062,3 +1062,37 @@ void ipct_ssh_agent(struct ipct *t, enum ipct_way way, bool by_env)
 	struct ipct_allow allow = {.ssh_agent = true, .by_env = by_env};
 	connect_each(t, way, &allow, extra, socks, cs, (const bool[]){true, false}, 2);
 }
+
+/* The allowed socket swapped under the fence: a fenced command moves the
+ * agent's socket aside and hard-links another outside socket in its place
+ * (both in /tmp, which it may write). The supervisor judges the identity the
+ * agent's socket had when the tree started, not what the path names now. */
+void ipct_swapped_allowed_socket(struct ipct *t, enum ipct_way way)
+{
+	char agent[PATH_MAX], other[PATH_MAX], counts[2][PATH_MAX], env[PATH_MAX + 16];
+	char script[PATH_MAX * 8];
+	cf_fx_fmt(agent, sizeof agent, "%s/agent.sock", t->tmp);
+	cf_fx_fmt(other, sizeof other, "%s/other.sock", t->tmp);
+	ipct_serve(t, agent, counts[0]);
+	ipct_serve(t, other, counts[1]);
+	cf_fx_write(counts[0], "");
+	cf_fx_write(counts[1], "");
+	cf_fx_fmt(env, sizeof env, "SSH_AUTH_SOCK=%s", agent);
+	const char *extra[] = {env, NULL};
+	int k = snprintf(script, sizeof script,
+			 "%s mv '%s' '%s.old' && ln '%s' '%s' && echo SWAPPED; '%s' connect '%s' '%s'; ",
+			 fenced_probe(t), agent, agent, other, agent, CF_IPC, agent, t->plain);
+	cr_assert_lt((size_t)k, sizeof script);
+	unlink(t->log);
+	struct ipct_allow allow = {.ssh_agent = true};
+	struct cf_fx_out o;
+	ipct_fenced(&o, t, way, &allow, extra, CF_ARGV("/bin/sh", "-c", script));
+	dump("swapped agent socket", way, &o);
+	expect_fenced(&o, way);
+	cr_expect(strstr(o.out, "SWAPPED"), "%s: the swap itself failed\n" SHOW, ipct_way_name(way),
+		  o.status, o.out, o.err);
+	expect_connect(&o, way, agent, "EACCES");
+	cr_expect_eq(ipct_accepts(counts[1]), 0u, "%s: the other socket accepted %zu times through "
+		     "the swapped agent path", ipct_way_name(way), ipct_accepts(counts[1]));
+	cf_fx_out_free(&o);
+}

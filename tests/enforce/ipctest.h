@@ -72,6 +72,7 @@ void ipct_inside_sockets(struct ipct *t, enum ipct_way way);  /* python: unix, f
 void ipct_server_then_client(struct ipct *t, enum ipct_way way); /* one child serves (path, /tmp, abstract), a later one connects */
 void ipct_allow_socket(struct ipct *t, enum ipct_way way, bool by_env);
 void ipct_ssh_agent(struct ipct *t, enum ipct_way way, bool by_env);
+void ipct_swapped_allowed_socket(struct ipct *t, enum ipct_way way); /* agent socket replaced by a link */
 
 /* For the CLI tests: start an outside cf-ipcserve on SOCK (path or "@name");
  * COUNT receives the file its accepts are counted in. */

@@ -35,6 +35,7 @@ Test(ipc_run, allow_socket_allows_exactly_it) { ipct_allow_socket(&t, IPCT_RUN, 
 Test(ipc_run, allow_socket_env_allows_exactly_it) { ipct_allow_socket(&t, IPCT_RUN, true); }
 Test(ipc_run, ssh_agent_allows_exactly_it) { ipct_ssh_agent(&t, IPCT_RUN, false); }
 Test(ipc_run, ssh_agent_env_allows_exactly_it) { ipct_ssh_agent(&t, IPCT_RUN, true); }
+Test(ipc_run, a_swapped_agent_socket_stays_denied) { ipct_swapped_allowed_socket(&t, IPCT_RUN); }
 Test(ipc_run, allowances_can_not_be_widened_inside) { ipct_no_self_granted_allowance(&t, IPCT_RUN); }
 
 /* The only line of OUT that holds NEEDLE (asserts there is exactly one). */

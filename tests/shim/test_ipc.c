@@ -45,5 +45,6 @@ EACH_WAY(a_server_of_one_child_is_reachable_by_the_next, ipct_server_then_client
 EACH_WAY(allow_socket_allows_exactly_it, allow_opt)
 EACH_WAY(ssh_agent_allows_exactly_it, agent_opt)
 EACH_WAY(allowances_can_not_be_widened_inside, ipct_no_self_granted_allowance)
+EACH_WAY(a_swapped_agent_socket_stays_denied, ipct_swapped_allowed_socket)
 /* The harness reads CREDFENCE_ALLOW_SOCKET too (self mode reads only that). */
 Test(ipc_shim, allow_socket_env_in_a_harness) { allow_env(&t, IPCT_SPAWN); }
