@@ -189,10 +189,11 @@ bool cf_fence_needs_supervisor(const struct cf_fence *f)
 	return f->ready && !f->inherited && !f->ipc.addr[0];
 }
 
-int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd)
+int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
 {
 	char addr[CF_IPC_ADDR_MAX];
-	int rc = cf_supervisor_start(keeper, logfd, addr);
+	int rc = above ? cf_supervisor_start_above(logfd, addr)
+		       : cf_supervisor_start(keeper, logfd, addr);
 	if (!rc)
 		rc = cf_ipc_set_addr(&f->ipc, addr);
 	if (rc) {

@@ -54,9 +54,12 @@ bool cf_fence_current(const struct cf_fence *f);
 bool cf_fence_needs_supervisor(const struct cf_fence *f);
 
 /* Start a supervisor (ipc.h) for F, serving until KEEPER has exited and no
- * fenced process is left; its denials go to LOGFD. On failure the verdict and
- * reason say why and F is no longer ready. 0 or -errno. Normal context. */
-int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd);
+ * fenced process is left; its denials go to LOGFD. ABOVE: as the ancestor of
+ * everything it serves (cf_supervisor_start_above: this process becomes the
+ * waiter and the call returns in its grandchild; KEEPER is not used). On
+ * failure the verdict and reason say why and F is no longer ready. 0 or
+ * -errno. Normal context. */
+int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above);
 
 /* Between fork and exec: fence the calling thread with the prepared ruleset when
  * it is still current, else with one built here from the same plan (never

@@ -71,9 +71,10 @@ static inline bool cf_fence_needs_supervisor(const struct cf_fence *f)
 	(void)f;
 	return false;
 }
-static inline int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd)
+static inline int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
 {
 	(void)f;
+	(void)above;
 	(void)keeper;
 	(void)logfd;
 	return 0;

@@ -70,6 +70,18 @@ const char *cf_ipc_why(int err);
  * the name into ADDR. 0 or -errno. */
 int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX]);
 
+/* The same supervisor, as an ancestor of every process it serves (Yama's
+ * ptrace_scope 1, Ubuntu's default, lets a process take descriptors only
+ * from its descendants). For a single-threaded caller about to fence itself
+ * and exec (credfence run, credfence harness): the caller's process stays as
+ * the waiter, which never returns and answers for the command (its exit
+ * status, or death by its signal; SIGTERM, SIGHUP, SIGUSR1/2, SIGALRM and
+ * SIGWINCH are passed on); its child is the supervisor, a child subreaper;
+ * and this function returns 0 in the supervisor's child, in the caller's
+ * process group, which goes on to fence itself and exec. -errno when nothing
+ * was started. */
+int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX]);
+
 /* Whether this kernel can do it: seccomp user notification with
  * pidfd_open/pidfd_getfd, found in a forked child. 0 or -errno (words from
  * cf_ipc_why). Normal context. */

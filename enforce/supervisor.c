@@ -37,7 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -159,7 +162,10 @@ static struct {
 	size_t nrec, caprec;
 	struct job *head, *tail;
 	int workers, idle, listeners;
-} S = {.log_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
+	/* Above mode (cf_supervisor_start_above): the waiter's pipe, to which
+	 * the keeper's end is reported; -1 otherwise. */
+	int status_fd;
+} S = {.log_fd = -1, .status_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
 
 static long long now_ns(void)
 {
@@ -1372,7 +1378,40 @@ static int client_in(int cfd, struct listener **out)
 
 /* ---- the loop ---- */
 
-enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF };
+enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF, K_CHILD };
+
+/* Above mode: tell the waiter how the keeper (our child) ended. */
+static void report_keeper(int keeper)
+{
+	siginfo_t si = {0};
+	if (S.status_fd < 0)
+		return;
+	int msg[2] = {-1, 0};
+	if (waitid((idtype_t)P_PIDFD, (id_t)keeper, &si, WEXITED) == 0) {
+		msg[0] = si.si_code; /* CLD_EXITED, CLD_KILLED, CLD_DUMPED */
+		msg[1] = si.si_status;
+	}
+	(void)!write(S.status_fd, msg, sizeof msg);
+	close(S.status_fd);
+	S.status_fd = -1;
+}
+
+/* Above mode: we are a child subreaper; reap the orphans that came to us,
+ * never the keeper before its end is reported. */
+static void reap(int sfd, pid_t keeper_pid)
+{
+	struct signalfd_siginfo ssi;
+	while (read(sfd, &ssi, sizeof ssi) == sizeof ssi)
+		;
+	for (;;) {
+		siginfo_t si = {0};
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+			return;
+		if (si.si_pid == keeper_pid && S.status_fd >= 0)
+			return; /* the keeper's slot collects it */
+		(void)waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
 
 struct slot {
 	enum kind kind;
@@ -1418,11 +1457,12 @@ static void accept_client(struct table *t, int ls)
 		close(c);
 }
 
-static void serve(int ls, int keeper)
+static void serve(int ls, int keeper, int sfd, pid_t keeper_pid)
 {
 	struct table t = {0};
 	bool keeper_gone = false;
-	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0)
+	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0 ||
+	    (sfd >= 0 && add(&t, sfd, K_CHILD, NULL) < 0))
 		_exit(1);
 	for (;;) {
 		size_t clients = 0;
@@ -1451,7 +1491,10 @@ static void serve(int ls, int keeper)
 				continue;
 			if (s->kind == K_LISTEN) {
 				accept_client(&t, fd);
+			} else if (s->kind == K_CHILD) {
+				reap(fd, keeper_pid);
 			} else if (s->kind == K_KEEPER) {
+				report_keeper(fd);
 				keeper_gone = true;
 				close(fd);
 				t.p[i].fd = -1;
@@ -1498,7 +1541,7 @@ static void close_others(const int *keep, size_t n)
 	}
 }
 
-static void become_supervisor(int ls, int keeper, int log_fd)
+static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid_t keeper_pid)
 {
 	struct sigaction sa = {.sa_handler = SIG_DFL};
 	sigset_t none;
@@ -1512,12 +1555,23 @@ static void become_supervisor(int ls, int keeper, int log_fd)
 	if (chdir("/") < 0)
 		_exit(1);
 	/* Out of the way of stdio first: the caller may have had 0-2 closed. */
-	int fds[3] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
-		      log_fd >= 0 ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1};
-	if (fds[0] < 0 || fds[1] < 0)
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	int sfd = -1;
+	if (status_fd >= 0) {
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+		if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+			_exit(1);
+	}
+	int fds[5] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
+		      log_fd >= 0 ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1,
+		      status_fd >= 0 ? fcntl(status_fd, F_DUPFD_CLOEXEC, 3) : -1,
+		      sfd >= 0 ? fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1};
+	if (fds[0] < 0 || fds[1] < 0 || (status_fd >= 0 && (fds[3] < 0 || fds[4] < 0)))
 		_exit(1);
-	int keep[3], nk = 0;
-	for (int i = 0; i < 3; i++)
+	int keep[5], nk = 0;
+	for (int i = 0; i < 5; i++)
 		if (fds[i] >= 0)
 			keep[nk++] = fds[i];
 	for (int i = 0; i < nk; i++)
@@ -1538,22 +1592,23 @@ static void become_supervisor(int ls, int keeper, int log_fd)
 	    sz.seccomp_notif_resp > 256)
 		_exit(1); /* notification() and respond() hold them on the stack */
 	S.log_fd = fds[2];
+	S.status_fd = fds[3];
 	S.uid = geteuid();
 	if (read_creds("/proc/self/status", NULL, S.own_creds, sizeof S.own_creds) < 0)
 		_exit(1);
-	serve(fds[0], fds[1]);
+	serve(fds[0], fds[1], fds[4], keeper_pid);
 }
 
-int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
+/* A fresh abstract listening socket; its name (no leading NUL) in NAME. */
+static int listening_socket(char name[CF_IPC_ADDR_MAX])
 {
 	unsigned char rnd[8];
-	char name[CF_IPC_ADDR_MAX];
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
 		return -EIO;
-	int k = snprintf(name, sizeof name, "credfence-sup-%d-", (int)getpid());
+	int k = snprintf(name, CF_IPC_ADDR_MAX, "credfence-sup-%d-", (int)getpid());
 	for (size_t i = 0; i < sizeof rnd; i++)
-		k += snprintf(name + k, sizeof name - (size_t)k, "%02x", rnd[i]);
+		k += snprintf(name + k, CF_IPC_ADDR_MAX - (size_t)k, "%02x", rnd[i]);
 	memcpy(sa.sun_path + 1, name, (size_t)k);
 	int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ls < 0)
@@ -1565,6 +1620,15 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 		close(ls);
 		return e;
 	}
+	return ls;
+}
+
+int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
+{
+	char name[CF_IPC_ADDR_MAX];
+	int ls = listening_socket(name);
+	if (ls < 0)
+		return ls;
 	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
 	if (kp < 0) {
 		int e = -errno;
@@ -1576,7 +1640,7 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 		pid_t sup = fork();
 		if (sup != 0)
 			_exit(sup < 0 ? 1 : 0); /* the supervisor is nobody's child */
-		become_supervisor(ls, kp, log_fd);
+		become_supervisor(ls, kp, log_fd, -1, 0);
 		_exit(1);
 	}
 	int e = pid < 0 ? -errno : 0;
@@ -1590,6 +1654,107 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 		;
 	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		return -EAGAIN;
-	memcpy(addr, name, (size_t)k + 1);
+	memcpy(addr, name, strlen(name) + 1);
 	return 0;
+}
+
+/* The waiter: what the caller's process becomes. It answers for the keeper
+ * (its grandchild) to whoever waits for it: the same exit status, or death
+ * by the same signal. Signals sent to it are passed on; the terminal's own
+ * (SIGINT, SIGQUIT) reach the keeper directly, in the same process group. */
+static volatile sig_atomic_t fwd_pid;
+
+static void forward(int sig)
+{
+	if (fwd_pid > 0)
+		kill((pid_t)fwd_pid, sig);
+}
+
+static _Noreturn void wait_for_keeper(int rd)
+{
+	static const int pass[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
+	struct sigaction sa = {.sa_handler = forward};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof pass / sizeof *pass; i++)
+		sigaction(pass[i], &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	int pid = 0, msg[2];
+	ssize_t n;
+	while ((n = read(rd, &pid, sizeof pid)) < 0 && errno == EINTR)
+		;
+	if (n == sizeof pid)
+		fwd_pid = pid;
+	while ((n = read(rd, msg, sizeof msg)) < 0 && errno == EINTR)
+		;
+	if (n != sizeof msg || msg[0] < 0) {
+		static const char e[] = "credfence: the IPC supervisor ended before the command; its "
+					"exit status is not known\n";
+		(void)!write(2, e, sizeof e - 1);
+		_exit(125);
+	}
+	if (msg[0] == CLD_EXITED)
+		_exit(msg[1]);
+	/* Killed: die of the same signal, without a core of our own. */
+	struct rlimit none_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &none_core);
+	sa.sa_handler = SIG_DFL;
+	sigaction(msg[1], &sa, NULL);
+	kill(getpid(), msg[1]);
+	_exit(128 + msg[1]);
+}
+
+int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
+{
+	char name[CF_IPC_ADDR_MAX];
+	int ls = listening_socket(name);
+	if (ls < 0)
+		return ls;
+	int st[2];
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(ls);
+		return e;
+	}
+	pid_t sup = fork();
+	if (sup < 0) {
+		int e = -errno;
+		close(ls);
+		close(st[0]);
+		close(st[1]);
+		return e;
+	}
+	if (sup > 0) {
+		close(ls);
+		close(st[1]);
+		wait_for_keeper(st[0]);
+	}
+	/* The supervisor: every process it will serve descends from it (Yama's
+	 * ptrace_scope 1 lets a process take descriptors only from its
+	 * descendants), and orphans come back to it. */
+	close(st[0]);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		_exit(125);
+	pid_t keeper = fork();
+	if (keeper < 0)
+		_exit(125);
+	if (keeper == 0) {
+		/* The keeper: goes on as the caller, in the caller's process group. */
+		close(ls);
+		close(st[1]);
+		memcpy(addr, name, strlen(name) + 1);
+		return 0;
+	}
+	int pid = (int)keeper;
+	(void)!write(st[1], &pid, sizeof pid);
+	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
+	if (kp < 0)
+		_exit(125);
+	become_supervisor(ls, kp, log_fd, st[1], keeper);
+	_exit(1);
 }

@@ -135,7 +135,7 @@ void cf_shim_fence_self(void)
 	int logfd = cf_fence_log_open(&f);
 	/* Its own supervisor, for this process and all it starts. */
 	if (cf_fence_needs_supervisor(&f))
-		(void)cf_fence_start_supervisor(&f, getpid(), logfd);
+		(void)cf_fence_start_supervisor(&f, getpid(), logfd, false);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, f.pol.reason,
 		     applied ? f.res.rules : 0, buf, sizeof buf);

@@ -434,7 +434,7 @@ int cf_cmd_harness(int argc, char **argv)
 	 * fenced process are gone. */
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);
-		int sup = cf_fence_start_supervisor(&f, getpid(), logfd);
+		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
 		if (sup)
 			cf_cli_log(&f, logfd, c.cmd[0], false);
 		if (logfd >= 0)

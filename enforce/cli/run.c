@@ -59,7 +59,7 @@ int cf_cmd_run(int argc, char **argv)
 			f.pol.verdict = CF_VERDICT_IPC;
 			f.ready = false;
 		} else if (cf_fence_needs_supervisor(&f) &&
-			   cf_fence_start_supervisor(&f, getpid(), logfd)) {
+			   cf_fence_start_supervisor(&f, getpid(), logfd, true)) {
 			/* the verdict says why */
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);

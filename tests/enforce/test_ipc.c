@@ -6,6 +6,8 @@
  * ipctest.c, shared with tests/shim/test_ipc.c (the other ways in). */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ipctest.h"
 
@@ -92,4 +94,60 @@ Test(ipc_run, status_shows_the_ipc_part)
 		  o.status, o.out, o.err);
 	cr_expect_eq(o.status, 0, "status: %d\n%s", o.status, o.err);
 	cf_fx_out_free(&o);
+}
+
+/* credfence run stays as the waiter above its supervisor (Yama's ptrace_scope
+ * 1 lets the supervisor take descriptors only from its descendants): it must
+ * answer for CMD exactly, its exit status and its death by a signal. */
+Test(ipc_run, run_answers_for_the_command_it_waits_for)
+{
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &t.fx, "run", NULL, CF_ARGV("--", "/bin/sh", "-c", "exit 7"));
+	cr_expect_eq(o.status, 7, "exit 7 came back as %d\n%s", o.status, o.err);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &t.fx, "run", NULL, CF_ARGV("--", "/bin/sh", "-c", "kill -TERM $$"));
+	cr_expect_eq(o.status, 128 + 15, "death by SIGTERM came back as %d\n%s", o.status, o.err);
+	cf_fx_out_free(&o);
+}
+
+/* A process the command leaves behind is still served after credfence run
+ * has returned (the agent's dev server), and it stays a descendant of the
+ * supervisor: orphans come back to it (a child subreaper), not to init. */
+Test(ipc_run, a_process_left_behind_is_still_served_and_descends_from_the_supervisor)
+{
+	char f[PATH_MAX], late[PATH_MAX], bg[PATH_MAX], script[PATH_MAX * 4];
+	cf_fx_fmt(f, sizeof f, "%s/made.txt", t.fx.ws);
+	cf_fx_fmt(late, sizeof late, "%s/late.txt", t.fx.ws);
+	cf_fx_fmt(bg, sizeof bg, "%s/bg.sh", t.fx.ws);
+	cf_fx_write(f, "x");
+	chmod(f, 0644);
+	/* bg.sh runs after its parent shell is gone: $$ is its own pid there. */
+	cf_fx_write(bg, "sleep 1\n"
+			"chmod 600 \"$1\" && echo chmod-ok\n"
+			"p=$(awk '/^PPid/ {print $2}' /proc/$$/status)\n"
+			"echo parent=$(cat /proc/$p/comm)\n");
+	cf_fx_fmt(script, sizeof script,
+		  "/bin/sh '%s' '%s' > '%s.tmp' 2>&1 < /dev/null & sleep 0.2; exit 0", bg, f, late);
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &t.fx, "run", NULL, CF_ARGV("--", "/bin/sh", "-c", script));
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cf_fx_out_free(&o);
+	char tmp[PATH_MAX + 8];
+	cf_fx_fmt(tmp, sizeof tmp, "%s.tmp", late);
+	char *text = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(text);
+		text = cf_fx_slurp(tmp);
+		if (text && strstr(text, "parent="))
+			break;
+		usleep(50000);
+	}
+	cr_assert(text && strstr(text, "parent="), "the process left behind wrote nothing: %s",
+		  text ? text : "(no file)");
+	cr_expect(strstr(text, "chmod-ok"), "its chmod in the workspace failed after run "
+		  "returned: %s", text);
+	cr_expect(strstr(text, "parent=credfence"), "its parent is not the supervisor: %s", text);
+	struct stat st;
+	cr_expect(stat(f, &st) == 0 && (st.st_mode & 0777) == 0600, "the chmod did not happen");
+	free(text);
 }

@@ -52,7 +52,7 @@ static void prepare(struct cf_fence *f)
 	cr_assert_eq(cf_fence_prepare(f, &o, environ, fx.ws), 0);
 	cr_assert(f->ready, "%s", f->pol.reason);
 	/* Children enter the IPC fence too: a supervisor for this test process. */
-	cr_assert_eq(cf_fence_start_supervisor(f, getpid(), -1), 0, "%s", f->pol.reason);
+	cr_assert_eq(cf_fence_start_supervisor(f, getpid(), -1, false), 0, "%s", f->pol.reason);
 	cf_options_free(&o);
 }
 
