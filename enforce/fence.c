@@ -192,12 +192,16 @@ bool cf_fence_needs_supervisor(const struct cf_fence *f)
 int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
 {
 	char addr[CF_IPC_ADDR_MAX];
-	int rc = above ? cf_supervisor_start_above(logfd, addr)
-		       : cf_supervisor_start(keeper, logfd, addr);
+	int scope = cf_ipc_ptrace_blocked("/proc/sys/kernel/yama/ptrace_scope", above);
+	int rc = scope ? -(CF_EIPC_PTRACE + scope)
+		 : above ? cf_supervisor_start_above(logfd, addr)
+			 : cf_supervisor_start(keeper, logfd, addr);
 	if (!rc)
 		rc = cf_ipc_set_addr(&f->ipc, addr);
 	if (rc) {
-		cf_ll_reason(-(CF_EIPC - rc), f->abi, f->pol.reason, sizeof f->pol.reason);
+		if (rc > -CF_EIPC)
+			rc = -(CF_EIPC_START - rc); /* the start failed */
+		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
 		f->pol.verdict = CF_VERDICT_IPC;
 		f->ready = false;
 	}

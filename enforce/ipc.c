@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -435,11 +436,49 @@ int cf_ipc_enter(const struct cf_ipc *ipc)
 
 /* ---- words ---- */
 
+static bool has_cap_sys_ptrace(void)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			yes = (strtoull(line + 7, NULL, 16) >> 19) & 1; /* CAP_SYS_PTRACE */
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+int cf_ipc_ptrace_blocked(const char *scope_file, bool above)
+{
+	char buf[16] = "";
+	int fd = open(scope_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no Yama */
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	int scope = n > 0 ? atoi(buf) : 0;
+	if (scope <= 0)
+		return 0;
+	if (scope >= 3)
+		return scope;
+	if (has_cap_sys_ptrace())
+		return 0;
+	if (scope == 1 && above)
+		return 0;
+	return scope;
+}
+
 const char *cf_ipc_why(int err)
 {
 	int e = err < 0 ? -err : err;
 	if (e == 0)
 		return "IPC fence applied";
+	if (e >= CF_EIPC_PTRACE && e < CF_EIPC_PTRACE + 1024)
+		return "Yama's ptrace_scope keeps the IPC supervisor from the fenced processes "
+		       "(self mode needs ptrace_scope 0; run and harness need 1 or less)";
+	if (e >= CF_EIPC_START && e < CF_EIPC_START + 1024)
+		return "the IPC supervisor could not be started";
 	if (e == ENOTCONN)
 		return "no IPC supervisor";
 	if (e >= CF_EPIDFD)
@@ -460,10 +499,31 @@ const char *cf_ipc_why(int err)
 		return "IPC supervisor did not answer";
 	case EPIPE:
 	case ECONNRESET:
+	case ECONNREFUSED:
 		return "IPC supervisor unreachable";
+	case ENOTCONN:
+		return "no IPC supervisor serves this process";
 	default:
 		return "IPC supervisor refused the fence";
 	}
+}
+
+void cf_ipc_reason(int err, char *out, size_t outsz)
+{
+	int e = -cf_ipc_err(err);
+	const char *why = cf_ipc_why(-e);
+	if (e >= CF_EPIDFD)
+		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
+			 strerror(e - CF_EPIDFD));
+	else if (e >= CF_EIPC_PTRACE)
+		snprintf(out, outsz, "read isolation is not effective: %s (ptrace_scope %d)", why,
+			 e - CF_EIPC_PTRACE);
+	else if (e >= CF_EIPC_START)
+		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
+			 strerror(e - CF_EIPC_START));
+	else
+		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
+			 strerror(e - CF_EIPC));
 }
 
 /* ---- probes (normal context; the work is done in a forked child) ---- */

@@ -20,6 +20,7 @@
 #ifndef CF_IPC_H
 #define CF_IPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -54,6 +55,32 @@ void cf_ipc_free(struct cf_ipc *ipc);
  * (cf_ipc_why() words them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
 #define CF_EIPC 16384
+/* -(CF_EIPC_START + errno): the supervisor could not be started.
+ * -(CF_EIPC_PTRACE + scope): Yama's ptrace_scope keeps the supervisor from
+ * the processes it would serve (cf_ipc_ptrace_blocked). */
+#define CF_EIPC_START (CF_EIPC + 1024)
+#define CF_EIPC_PTRACE (CF_EIPC + 2048)
+/* -(CF_EPIDFD + errno): pidfd_open or pidfd_getfd failed (cf_ipc_probe). */
+#define CF_EPIDFD (2 * CF_EIPC)
+
+/* Whether Yama (its ptrace_scope read from SCOPE_FILE, normally
+ * /proc/sys/kernel/yama/ptrace_scope; absent: no Yama) keeps a supervisor
+ * from taking the descriptors of the processes it serves: 1 when ABOVE is
+ * false (the supervisor is not their ancestor: self mode, check) needs scope
+ * 0, when ABOVE is true scope 1 is enough; CAP_SYS_PTRACE passes scopes 1 and
+ * 2, nothing passes 3. Returns the blocking scope (> 0), or 0. */
+int cf_ipc_ptrace_blocked(const char *scope_file, bool above);
+
+/* Any failure of this module as one of the codes above: a plain -errno
+ * becomes -(CF_EIPC + errno). */
+static inline int cf_ipc_err(int rc)
+{
+	return rc >= 0 || rc <= -CF_EIPC ? rc : -(CF_EIPC - rc);
+}
+
+/* The whole status line for such a failure ERR into OUT:
+ * "read isolation is not effective: WORDS (DETAIL)". */
+void cf_ipc_reason(int err, char *out, size_t outsz);
 
 /* The words for a cf_ipc_enter() or cf_ipc_probe() failure ("IPC supervisor
  * unreachable", "seccomp user notification unavailable", ...), without the

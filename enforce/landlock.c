@@ -249,7 +249,7 @@ static const char *ttyfilter_why(int e)
 
 static bool is_ipc(int err)
 {
-	return err <= -CF_EIPC && err > -(CF_EIPC + 4096);
+	return err <= -CF_EIPC && err > -(CF_EPIDFD + 4096);
 }
 
 bool cf_ll_words_alone(int err)
@@ -293,8 +293,7 @@ void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 	else if (err == -ELOOP)
 		snprintf(out, outsz, "read isolation is not effective: %s", why);
 	else if (is_ipc(err))
-		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
-			 strerror(-err - CF_EIPC));
+		cf_ipc_reason(err, out, outsz);
 	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
 		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
 			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);

@@ -20,7 +20,6 @@
 #define CF_IPC_BLOB_MAX 60000
 
 /* The words for probe failures of pidfd_open/pidfd_getfd (cf_ipc_probe). */
-#define CF_EPIDFD (2 * CF_EIPC)
 
 /* Seconds the child side waits for the supervisor's answer. */
 #define CF_IPC_ANSWER_TIMEOUT 10

@@ -210,7 +210,7 @@ int cf_cmd_status(int argc, char **argv)
 			f.pol.verdict = CF_VERDICT_LANDLOCK;
 			f.ready = false;
 		} else if (ipc) {
-			cf_ll_reason(-(CF_EIPC - ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
+			cf_ll_reason(cf_ipc_err(ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
 			f.pol.verdict = CF_VERDICT_IPC;
 			f.ready = false;
 		}

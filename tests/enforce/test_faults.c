@@ -27,6 +27,10 @@ static const struct fault faults[] = {
 	{{CF_SECCOMP_FAULT, "EPERM"}, NE "blocked by seccomp or a container policy: EPERM)", false},
 	{{CF_STACK_LAYERS, "16"},
 	 NE "the process already has the 16 stacked Landlock layers the kernel allows: E2BIG)", true},
+	/* Issue 10: seccomp refuses a user-notification listener, Landlock stays. */
+	{{CF_SECCOMP_FAULT, "NOTIFY"},
+	 "read isolation is not effective: seccomp user notification unavailable (Invalid argument)",
+	 true},
 };
 
 /* WRAP... credfence SUB --home H --workspace W EXTRA... */
@@ -100,6 +104,11 @@ Test(faults, eperm)
 Test(faults, sixteen_layers_e2big)
 {
 	check_fault(3);
+}
+
+Test(faults, no_user_notification)
+{
+	check_fault(4);
 }
 
 Test(faults, helpers_really_inject)

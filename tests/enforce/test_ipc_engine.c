@@ -1173,3 +1173,30 @@ Test(ipc_engine, a_waiting_connect_does_not_stall_the_others)
 	close(l);
 	cf_ipc_free(&s.ipc);
 }
+
+/* Yama's ptrace_scope, read from a file the test writes: which setups leave
+ * the supervisor unable to take the descriptors of what it serves. The test
+ * runs as root (CAP_SYS_PTRACE) in CI and may run as an ordinary user
+ * locally: the expectation follows the capability. */
+Test(ipc_engine, yama_ptrace_scope_is_judged)
+{
+	char f[PATH_MAX];
+	cf_fx_fmt(f, sizeof f, "%s/ptrace_scope", fx.root);
+	bool cap = geteuid() == 0;
+	cr_expect_eq(cf_ipc_ptrace_blocked("/nonexistent/ptrace_scope", false), 0, "no Yama");
+	cf_fx_write(f, "0\n");
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, false), 0);
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), 0);
+	cf_fx_write(f, "1\n");
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), 0, "an ancestor passes scope 1");
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, false), cap ? 0 : 1, "self mode needs scope 0");
+	cf_fx_write(f, "2\n");
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), cap ? 0 : 2, "scope 2 needs CAP_SYS_PTRACE");
+	cf_fx_write(f, "3\n");
+	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), 3, "nothing passes scope 3");
+	char why[512];
+	cf_ipc_reason(-(CF_EIPC_PTRACE + 1), why, sizeof why);
+	cr_expect(strstr(why, "read isolation is not effective: Yama's ptrace_scope") &&
+			  strstr(why, "(ptrace_scope 1)"),
+		  "%s", why);
+}
