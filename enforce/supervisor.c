@@ -1378,7 +1378,7 @@ static int client_in(int cfd, struct listener **out)
 
 /* ---- the loop ---- */
 
-enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF, K_CHILD };
+enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF, K_CHILD, K_WAITER };
 
 /* Above mode: tell the waiter how the keeper (our child) ended. */
 static void report_keeper(int keeper)
@@ -1457,12 +1457,13 @@ static void accept_client(struct table *t, int ls)
 		close(c);
 }
 
-static void serve(int ls, int keeper, int sfd, pid_t keeper_pid)
+static void serve(int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
 {
 	struct table t = {0};
 	bool keeper_gone = false;
 	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0 ||
-	    (sfd >= 0 && add(&t, sfd, K_CHILD, NULL) < 0))
+	    (sfd >= 0 && add(&t, sfd, K_CHILD, NULL) < 0) ||
+	    (waiter >= 0 && add(&t, waiter, K_WAITER, NULL) < 0))
 		_exit(1);
 	for (;;) {
 		size_t clients = 0;
@@ -1493,6 +1494,13 @@ static void serve(int ls, int keeper, int sfd, pid_t keeper_pid)
 				accept_client(&t, fd);
 			} else if (s->kind == K_CHILD) {
 				reap(fd, keeper_pid);
+			} else if (s->kind == K_WAITER) {
+				/* The waiter died before the command (SIGKILL, which it
+				 * can not pass on): whoever killed it meant the command. */
+				if (!keeper_gone)
+					kill(keeper_pid, SIGKILL);
+				close(fd);
+				t.p[i].fd = -1;
 			} else if (s->kind == K_KEEPER) {
 				report_keeper(fd);
 				keeper_gone = true;
@@ -1541,7 +1549,8 @@ static void close_others(const int *keep, size_t n)
 	}
 }
 
-static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid_t keeper_pid)
+static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid_t keeper_pid,
+			      int waiter)
 {
 	struct sigaction sa = {.sa_handler = SIG_DFL};
 	sigset_t none;
@@ -1564,14 +1573,15 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 		if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 			_exit(1);
 	}
-	int fds[5] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
+	int fds[6] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
 		      log_fd >= 0 ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1,
 		      status_fd >= 0 ? fcntl(status_fd, F_DUPFD_CLOEXEC, 3) : -1,
-		      sfd >= 0 ? fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1};
+		      sfd >= 0 ? fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1,
+		      waiter >= 0 ? fcntl(waiter, F_DUPFD_CLOEXEC, 3) : -1};
 	if (fds[0] < 0 || fds[1] < 0 || (status_fd >= 0 && (fds[3] < 0 || fds[4] < 0)))
 		_exit(1);
-	int keep[5], nk = 0;
-	for (int i = 0; i < 5; i++)
+	int keep[6], nk = 0;
+	for (int i = 0; i < 6; i++)
 		if (fds[i] >= 0)
 			keep[nk++] = fds[i];
 	for (int i = 0; i < nk; i++)
@@ -1596,7 +1606,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	S.uid = geteuid();
 	if (read_creds("/proc/self/status", NULL, S.own_creds, sizeof S.own_creds) < 0)
 		_exit(1);
-	serve(fds[0], fds[1], fds[4], keeper_pid);
+	serve(fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
 
 /* A fresh abstract listening socket; its name (no leading NUL) in NAME. */
@@ -1640,7 +1650,7 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 		pid_t sup = fork();
 		if (sup != 0)
 			_exit(sup < 0 ? 1 : 0); /* the supervisor is nobody's child */
-		become_supervisor(ls, kp, log_fd, -1, 0);
+		become_supervisor(ls, kp, log_fd, -1, 0, -1);
 		_exit(1);
 	}
 	int e = pid < 0 ? -errno : 0;
@@ -1664,23 +1674,39 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
  * (SIGINT, SIGQUIT) reach the keeper directly, in the same process group. */
 static volatile sig_atomic_t fwd_pid;
 
-static void forward(int sig)
+static void forward(int sig, siginfo_t *si, void *ctx)
 {
+	(void)ctx;
+	/* SIGINT and SIGQUIT from the terminal reached the keeper already (same
+	 * process group): pass on only those a process sent. */
+	if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code > 0)
+		return;
 	if (fwd_pid > 0)
 		kill((pid_t)fwd_pid, sig);
 }
 
 static _Noreturn void wait_for_keeper(int rd)
 {
-	static const int pass[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
-	struct sigaction sa = {.sa_handler = forward};
+	static const int pass[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGINT, SIGQUIT};
+	struct sigaction sa = {.sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof pass / sizeof *pass; i++)
 		sigaction(pass[i], &sa, NULL);
+	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	/* Hold nothing of the command's: a pipe's writer must see its reader go
+	 * when the command closes it, not when we exit. Stderr stays, for the one
+	 * line below. */
+	int null = rd >= 3 ? open("/dev/null", O_RDWR | O_CLOEXEC) : -1;
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		if (null > 2)
+			close(null);
+		int keep[1] = {rd};
+		close_others(keep, 1);
+	}
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1738,7 +1764,8 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 	 * ptrace_scope 1 lets a process take descriptors only from its
 	 * descendants), and orphans come back to it. */
 	close(st[0]);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+	int waiter = (int)syscall(SYS_pidfd_open, getppid(), 0);
+	if (waiter < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(125);
 	pid_t keeper = fork();
 	if (keeper < 0)
@@ -1747,6 +1774,7 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 		/* The keeper: goes on as the caller, in the caller's process group. */
 		close(ls);
 		close(st[1]);
+		close(waiter);
 		memcpy(addr, name, strlen(name) + 1);
 		return 0;
 	}
@@ -1755,6 +1783,6 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
 	if (kp < 0)
 		_exit(125);
-	become_supervisor(ls, kp, log_fd, st[1], keeper);
+	become_supervisor(ls, kp, log_fd, st[1], keeper, waiter);
 	_exit(1);
 }

@@ -133,9 +133,12 @@ void cf_shim_fence_self(void)
 	}
 	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
-	/* Its own supervisor, for this process and all it starts. */
+	/* Its own supervisor, for this process and all it starts, above them as
+	 * for credfence run: this process stays as the waiter (exit status and
+	 * signals passed through) and the program goes on in its grandchild, so
+	 * that Yama's ptrace_scope 1 lets the supervisor reach it. */
 	if (cf_fence_needs_supervisor(&f))
-		(void)cf_fence_start_supervisor(&f, getpid(), logfd, false);
+		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, f.pol.reason,
 		     applied ? f.res.rules : 0, buf, sizeof buf);

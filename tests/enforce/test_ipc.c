@@ -6,7 +6,11 @@
  * ipctest.c, shared with tests/shim/test_ipc.c (the other ways in). */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ipctest.h"
@@ -150,4 +154,93 @@ Test(ipc_run, a_process_left_behind_is_still_served_and_descends_from_the_superv
 	struct stat st;
 	cr_expect(stat(f, &st) == 0 && (st.st_mode & 0777) == 0600, "the chmod did not happen");
 	free(text);
+}
+
+/* Start `credfence run -- /bin/sh -c SCRIPT` without waiting; the pid of the
+ * credfence process (the waiter). SCRIPT writes its own pid to PIDFILE. */
+static pid_t start_run(const char *script)
+{
+	char **env = cf_fx_env(&t.fx, NULL);
+	pid_t p = fork();
+	cr_assert(p >= 0);
+	if (p == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (chdir(t.fx.ws) != 0)
+			_exit(126);
+		execve(cf_fx_bin(),
+		       CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			       "--", "/bin/sh", "-c", (char *)script),
+		       env);
+		_exit(127);
+	}
+	cf_fx_env_free(env);
+	return p;
+}
+
+static pid_t read_pid(const char *file)
+{
+	for (int i = 0; i < 200; i++) {
+		char *s = cf_fx_slurp(file);
+		pid_t pid = s ? (pid_t)atoi(s) : 0;
+		free(s);
+		if (pid > 0)
+			return pid;
+		usleep(20000);
+	}
+	cr_assert_fail("the command never wrote its pid to %s", file);
+	return 0;
+}
+
+static bool gone_within(pid_t pid, int ms)
+{
+	char stat[64], *s;
+	cf_fx_fmt(stat, sizeof stat, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < ms / 20; i++) {
+		s = cf_fx_slurp(stat);
+		/* gone, or a zombie its reaper has not collected yet */
+		bool dead = !s || strstr(s, ") Z ");
+		free(s);
+		if (dead)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* The waiter can not pass SIGKILL on: the supervisor sees it die before the
+ * command and kills the command (timeout -s KILL credfence run ... must not
+ * leave CMD running). */
+Test(ipc_run, a_killed_waiter_takes_the_command_with_it)
+{
+	char pidfile[PATH_MAX], script[PATH_MAX + 64];
+	cf_fx_fmt(pidfile, sizeof pidfile, "%s/cmd.pid", t.fx.ws);
+	cf_fx_fmt(script, sizeof script, "echo $$ > '%s'; exec sleep 30", pidfile);
+	pid_t waiter = start_run(script);
+	pid_t cmd = read_pid(pidfile);
+	cr_assert_neq(cmd, waiter, "the command runs below the waiter, not in it");
+	kill(waiter, SIGKILL);
+	waitpid(waiter, NULL, 0);
+	cr_expect(gone_within(cmd, 3000), "the command (pid %d) outlived its killed waiter", (int)cmd);
+	kill(cmd, SIGKILL);
+}
+
+/* SIGINT sent by a process (not the terminal) is passed on; the waiter then
+ * dies of the same signal. */
+Test(ipc_run, a_signal_sent_to_the_waiter_reaches_the_command)
+{
+	char pidfile[PATH_MAX], script[PATH_MAX + 64];
+	cf_fx_fmt(pidfile, sizeof pidfile, "%s/cmd.pid", t.fx.ws);
+	cf_fx_fmt(script, sizeof script, "echo $$ > '%s'; exec sleep 30", pidfile);
+	pid_t waiter = start_run(script);
+	pid_t cmd = read_pid(pidfile);
+	kill(waiter, SIGINT);
+	int st = 0;
+	cr_assert_eq(waitpid(waiter, &st, 0), waiter);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the waiter ended with status 0x%x",
+		  st);
+	cr_expect(gone_within(cmd, 3000), "the command did not get the SIGINT");
+	kill(cmd, SIGKILL);
 }
