@@ -476,7 +476,7 @@ const char *cf_ipc_why(int err)
 		return "IPC fence applied";
 	if (e >= CF_EIPC_PTRACE && e < CF_EIPC_PTRACE + 1024)
 		return "Yama's ptrace_scope keeps the IPC supervisor from the fenced processes "
-		       "(self mode needs ptrace_scope 0; run and harness need 1 or less)";
+		       "(it needs 1 or less, or CAP_SYS_PTRACE for 2)";
 	if (e >= CF_EIPC_START && e < CF_EIPC_START + 1024)
 		return "the IPC supervisor could not be started";
 	if (e == ENOTCONN)

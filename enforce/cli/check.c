@@ -196,7 +196,7 @@ int cf_cmd_check(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 #ifdef __linux__
-	if (cf_fence_needs_supervisor(&f) && cf_fence_start_supervisor(&f, getpid(), -1, false)) {
+	if (cf_fence_needs_supervisor(&f) && cf_fence_start_supervisor(&f, getpid(), -1, true)) {
 		cf_err("%s; %s", f.pol.reason, cf_cli_hint(f.pol.verdict));
 		return CF_EXIT_FAIL;
 	}
