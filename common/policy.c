@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "paths.h"
@@ -484,11 +485,42 @@ static const char *logical_cwd(char *const envp[], const char *cwd)
 	return cwd;
 }
 
+/* npm reads its settings from npm_config_* in any case of letters, and the
+ * last non-empty one in the environment wins (@npmcli/config, loadEnv). */
+static const char *npm_cache_dir(char *const envp[])
+{
+	static const char key[] = "npm_config_cache=";
+	const char *found = NULL;
+	for (char *const *e = envp; e && *e; e++)
+		if (strncasecmp(*e, key, sizeof key - 1) == 0 && (*e)[sizeof key - 1])
+			found = *e + sizeof key - 1;
+	return found;
+}
+
+/* A cache the tools write while they work, where the environment puts it:
+ * $VAR joined with LEAF when VAR is set and not empty, else HOME joined with
+ * REL. An XDG variable that is not absolute is ignored, as the XDG spec says;
+ * CARGO_HOME and npm's cache are taken from the cwd, as cargo and npm do. */
+static int cache_add(struct cf_policy *p, struct links *l, const char *moved, bool xdg,
+		     const char *leaf, const char *rel, const char *cwd)
+{
+	char buf[PATH_MAX * 2];
+	int k;
+	if (moved && *moved && (!xdg || moved[0] == '/'))
+		k = snprintf(buf, sizeof buf, "%s%s%s", moved, *leaf ? "/" : "", leaf);
+	else if (p->home)
+		k = snprintf(buf, sizeof buf, "%s/%s", p->home, rel);
+	else
+		return 0;
+	if (k < 0 || (size_t)k >= sizeof buf)
+		return 0; /* too long to resolve: no rule, like a missing location */
+	return writable_add(p, l, buf, cwd);
+}
+
 static int writable_locations(struct cf_policy *p, struct links *l, const struct cf_options *o,
 			      char *const envp[], const char *cwd)
 {
 	static const char *const fixed[] = {"/tmp", "/var/tmp", "/dev/shm"};
-	static const char *const caches[] = {".cache", ".npm", ".cargo/registry", ".cargo/git"};
 	/* The workspace as given: its canonical form no longer shows the symlinks.
 	 * For the current directory, the shell's $PWD when it names the same
 	 * directory: `cd /tmp/proj` through a symlink a fenced program may have
@@ -499,11 +531,15 @@ static int writable_locations(struct cf_policy *p, struct links *l, const struct
 		rc = writable_add(p, l, fixed[i], cwd);
 	if (!rc)
 		rc = writable_add(p, l, cf_env_get(envp, "TMPDIR"), cwd);
-	for (size_t i = 0; !rc && p->home && i < sizeof caches / sizeof *caches; i++) {
-		char buf[PATH_MAX * 2];
-		snprintf(buf, sizeof buf, "%s/%s", p->home, caches[i]);
-		rc = writable_add(p, l, buf, cwd);
-	}
+	const char *cargo = cf_env_get(envp, "CARGO_HOME");
+	if (!rc)
+		rc = cache_add(p, l, cf_env_get(envp, "XDG_CACHE_HOME"), true, "", ".cache", cwd);
+	if (!rc)
+		rc = cache_add(p, l, npm_cache_dir(envp), false, "", ".npm", cwd);
+	if (!rc)
+		rc = cache_add(p, l, cargo, false, "registry", ".cargo/registry", cwd);
+	if (!rc)
+		rc = cache_add(p, l, cargo, false, "git", ".cargo/git", cwd);
 	for (size_t i = 0; !rc && i < o->writable.n; i++)
 		rc = writable_add(p, l, o->writable.v[i], cwd);
 	return rc;

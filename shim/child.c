@@ -101,6 +101,91 @@ long long cf_shim_now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* X_OK as exec judges it (the effective ids, where the kernel has
+ * faccessat2): 0 or -errno. Raw syscalls only. */
+int cf_shim_can_exec(const char *path)
+{
+	long rc = -ENOSYS;
+#ifdef SYS_faccessat2
+	rc = cf_sys4(SYS_faccessat2, AT_FDCWD, path, X_OK, AT_EACCESS);
+#endif
+	if (rc == -ENOSYS)
+		rc = cf_sys3(SYS_faccessat, AT_FDCWD, path, X_OK);
+	return (int)rc;
+}
+
+bool cf_shim_exec_would_fail(const char *path, int *err)
+{
+	int rc = cf_shim_can_exec(path);
+	if (rc != -ENOENT && rc != -ENOTDIR && rc != -EACCES)
+		return false;
+	*err = -rc;
+	return true;
+}
+
+const char *cf_shim_which(const char *file, const char *path_var, char *buf, size_t cap)
+{
+	size_t fl = slen(file);
+	for (size_t i = 0; i < fl; i++)
+		if (file[i] == '/')
+			return file;
+	if (!fl || !path_var)
+		return file;
+	for (const char *p = path_var;;) {
+		const char *end = p;
+		while (*end && *end != ':')
+			end++;
+		size_t dl = (size_t)(end - p), at = 0;
+		if (dl + 1 + fl + 1 <= cap) {
+			for (; at < dl; at++)
+				buf[at] = p[at];
+			if (dl) /* an empty entry is the current directory */
+				buf[at++] = '/';
+			for (size_t i = 0; i <= fl; i++)
+				buf[at + i] = file[i];
+			if (cf_shim_can_exec(buf) == 0)
+				return buf;
+		}
+		if (!*end)
+			return file;
+		p = end + 1;
+	}
+}
+
+/* The last refusal, so that the next exec attempt of the same launch (a
+ * Python subprocess tries every PATH entry that holds the program) is refused
+ * again without a second line in the log and on stderr. In a vfork child this
+ * memory is the parent's: the child's pid, the fence and a short time make a
+ * record that no other launch matches (a pid is not reused within it); a
+ * record torn by two children at once costs at worst one more line. Only the
+ * line is saved: the answer is the one the fence gave. */
+static struct {
+	int pid;
+	const void *fence;
+	long long at_ns;
+	int answer;
+} last_refusal;
+#define CF_REFUSAL_NS 2000000000LL
+
+static int refused_before(int pid, const struct cf_fence *f)
+{
+	if (__atomic_load_n(&last_refusal.pid, __ATOMIC_RELAXED) != pid ||
+	    __atomic_load_n(&last_refusal.fence, __ATOMIC_RELAXED) != f ||
+	    cf_shim_now_ns() - __atomic_load_n(&last_refusal.at_ns, __ATOMIC_RELAXED) > CF_REFUSAL_NS)
+		return 1; /* no record: fence and report */
+	return f->pol.mode == CF_MODE_BEST_EFFORT ? 0 : -EPERM;
+}
+
+static int refusal(int pid, const struct cf_fence *f, int answer)
+{
+	if (answer <= 0) {
+		__atomic_store_n(&last_refusal.at_ns, cf_shim_now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&last_refusal.fence, f, __ATOMIC_RELAXED);
+		__atomic_store_n(&last_refusal.pid, pid, __ATOMIC_RELAXED);
+	}
+	return answer;
+}
+
 int cf_shim_child_enter(const char *program)
 {
 	return cf_shim_child_enter_env(program, NULL);
@@ -117,6 +202,10 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 	if (cf_ll_fenced())
 		return 1;
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	int pid = (int)cf_sys0(SYS_getpid);
+	int before = refused_before(pid, f);
+	if (before <= 0)
+		return before;
 	if (envp) {
 		/* The harness's fence was built from the harness's environment: a
 		 * child whose own moves a secret (KUBECONFIG=...) needs one built
@@ -129,12 +218,12 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 			cf_shim_say(moved, " in this child's environment moves a secret away from where the "
 					   "harness's fence denies it, and no credfence command is known to "
 					   "fence it (CREDFENCE_LAUNCHER). Nothing was run.\n");
-			return -EPERM;
+			return refusal(pid, f, -EPERM);
 		}
 	}
 	bool checked = cf_shim_checked.fence == f &&
 		       cf_shim_now_ns() - cf_shim_checked.at_ns < CF_CHECK_TRUST_NS;
-	return cf_shim_fence_thread(f, program, checked);
+	return refusal(pid, f, cf_shim_fence_thread(f, program, checked));
 }
 
 /* execve(LAUNCHER, [LAUNCHER, "run", "--", FILE, ARGV[1]...], ENV), ENV being

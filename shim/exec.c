@@ -4,6 +4,7 @@
  * the ENOEXEC shell fallback, errno) are then exactly the real ones. All of it
  * may run between fork and exec: stack memory and raw syscalls only. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -44,14 +45,40 @@ static int real_exec(const struct call *c, char *const *env)
 	}
 }
 
+/* PATH as glibc's execvp reads it: from environ, not from the new
+ * environment; its default when unset. */
+static const char *search_path(void)
+{
+	for (char **e = environ; e && *e; e++) {
+		const char *s = *e;
+		if (s[0] == 'P' && s[1] == 'A' && s[2] == 'T' && s[3] == 'H' && s[4] == '=')
+			return s + 5;
+	}
+	return "/bin:/usr/bin";
+}
+
 /* Fence the child (or refuse with EPERM), then the real call with the
  * environment less the shim, which a fenced child no longer needs. */
 static int fenced_exec(const struct call *c)
 {
 	const char *program = c->path;
+	char found[PATH_MAX];
 	if (c->how == BY_FD) {
 		char *const *av = opaque(c->argv);
 		program = av && av[0] ? av[0] : "fexecve";
+	}
+	if (cf_shim.role == CF_ROLE_HARNESS && opaque(c->path)) {
+		int err;
+		/* A PATH search made by hand (CPython's subprocess, a shell) tries
+		 * each candidate with execve: one that is not there fails here as
+		 * the kernel would fail it, unfenced and unlogged, since nothing
+		 * runs. The log then names the candidate that ran, once. */
+		if (c->how == BY_PATH && cf_shim_exec_would_fail(c->path, &err)) {
+			errno = err;
+			return -1;
+		}
+		if (c->how == BY_SEARCH)
+			program = cf_shim_which(c->path, search_path(), found, sizeof found);
 	}
 	int fenced = cf_shim_child_enter_env(program, c->envp);
 	if (fenced == CF_CHILD_RELAUNCH) {

@@ -92,6 +92,7 @@ struct launch {
 	const char *file;
 	bool search;          /* posix_spawnp: look FILE up in PATH */
 	const char *path_var; /* the caller's PATH, for the search */
+	const char *program;  /* for the log: FILE as the search will find it */
 	const struct glibc_action *acts;
 	int n_acts;
 	short flags;
@@ -284,7 +285,7 @@ static int child(void *p)
 
 	reset_signals(l);
 	rc = apply_attributes(l);
-	if (!rc && (fenced = cf_shim_fence_thread(l->fence, l->file, l->checked)) < 0)
+	if (!rc && (fenced = cf_shim_fence_thread(l->fence, l->program, l->checked)) < 0)
 		rc = -EPERM;
 	for (int i = 0; !rc && i < l->n_acts; i++)
 		rc = apply_action(&l->acts[i]);
@@ -336,7 +337,8 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 		   const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
 		   char *const argv[], char *const envp[])
 {
-	struct launch l = {.file = file, .search = search, .argv = argv, .envp = envp};
+	struct launch l = {.file = file, .program = file, .search = search, .argv = argv, .envp = envp};
+	char found[PATH_MAX];
 	int err = read_attributes(&l, attr);
 	if (!err)
 		err = read_actions(&l, fa);
@@ -346,6 +348,7 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 		l.path_var = getenv("PATH");
 		if (!l.path_var)
 			l.path_var = "/bin:/usr/bin";
+		l.program = cf_shim_which(file, l.path_var, found, sizeof found);
 	}
 	l.fence = cf_shim_fence_now_checked(&l.checked);
 	/* A child whose environment moves a secret elsewhere than the harness's

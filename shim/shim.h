@@ -79,6 +79,19 @@ int cf_shim_child_enter(const char *program);
 int cf_shim_child_enter_env(const char *program, char *const envp[]);
 int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[]);
 
+/* Between fork and exec too (child.c), raw syscalls and stack only.
+ * cf_shim_can_exec: access(PATH, X_OK) as exec judges it, 0 or -errno.
+ * cf_shim_exec_would_fail: true, with the errno in *ERR, when an execve of
+ * PATH could only fail as not there or not executable (ENOENT, ENOTDIR,
+ * EACCES); a PATH search tries such candidates by the dozen, and each would
+ * otherwise be fenced and logged under a name that never ran.
+ * cf_shim_which: FILE as a PATH search would run it, the first candidate in
+ * PATH_VAR that may be executed, built in BUF; FILE itself when it holds a
+ * slash or no candidate is found. For the log's program name only. */
+int cf_shim_can_exec(const char *path);
+bool cf_shim_exec_would_fail(const char *path, int *err);
+const char *cf_shim_which(const char *file, const char *path_var, char *buf, size_t cap);
+
 /* The environment the current fence was built from (envsnap.h), or NULL. */
 struct cf_envsnap;
 const struct cf_envsnap *cf_shim_snap(void);

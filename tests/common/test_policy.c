@@ -483,6 +483,114 @@ Test(policy, symlink_in_a_cache_is_refused_too)
 	expect_link_refused(t, t, at(fx.home, ".cache"));
 }
 
+/* Issue 12, item 10: the writable caches follow the variables that move them,
+ * as the denied list does; the default place is then not writable. */
+static bool writable_has(const char *path)
+{
+	char c[PATH_MAX];
+	if (cf_canon(path, NULL, c, sizeof c, NULL, NULL))
+		return false;
+	return cf_strv_has(&p.writable, c);
+}
+
+Test(policy, relocated_caches_are_writable_where_they_moved)
+{
+	char cargo[PATH_MAX], xdg[PATH_MAX], npm[PATH_MAX];
+	cf_fx_fmt(cargo, sizeof cargo, "%s/cargo-home", fx.root);
+	cf_fx_fmt(xdg, sizeof xdg, "%s/xdg-cache", fx.root);
+	cf_fx_fmt(npm, sizeof npm, "%s/npm-cache", fx.root);
+	cf_fx_mkdirs(at(cargo, "registry"));
+	cf_fx_mkdirs(at(cargo, "git"));
+	cf_fx_mkdirs(xdg);
+	cf_fx_mkdirs(npm);
+	cf_fx_mkdirs(at(fx.home, ".cargo/registry"));
+	cf_fx_mkdirs(at(fx.home, ".cargo/git"));
+	cf_fx_mkdirs(at(fx.home, ".cache"));
+	cf_fx_mkdirs(at(fx.home, ".npm"));
+	char e1[PATH_MAX * 2], e2[PATH_MAX * 2], e3[PATH_MAX * 2];
+	cf_fx_fmt(e1, sizeof e1, "CARGO_HOME=%s", cargo);
+	cf_fx_fmt(e2, sizeof e2, "XDG_CACHE_HOME=%s", xdg);
+	cf_fx_fmt(e3, sizeof e3, "npm_config_cache=%s", npm);
+	char *envp[] = {e1, e2, e3, NULL};
+	build_env(envp);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	const char *moved[] = {at(cargo, "registry"), at(cargo, "git"), xdg, npm};
+	for (size_t i = 0; i < sizeof moved / sizeof *moved; i++)
+		cr_expect(writable_has(moved[i]), "%s is not writable", moved[i]);
+	const char *old[] = {at(fx.home, ".cargo/registry"), at(fx.home, ".cargo/git"),
+			     at(fx.home, ".cache"), at(fx.home, ".npm")};
+	for (size_t i = 0; i < sizeof old / sizeof *old; i++)
+		cr_expect(!writable_has(old[i]), "%s is writable although its cache moved", old[i]);
+}
+
+Test(policy, npm_cache_variable_in_either_case_the_last_one_wins)
+{
+	const char *a = at(fx.root, "npm-a"), *b = at(fx.root, "npm-b");
+	cf_fx_mkdirs(a);
+	cf_fx_mkdirs(b);
+	char e1[PATH_MAX * 2], e2[PATH_MAX * 2];
+	cf_fx_fmt(e1, sizeof e1, "NPM_CONFIG_CACHE=%s", a);
+	char *upper[] = {e1, NULL};
+	build_env(upper);
+	cr_expect(writable_has(a), "NPM_CONFIG_CACHE is not followed");
+	cr_expect(!writable_has(at(fx.home, ".npm")));
+
+	/* npm takes the last non-empty npm_config_cache in any case. */
+	cf_fx_fmt(e2, sizeof e2, "npm_config_cache=%s", b);
+	char *empty = "Npm_Config_Cache=";
+	char *both[] = {e1, e2, empty, NULL};
+	build_env(both);
+	cr_expect(writable_has(b), "the last npm_config_cache is not followed");
+	cr_expect(!writable_has(a), "an earlier npm_config_cache is writable too");
+}
+
+Test(policy, relative_xdg_cache_home_is_ignored_and_empty_variables_too)
+{
+	cf_fx_mkdirs(at(fx.home, ".cache"));
+	cf_fx_mkdirs(at(fx.ws, "rel-cache"));
+	cf_fx_mkdirs(at(fx.home, ".cargo/registry"));
+	char *envp[] = {"XDG_CACHE_HOME=rel-cache", "CARGO_HOME=", NULL};
+	build_env(envp);
+	cr_expect(writable_has(at(fx.home, ".cache")), "~/.cache is not writable");
+	cr_expect(!writable_has(at(fx.ws, "rel-cache")), "a relative XDG_CACHE_HOME is followed");
+	cr_expect(writable_has(at(fx.home, ".cargo/registry")), "an empty CARGO_HOME moved it");
+}
+
+Test(policy, relocated_cache_that_overlaps_a_secret_is_not_effective)
+{
+	cf_fx_mkdirs(at(fx.home, ".ssh/npm"));
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "npm_config_cache=%s/.ssh/npm", fx.home);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
+	char want[PATH_MAX * 3];
+	cf_fx_fmt(want, sizeof want,
+		  "read isolation is not effective: writable location %s/.ssh/npm overlaps secret "
+		  "%s/.ssh",
+		  fx.home, fx.home);
+	cr_expect_str_eq(p.reason, want);
+
+	/* XDG_CACHE_HOME=$HOME makes the whole home writable. */
+	char env2[PATH_MAX * 2];
+	cf_fx_fmt(env2, sizeof env2, "XDG_CACHE_HOME=%s", fx.home);
+	char *envp2[] = {env2, NULL};
+	build_env(envp2);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
+}
+
+Test(policy, relocated_cache_through_a_symlink_in_a_writable_location_is_refused)
+{
+	cf_fx_mkdirs(at(fx.root, "elsewhere"));
+	const char *link = at(fx.ws, "cache");
+	cr_assert(symlink(at(fx.root, "elsewhere"), link) == 0);
+	char env[PATH_MAX * 2];
+	cf_fx_fmt(env, sizeof env, "XDG_CACHE_HOME=%s", link);
+	char *envp[] = {env, NULL};
+	build_env(envp);
+	expect_link_refused(link, link, fx.ws);
+}
+
 Test(policy, user_symlink_outside_every_writable_location_stays_accepted)
 {
 	/* /home/u/proj -> /data/proj, made by the user: nothing fenced can

@@ -695,3 +695,85 @@ Test(cli, every_option_of_help_is_in_the_man_page_and_the_reference)
 	free(ref);
 	free(ja);
 }
+
+/* The man page as text: font escapes dropped, \- and \e as - and \, the
+ * arguments of a font macro joined as roff joins them (.B and .I with spaces,
+ * the alternating ones .BI, .BR, ... without), one output line a source line. */
+static char *man_text(const char *man)
+{
+	size_t n = strlen(man);
+	char *out = malloc(n + 1), *w = out;
+	cr_assert(out);
+	for (const char *line = man; *line;) {
+		const char *end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		const char *p = line;
+		bool macro = *p == '.', spaced = false;
+		if (macro) {
+			size_t m = strcspn(p, " \n");
+			bool font = (m == 2 && strchr("BI", p[1])) ||
+				    (m == 3 && strchr("BIR", p[1]) && strchr("BIR", p[2]));
+			spaced = m == 2;
+			p = font ? p + m : end; /* other requests are line breaks */
+		}
+		bool quoted = false, first = true;
+		for (; p < end; p++) {
+			if (macro && *p == '"') {
+				quoted = !quoted;
+				continue;
+			}
+			if (macro && *p == ' ' && !quoted) {
+				if (spaced && !first)
+					*w++ = ' ';
+				continue;
+			}
+			if (p[0] == '\\' && p[1] == 'f' && p + 2 < end) {
+				p += 2;
+				continue;
+			}
+			if (p[0] == '\\' && (p[1] == '-' || p[1] == 'e')) {
+				*w++ = p[1] == '-' ? '-' : '\\';
+				p++;
+				continue;
+			}
+			*w++ = *p;
+			first = false;
+		}
+		*w++ = '\n';
+		line = *end ? end + 1 : end;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* Every status line of the reference's Verdicts tables is in the man page
+ * (issue 12: the man page covers every verdict) and, the same text, in the
+ * Japanese reference. */
+Test(cli, every_verdict_of_the_reference_is_in_the_man_page)
+{
+	char *src = source_file("docs/credfence.1");
+	char *man = man_text(src);
+	char *ref = source_file("docs/cli-reference.md");
+	char *ja = source_file("docs/cli-reference.ja.md");
+	size_t seen = 0;
+	for (const char *p = ref; (p = strstr(p, "\n| `read isolation "));) {
+		p += 3;
+		const char *end = strchr(p, '`');
+		cr_assert(end);
+		char verdict[512], ticked[520];
+		cf_fx_fmt(verdict, sizeof verdict, "%.*s", (int)(end - p), p);
+		cf_fx_fmt(ticked, sizeof ticked, "`%s`", verdict);
+		char line[600];
+		cf_fx_fmt(line, sizeof line, "\n%s\n", verdict);
+		cr_expect(strstr(man, line), "docs/credfence.1 lacks the verdict line '%s'", verdict);
+		cr_expect(strstr(ja, ticked), "docs/cli-reference.ja.md lacks the verdict '%s'", verdict);
+		seen++;
+		p = end;
+	}
+	cr_expect_geq(seen, 14, "only %zu verdicts found in docs/cli-reference.md", seen);
+	free(src);
+	free(man);
+	free(ref);
+	free(ja);
+}

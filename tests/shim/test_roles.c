@@ -192,3 +192,62 @@ Test(shim_roles, required_fails_each_launch_with_eperm)
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
+
+/* Issue 12, item 11: a Python harness's subprocess tries each PATH entry with
+ * execve. The log names the program that ran (not the first candidate, which
+ * does not exist), in one line. */
+static char **env_with_path(const struct st *t, char *pathvar, size_t n)
+{
+	snprintf(pathvar, n, "PATH=%s/no-such-dir:%s/empty:/usr/bin:/bin", t->fx.ws, t->fx.ws);
+	char empty[PATH_MAX + 16];
+	snprintf(empty, sizeof empty, "%s/empty", t->fx.ws);
+	cr_assert(mkdir(empty, 0755) == 0);
+	return st_env(t, (const char *[]){pathvar, NULL});
+}
+
+Test(shim_roles, log_names_the_path_that_ran_once)
+{
+	char pathvar[2 * PATH_MAX + 64];
+	char **env = env_with_path(&t, pathvar, sizeof pathvar);
+	struct cf_fx_out o;
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, subprocess\n"
+			   "subprocess.run(['cat', os.environ['CF_T_ALLOWED']], check=True)\n"));
+	st_dump("python harness, cat found in the third PATH entry", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, ST_ALLOWED_TEXT), "cat did not run");
+	cr_expect_eq(st_log_lines(&t, "\"program\":\"/usr/bin/cat\""), 1,
+		     "not one line naming /usr/bin/cat");
+	cr_expect_eq(st_log_lines(&t, "cat\""), 1, "a line for a PATH candidate that did not run");
+	cr_expect_eq(st_log_lines(&t, "no-such-dir"), 0);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+Test(shim_roles, refused_launch_logs_one_line)
+{
+	/* The plan goes stale (a directory beside a secret outgrows
+	 * --max-entries); /usr/bin/cat and /bin/cat both exist on a merged /usr,
+	 * and the two before them do not: one refusal, one line, one message. */
+	char pathvar[2 * PATH_MAX + 64];
+	char **env = env_with_path(&t, pathvar, sizeof pathvar);
+	struct cf_fx_out o;
+	st_harness(&o, &t, env, (const char *[]){"--max-entries", "200", "--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, subprocess\n"
+			   "home = os.environ['HOME']\n"
+			   "for i in range(400): open(os.path.join(home, 'junk-%d' % i), 'w').close()\n"
+			   "try:\n"
+			   "    subprocess.run(['cat', os.environ['CF_T_ALLOWED']]); print('R ran')\n"
+			   "except OSError as e: print('R', e.errno)\n"));
+	st_dump("python harness, a refused launch", &o);
+	cr_expect(strstr(o.out, "R 1\n"), "subprocess did not fail with EPERM");
+	cr_expect(!strstr(o.out, ST_ALLOWED_TEXT), "cat ran");
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"not effective\""), 1,
+		     "not one log line for one refused launch");
+	cr_expect_eq(st_count(o.err, "credfence: read isolation is not effective"), 1,
+		     "not one message for one refused launch");
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
