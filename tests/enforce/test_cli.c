@@ -758,11 +758,12 @@ Test(cli, every_verdict_of_the_reference_is_in_the_man_page)
 	char *ja = source_file("docs/cli-reference.ja.md");
 	size_t seen = 0;
 	for (const char *p = ref; (p = strstr(p, "\n| `read isolation "));) {
-		p += 3;
+		p += 4; /* past "\n| `": the verdict starts here */
 		const char *end = strchr(p, '`');
 		cr_assert(end);
 		char verdict[512], ticked[520];
 		cf_fx_fmt(verdict, sizeof verdict, "%.*s", (int)(end - p), p);
+		cr_assert(strncmp(verdict, "read isolation ", 15) == 0, "parsed '%s'", verdict);
 		cf_fx_fmt(ticked, sizeof ticked, "`%s`", verdict);
 		char line[600];
 		cf_fx_fmt(line, sizeof line, "\n%s\n", verdict);
