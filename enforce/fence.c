@@ -257,7 +257,11 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		return f->abi < 0 ? f->abi : -ENOSYS;
 	bool between_done = false;
 	if (checked || cf_fence_current(f)) {
-		int rc = cf_ll_restrict_with(f->ruleset, ipc_between, &f->ipc);
+		/* The harness's fence cache closes a replaced fence's ruleset while
+		 * a vfork child of another thread may read it (shim/thread.c): one
+		 * atomic load, of a valid fd or -1. */
+		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
+		int rc = cf_ll_restrict_with(ruleset, ipc_between, &f->ipc);
 		if (rc == 0) {
 			out->rules = f->res.rules;
 			return 0;

@@ -50,15 +50,15 @@ static int is_shim(const char *s, size_t n)
 }
 
 /* LD_PRELOAD's value without our entry into BUF ("LD_PRELOAD=..."); returns
- * 1 when something is left, 0 when the variable should go, -1 when BUF is too
- * small (then the environment stays as it is). */
-static int filter(const char *value, char *buf, size_t cap)
+ * the bytes used (the string and its NUL), or 0 when BUF is too small (then
+ * the environment stays as it is). *LEFT: whether an entry is left. */
+static size_t filter(const char *value, char *buf, size_t cap, int *left)
 {
 	size_t len = 0;
 	const char *p = LD_PRELOAD_EQ;
 	while (*p) {
 		if (len + 1 >= cap)
-			return -1;
+			return 0;
 		buf[len++] = *p++;
 	}
 	size_t start = len;
@@ -68,9 +68,10 @@ static int filter(const char *value, char *buf, size_t cap)
 			e++;
 		size_t n = (size_t)(e - value);
 		if (n && !is_shim(value, n)) {
-			if (len + n + 2 >= cap)
-				return -1;
-			if (len > start)
+			size_t sep = len > start;
+			if (len + sep + n + 1 > cap)
+				return 0;
+			if (sep)
 				buf[len++] = ':';
 			for (size_t i = 0; i < n; i++)
 				buf[len++] = value[i];
@@ -78,25 +79,32 @@ static int filter(const char *value, char *buf, size_t cap)
 		value = *e ? e + 1 : e;
 	}
 	buf[len] = '\0';
-	return len > start;
+	*left = len > start;
+	return len + 1;
 }
 
+/* Every LD_PRELOAD entry is filtered: ld.so reads the last one, getenv()
+ * the first. */
 char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
 				 size_t ldcap)
 {
 	size_t n = cf_env_count(envp);
 	if (!envp || n + 1 > cap)
 		return envp;
-	size_t k = 0;
+	size_t k = 0, used = 0;
 	int changed = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!changed && is_preload(envp[i])) {
-			int r = filter(envp[i] + sizeof LD_PRELOAD_EQ - 1, ldbuf, ldcap);
-			if (r < 0)
+		if (is_preload(envp[i])) {
+			int left = 0;
+			size_t r = filter(envp[i] + sizeof LD_PRELOAD_EQ - 1, ldbuf + used,
+					  ldcap - used, &left);
+			if (r == 0)
 				return envp;
 			changed = 1;
-			if (r > 0)
-				out[k++] = ldbuf;
+			if (left) {
+				out[k++] = ldbuf + used;
+				used += r;
+			}
 			continue;
 		}
 		out[k++] = envp[i];

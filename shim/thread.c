@@ -90,8 +90,10 @@ struct cf_fence *cf_shim_fence_now_checked(bool *current)
 				 * fence then finds its fd closed (or another file's) and
 				 * builds its own; the fence's memory stays a while for it. */
 				if (cur->ruleset >= 0) {
-					close(cur->ruleset);
-					cur->ruleset = -1;
+					int old = cur->ruleset;
+					/* atomic: read unlocked by those children (fence.c) */
+					__atomic_store_n(&cur->ruleset, -1, __ATOMIC_RELAXED);
+					close(old);
 				}
 				r->f = cur;
 				r->snap = snap;

@@ -2,7 +2,12 @@
  * ROUNDS times alternating posix_spawn and fork+execve of cf-probe. Every probe
  * must be fenced (status 0); every calling thread stays free (it can still
  * read CF_T_KEY); no file descriptor or thread is left behind. A deadlock is
- * caught by alarm(): the process then dies of SIGALRM. */
+ * caught by alarm(): the process then dies of SIGALRM.
+ *
+ * CF_T_CHURN=DIR (tests/tsan.sh): every fourth round a thread creates and
+ * removes an entry of DIR, an ancestor of the secrets (the fake home), so the
+ * harness's fence goes stale and the shim replaces it while other threads'
+ * children may still be entering the old one. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +25,7 @@ static const char *probe, *key;
 static char *probe_env[5];
 static int any; /* CF_T_ANY: under valgrind Landlock is not there; fenced or not, both do */
 static int rounds;
+static const char *churn;
 static atomic_int bad, launched;
 
 static int count_dir(const char *path)
@@ -64,8 +71,15 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	char *argv[] = {"cf-probe", NULL};
+	char entry[4096];
+	if (churn)
+		snprintf(entry, sizeof entry, "%s/churn-%lx", churn, (unsigned long)pthread_self());
 	for (int i = 0; i < rounds; i++) {
 		pid_t pid;
+		if (churn && i % 4 == 3 && (mkdir(entry, 0700) != 0 || rmdir(entry) != 0)) {
+			fprintf(stderr, "cf-stress: %s: %s\n", entry, strerror(errno));
+			bad++;
+		}
 		if (i % 2 == 0) {
 			int rc = posix_spawn(&pid, probe, NULL, NULL, argv, probe_env);
 			if (rc) {
@@ -115,6 +129,7 @@ int main(int argc, char **argv)
 	snprintf(e2, sizeof e2, "CF_T_ALLOWED=%s", getenv("CF_T_ALLOWED"));
 	probe_env[0] = e1, probe_env[1] = e2, probe_env[2] = "PATH=/usr/bin:/bin";
 	any = getenv("CF_T_ANY") != NULL;
+	churn = getenv("CF_T_CHURN");
 	if (any)
 		probe_env[3] = "CF_T_QUIET=1";
 	/* Long enough for a busy machine (16 x 200 takes 20 to 45 s on two

@@ -1,0 +1,76 @@
+#!/bin/sh
+# ThreadSanitizer run of the two 16-thread stresses (issue 9), in a build
+# configured with -Db_sanitize=thread (scripts/test: build-tsan, clang):
+#   1. the shim's spawner: credfence harness -- cf-stress 16 ROUNDS (posix_spawn
+#      and fork+execve from 16 threads; tests/shim/stress.c), the fake home
+#      changed meanwhile so that the fence is replaced under them, with the shim,
+#      credfence (and its IPC supervisor) and cf-stress instrumented;
+#   2. the IPC supervisor: cf-ipcstress (tests/enforce/ipcstress.c), 4 fenced
+#      processes of 4 threads against one supervisor.
+# Criterion can not run under TSan (see ipcstress.c), hence plain programs.
+# Every instrumented process writes its reports to a file of its own
+# (log_path: the supervisor has no stderr); any report fails the run. They are
+# printed unsymbolized (the symbolizer would load the instrumented shim from
+# LD_PRELOAD and die) and symbolized afterwards by scripts/tsan-symbolize.
+# Usage: tsan.sh BUILD SOURCE [ROUNDS]
+set -u
+build=$1
+src=$2
+rounds=${3:-32}
+
+if [ -n "${CREDFENCE_TEST_ROOT:-}" ]; then
+	base=$CREDFENCE_TEST_ROOT
+elif [ -d /var/lib/credfence-tests ] && mkdir -p "/var/lib/credfence-tests/uid-$(id -u)" 2>/dev/null; then
+	base=/var/lib/credfence-tests/uid-$(id -u)
+elif [ -n "${XDG_RUNTIME_DIR:-}" ]; then
+	base=$XDG_RUNTIME_DIR/credfence-tests
+else
+	echo "1..0 # SKIP no fixture root outside /tmp (set CREDFENCE_TEST_ROOT)"
+	exit 0
+fi
+mkdir -p "$base"
+root=$(mktemp -d "$base/tsan-XXXXXX") || exit 1
+chmod 755 "$root"
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/home/.ssh" "$root/ws" "$root/tsan"
+echo "tsan-secret" >"$root/home/.ssh/id_ed25519"
+echo "allowed-content-ok" >"$root/ws/allowed.txt"
+export TSAN_OPTIONS="halt_on_error=1 symbolize=0 second_deadlock_stack=1 log_path=$root/tsan/report"
+
+echo "1..3"
+status=0
+out=$(cd "$root/ws" && env CF_T_PROBE="$build/tests/shim/cf-probe" \
+	CF_T_KEY="$root/home/.ssh/id_ed25519" CF_T_KEYS="$root/home/.ssh/id_ed25519" \
+	CF_T_ALLOWED="$root/ws/allowed.txt" CF_T_CHURN="$root/home" \
+	"$build/enforce/credfence" harness --home "$root/home" --workspace "$root/ws" -- \
+	"$build/tests/shim/cf-stress" 16 "$rounds" 2>&1)
+rc=$?
+want="STRESS launched=$((16 * rounds)) bad=0"
+if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q "$want"; then
+	echo "ok 1 spawner stress: 16 threads x $rounds launches"
+else
+	echo "not ok 1 spawner stress: status $rc, expected '$want'"
+	printf '%s\n' "$out" | grep -v "running as root" | sed 's/^/# /'
+	status=1
+fi
+
+out=$("$build/tests/enforce/cf-ipcstress" "$root" 150 2>&1)
+rc=$?
+if [ $rc = 0 ]; then
+	echo "ok 2 IPC supervisor stress: 4 fenced processes x 4 threads x 150 rounds"
+else
+	echo "not ok 2 IPC supervisor stress: status $rc"
+	status=1
+fi
+printf '%s\n' "$out" | sed 's/^/# /'
+
+if ls "$root/tsan" | grep -q .; then
+	echo "not ok 3 ThreadSanitizer reports: $(ls "$root/tsan" | wc -l) process(es)"
+	for f in "$root/tsan"/*; do
+		"$src/scripts/tsan-symbolize" "$build" <"$f" | sed 's/^/# /'
+	done
+	status=1
+else
+	echo "ok 3 no ThreadSanitizer report"
+fi
+exit $status
