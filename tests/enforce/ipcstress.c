@@ -173,7 +173,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3)
 		rounds = atoi(argv[2]);
-	static char ws[4096], in[4096], out[4096], f[4096], logp[4096];
+	/* WS shorter than the paths made from it: no truncation is possible. */
+	static char ws[2048], in[4096], out[4096], f[4096], logp[4096];
+	if (strlen(argv[1]) >= sizeof ws - 4) {
+		fprintf(stderr, "cf-ipcstress: ROOT is too long\n");
+		return 2;
+	}
 	snprintf(ws, sizeof ws, "%s/ws", argv[1]);
 	snprintf(in, sizeof in, "%s/srv.sock", ws);
 	snprintf(out, sizeof out, "%s/outside.sock", argv[1]);
