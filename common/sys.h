@@ -7,6 +7,14 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
+/* Newer than some libc headers. */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
 /* A const string where an interface takes char * but never writes through it
  * (exec's argv, the kernel's seccomp program): said once, here, instead of a
  * cast that -Wcast-qual rightly reports. */

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "supervisor.h"
 #include "sys.h"
 
@@ -34,12 +35,6 @@
 #endif
 #ifndef SECCOMP_RET_USER_NOTIF
 #define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
 #endif
 #ifndef FS_IOC_FSSETXATTR
 #define FS_IOC_FSSETXATTR 0x401c5820U
@@ -180,13 +175,6 @@ enum {
 	I_COUNT
 };
 
-#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
-#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
-/* Jumps written with the index of their targets, not relative offsets. */
-#define IF_EQ(at, k, yes, no) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
-#define IF_GE(at, k, yes, no) \
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
 
 #define IN_LIST(base, pos, nr, yes) [(base) + (pos)] = IF_EQ((base) + (pos), (nr), (yes), (base) + (pos) + 1),
 #define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)

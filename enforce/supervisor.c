@@ -54,13 +54,8 @@
 
 #include "json.h"
 #include "supervisor.h"
+#include "sys.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif

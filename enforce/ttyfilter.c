@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#include "bpf.h"
 #include "sys.h"
 
 /* A process reaches ioctl through every system call table its kernel has, so
@@ -67,11 +68,6 @@ enum {
 	I_COUNT
 };
 
-#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
-#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
-/* Jumps written with the index of their targets, not relative offsets. */
-#define IF_EQ(at, k, yes, no) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (yes) - (at) - 1, (no) - (at) - 1)
 
 static const struct sock_filter cf_ttyfilter[I_COUNT] = {
 	[I_ARCH] = LOAD(offsetof(struct seccomp_data, arch)),
