@@ -173,7 +173,11 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3)
 		rounds = atoi(argv[2]);
-	static char ws[4096], in[4096], out[4096], f[4096], logp[4096];
+	static char ws[4096], in[4200], out[4200], f[4200], logp[4200];
+	if (strlen(argv[1]) > 4000) {
+		fprintf(stderr, "cf-ipcstress: ROOT too long\n");
+		return 2;
+	}
 	snprintf(ws, sizeof ws, "%s/ws", argv[1]);
 	snprintf(in, sizeof in, "%s/srv.sock", ws);
 	snprintf(out, sizeof out, "%s/outside.sock", argv[1]);
