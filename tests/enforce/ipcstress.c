@@ -173,10 +173,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3)
 		rounds = atoi(argv[2]);
-	/* WS shorter than the paths made from it: no truncation is possible. */
-	static char ws[2048], in[4096], out[4096], f[4096], logp[4096];
-	if (strlen(argv[1]) >= sizeof ws - 4) {
-		fprintf(stderr, "cf-ipcstress: ROOT is too long\n");
+	static char ws[4096], in[4200], out[4200], f[4200], logp[4200];
+	if (strlen(argv[1]) > 4000) {
+		fprintf(stderr, "cf-ipcstress: ROOT too long\n");
 		return 2;
 	}
 	snprintf(ws, sizeof ws, "%s/ws", argv[1]);
