@@ -37,12 +37,19 @@ echo "tsan-secret" >"$root/home/.ssh/id_ed25519"
 echo "allowed-content-ok" >"$root/ws/allowed.txt"
 export TSAN_OPTIONS="halt_on_error=1 symbolize=0 second_deadlock_stack=1 log_path=$root/tsan/report"
 
+# The command and its shim run from a copy outside every writable location,
+# as the fixture does: credfence refuses to be run from /tmp, where a checkout
+# (and its build) may lie.
+mkdir -p "$root/bin" "$root/lib"
+cp "$build/enforce/credfence" "$root/bin/credfence" || exit 1
+cp "$build/shim/libcredfence.so" "$root/lib/libcredfence.so" || exit 1
+
 echo "1..3"
 status=0
 out=$(cd "$root/ws" && env CF_T_PROBE="$build/tests/shim/cf-probe" \
 	CF_T_KEY="$root/home/.ssh/id_ed25519" CF_T_KEYS="$root/home/.ssh/id_ed25519" \
 	CF_T_ALLOWED="$root/ws/allowed.txt" CF_T_CHURN="$root/home" \
-	"$build/enforce/credfence" harness --home "$root/home" --workspace "$root/ws" -- \
+	"$root/bin/credfence" harness --home "$root/home" --workspace "$root/ws" -- \
 	"$build/tests/shim/cf-stress" 16 "$rounds" 2>&1)
 rc=$?
 want="STRESS launched=$((16 * rounds)) bad=0"
