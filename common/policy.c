@@ -26,6 +26,7 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->writable);
 	cf_strv_free(&o->deny);
 	cf_strv_free(&o->allow_sockets);
+	cf_strv_free(&o->harness_may_read);
 }
 
 const char *cf_env_get(char *const envp[], const char *name)
@@ -111,6 +112,9 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 			return -EINVAL;
 		}
 	}
+	if (!o->harness_may_read_from_cli &&
+	    add_twin_list(&o->harness_may_read, cf_env_get(envp, "CREDFENCE_HARNESS_MAY_READ")))
+		return -ENOMEM;
 	if (!o->supervisor)
 		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
 	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
@@ -183,6 +187,9 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", true, why, n);
 	if (!rc)
 		rc = list_check(&o->allow_sockets, "--allow-socket (CREDFENCE_ALLOW_SOCKET)", false, why, n);
+	if (!rc)
+		rc = list_check(&o->harness_may_read, "--harness-may-read (CREDFENCE_HARNESS_MAY_READ)",
+				false, why, n);
 	for (size_t i = 0; !rc && i < o->allow_sockets.n; i++)
 		if (strcmp(o->allow_sockets.v[i], "@") == 0) {
 			snprintf(why, n, "--allow-socket (CREDFENCE_ALLOW_SOCKET) has '@' without a "

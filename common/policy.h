@@ -28,7 +28,10 @@ struct cf_options {
 	int ssh_agent;            /* --ssh-agent, CREDFENCE_SSH_AGENT=1; -1 unset, 0, 1 */
 	const char *supervisor;   /* CREDFENCE_SUPERVISOR: the IPC supervisor serving this tree
 				     (written by the harness shim, never by the user) */
+	struct cf_strv harness_may_read; /* --harness-may-read, CREDFENCE_HARNESS_MAY_READ:
+					    what the harness itself may read (guard.h) */
 	bool writable_from_cli, deny_from_cli, allow_sockets_from_cli;
+	bool harness_may_read_from_cli;
 };
 
 void cf_options_init(struct cf_options *o);

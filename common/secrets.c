@@ -1,9 +1,11 @@
 #include "secrets.h"
 
-#define ROW(rel, holds) { rel, holds, NULL, CF_RELOC_NONE, NULL }
-#define MOVED(rel, holds, env) { rel, holds, env, CF_RELOC_PATH, NULL }
-#define MOVED_LIST(rel, holds, env) { rel, holds, env, CF_RELOC_LIST, NULL }
-#define MOVED_IN(rel, holds, env, leaf) { rel, holds, env, CF_RELOC_JOIN, leaf }
+#define ROW(rel, holds) { rel, holds, NULL, CF_RELOC_NONE, NULL, false }
+#define MOVED(rel, holds, env) { rel, holds, env, CF_RELOC_PATH, NULL, false }
+#define MOVED_LIST(rel, holds, env) { rel, holds, env, CF_RELOC_LIST, NULL, false }
+#define MOVED_IN(rel, holds, env, leaf) { rel, holds, env, CF_RELOC_JOIN, leaf, false }
+#define AGENT(rel, holds) { rel, holds, NULL, CF_RELOC_NONE, NULL, true }
+#define AGENT_IN(rel, holds, env, leaf) { rel, holds, env, CF_RELOC_JOIN, leaf, true }
 
 const struct cf_secret_row cf_secret_table[] = {
 	/* The locations users already know. */
@@ -38,14 +40,15 @@ const struct cf_secret_row cf_secret_table[] = {
 	ROW(".config/hub", "hub (GitHub) tokens"),
 	ROW(".config/rclone", "rclone remotes and their secrets"),
 	/* Coding agents' own logins: a model-written command must not take the
-	 * user's model-provider tokens. The harness (free) still reads them. */
-	MOVED_IN(".claude/.credentials.json", "Claude Code login tokens", "CLAUDE_CONFIG_DIR",
+	 * user's model-provider tokens. The harness reads them: its own
+	 * reads are guarded (enforce/guard.h), but a harness signs in with these. */
+	AGENT_IN(".claude/.credentials.json", "Claude Code login tokens", "CLAUDE_CONFIG_DIR",
 		 ".credentials.json"),
-	MOVED_IN(".codex/auth.json", "Codex (OpenAI) login tokens", "CODEX_HOME", "auth.json"),
-	ROW(".gemini/oauth_creds.json", "Gemini CLI OAuth tokens"),
-	MOVED_IN(".local/share/opencode/auth.json", "opencode provider keys", "XDG_DATA_HOME",
+	AGENT_IN(".codex/auth.json", "Codex (OpenAI) login tokens", "CODEX_HOME", "auth.json"),
+	AGENT(".gemini/oauth_creds.json", "Gemini CLI OAuth tokens"),
+	AGENT_IN(".local/share/opencode/auth.json", "opencode provider keys", "XDG_DATA_HOME",
 		 "opencode/auth.json"),
-	ROW(".config/github-copilot", "GitHub Copilot tokens"),
+	AGENT(".config/github-copilot", "GitHub Copilot tokens"),
 	/* Browser profiles: cookies, saved passwords, session tokens. */
 	ROW(".mozilla", "Firefox profiles (cookies, saved passwords)"),
 	ROW(".config/google-chrome", "Chrome profiles (cookies, saved passwords)"),

@@ -2,6 +2,7 @@
 #ifndef CF_SECRETS_H
 #define CF_SECRETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* How an environment variable relocates a row. */
@@ -18,6 +19,8 @@ struct cf_secret_row {
 	const char *env;   /* variable that relocates it, or NULL */
 	enum cf_reloc reloc;
 	const char *leaf;  /* for CF_RELOC_JOIN */
+	bool agent_login;  /* a coding agent's own login: the harness may read it
+			      (enforce/guard.h), its children never */
 };
 
 extern const struct cf_secret_row cf_secret_table[];

@@ -9,6 +9,10 @@
 #include "cli.h"
 #include "machinery.h"
 #include "proc.h"
+#ifdef __linux__
+#include "guard.h"
+#include "json.h"
+#endif
 
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
@@ -317,6 +321,93 @@ static bool shim_would_be_skipped(const char *prog, const char *shim, char *why,
 }
 #endif
 
+#ifdef __linux__
+/* --harness-may-read, canonical (a path that does not exist yet: as given,
+ * made absolute), into OUT. 0, or CF_EXIT_FAIL after saying what is wrong. */
+static int may_read_paths(const struct cf_options *o, const struct cf_policy *pol,
+			  const char *cwd, struct cf_strv *out)
+{
+	for (size_t i = 0; i < o->harness_may_read.n; i++) {
+		char canon[PATH_MAX];
+		char *a = absolute(o->harness_may_read.v[i], cwd);
+		int rc = !a ? -1 : cf_strv_add(out, realpath(a, canon) ? canon : a);
+		free(a);
+		if (rc) {
+			cf_err("out of memory");
+			return CF_EXIT_FAIL;
+		}
+	}
+	long k = cf_guard_may_read_inside(pol, out);
+	if (k >= 0) {
+		cf_err("harness: --harness-may-read (CREDFENCE_HARNESS_MAY_READ) '%s' lies inside a "
+		       "secret location, and the harness's guard covers a location as a whole; name "
+		       "the location itself (credfence status lists them). Nothing was run.",
+		       cf_cli_esc(out->v[k]));
+		return CF_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r, bool applied,
+		      const char *why)
+{
+	int fd = cf_fence_log_open(f);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	size_t len = 0;
+	buf[0] = '\0';
+	cf_json_raw(buf, sizeof buf, &len, "{\"event\":\"harness_guard\",\"pid\":");
+	cf_json_num(buf, sizeof buf, &len, getpid());
+	cf_json_raw(buf, sizeof buf, &len, applied ? ",\"applied\":true" : ",\"applied\":false");
+	cf_json_raw(buf, sizeof buf, &len, ",\"covered\":");
+	cf_json_num(buf, sizeof buf, &len, (long long)r->covered);
+	cf_json_raw(buf, sizeof buf, &len, ",\"absent\":");
+	cf_json_num(buf, sizeof buf, &len, (long long)r->absent);
+	cf_json_raw(buf, sizeof buf, &len, ",\"may_read\":");
+	cf_json_num(buf, sizeof buf, &len, (long long)r->may_read);
+	if (why) {
+		cf_json_raw(buf, sizeof buf, &len, ",\"reason\":");
+		cf_json_str(buf, sizeof buf, &len, why);
+	}
+	cf_json_raw(buf, sizeof buf, &len, "}\n");
+	if (write(fd, buf, len) < 0) {
+		/* The log is best kept; the guard stands either way. */
+	}
+	close(fd);
+}
+
+/* The harness's own reads (guard.h): in required mode a guard that can not
+ * be set up stops the harness; best-effort says so and goes on. */
+static int guard_harness(const struct cf_cli *c, const struct cf_fence *f, const char *cwd)
+{
+	struct cf_strv may = {0};
+	struct cf_guard_report r;
+	char why[PATH_MAX + 512];
+	int rc = may_read_paths(&c->opts, &f->pol, cwd, &may);
+	if (rc) {
+		cf_strv_free(&may);
+		return rc;
+	}
+	int err = cf_guard_harness(&f->pol, &may, &r, why, sizeof why);
+	cf_strv_free(&may);
+	log_guard(f, &r, err == 0, err ? why : NULL);
+	if (!err)
+		return 0;
+	if (f->pol.mode == CF_MODE_REQUIRED) {
+		cf_err("harness: the harness's own reads of the secrets can not be guarded: %s; "
+		       "allow user namespaces, or run with --best-effort to start it unguarded (its "
+		       "children stay fenced). Nothing was run.",
+		       why);
+		return CF_EXIT_FAIL;
+	}
+	cf_warn("harness: the harness's own reads of the secrets are not guarded: %s "
+		"(best-effort mode; its children stay fenced)",
+		why);
+	return 0;
+}
+#endif
+
 static bool is_shell(const char *prog)
 {
 	static const char *const shells[] = {"sh",  "bash", "dash", "zsh",  "ksh", "ksh93", "mksh",
@@ -451,6 +542,13 @@ int cf_cmd_harness(int argc, char **argv)
 			return CF_EXIT_FAIL;
 		}
 	}
+#ifdef __linux__
+	/* Here, in the process that becomes the harness (the supervisor, when
+	 * there is one, was started above it and stays outside the guard). A
+	 * process fenced already reads no secret: nothing to guard. */
+	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
+		return rc;
+#endif
 	char marker[64];
 	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
 	/* The shim sends a child whose environment moves a secret through this

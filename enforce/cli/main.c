@@ -30,7 +30,9 @@
 	"                    for an abstract one) bound outside the fence, repeatable\n"         \
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
 	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
-	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"
+	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"               \
+	"  --harness-may-read P  harness only: let the harness itself read the secret location P\n" \
+	"                    (its children never), repeatable (CREDFENCE_HARNESS_MAY_READ)\n"
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
@@ -49,8 +51,9 @@ static const struct {
 	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
 	 "not be executed, 127 when CMD is not found.\n"},
 	{"harness", "credfence harness [options] -- CMD [ARG...]",
-	 "Run CMD (an agent harness) free, with libcredfence.so preloaded: every program\n"
-	 "it starts is fenced at its launch.\n",
+	 "Run CMD (an agent harness) with libcredfence.so preloaded: every program it\n"
+	 "starts is fenced at its launch; CMD itself may write where it likes but can not\n"
+	 "read a secret (the secrets are covered in a mount namespace of its own).\n",
 	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
 	 "not be executed, 127 when CMD is not found.\n"},
 	{"status", "credfence status [--json] [options]",

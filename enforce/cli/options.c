@@ -96,6 +96,12 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			c->opts.allow_sockets_from_cli = true;
 			if (cf_strv_add(&c->opts.allow_sockets, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--harness-may-read")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.harness_may_read_from_cli = true;
+			if (cf_strv_add(&c->opts.harness_may_read, v))
+				return CF_EXIT_FAIL;
 		} else if (strcmp(a, "--ssh-agent") == 0) {
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {

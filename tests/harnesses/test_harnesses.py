@@ -91,16 +91,11 @@ _CODEX = ("issue 11: the node wrapper bin/codex.js spawns the static-pie musl bi
 _GEMINI = ("issue 11: Gemini CLI relaunches itself as a child node process, which credfence "
            "harness fences: the relaunched harness can not write "
            "~/.gemini/projects.json.<uuid>.tmp (EACCES) and exits 1 before calling the model")
-_READ = ("issue 11: no in-process guard yet: the harness itself is free, and its own %s tool "
-         "reads ~/.ssh/id_ed25519 and sends it to the model")
 KNOWN = {}
 for _s in ("shell", "read"):
     for _c in ("ran", "exit0", "eacces", "git", "ws-write"):
         KNOWN[("codex", "harness", _s, _c)] = _CODEX
         KNOWN[("gemini", "harness", _s, _c)] = _GEMINI
-for _h, _t in (("claude", "Read"), ("opencode", "read")):
-    for _c in ("no-secret-to-server", "eacces"):
-        KNOWN[(_h, "harness", "read", _c)] = _READ % _t
 
 
 # ------------------------------------------------------------------ TAP
@@ -488,7 +483,9 @@ def check_case(tap, name, mode, scenario, r):
     tap.check(key("no-secret-in-output"), not lo,
               d + "no secret's marker in the harness's stdout or stderr (found: %s)" % (lo or "none"),
               tail(r))
-    tap.check(key("eacces"), "Permission denied" in r.results or "EACCES" in r.results,
+    # opencode words EACCES as "PermissionDenied" (its FileSystem error's reason).
+    tap.check(key("eacces"), any(w in r.results for w in ("Permission denied", "EACCES",
+                                                            "PermissionDenied")),
               d + "the tool result shows EACCES (Permission denied)", tail(r))
     if scenario == "shell":
         denied = fx.agent_denied()

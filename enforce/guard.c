@@ -1,0 +1,288 @@
+/* The harness's own reads: covers over the secrets in a mount namespace of
+ * the harness's own, a Landlock domain for the ptrace rule, and, for root,
+ * the capabilities that would see through the covers. See guard.h. Runs once,
+ * in the process that is about to exec the harness, in normal context. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "secrets.h"
+#include "sys.h"
+
+#ifndef MS_REC
+#define MS_REC 16384
+#endif
+#ifndef MS_SLAVE
+#define MS_SLAVE (1 << 19)
+#endif
+
+/* The rows the table marks as a coding agent's own login: the harness that
+ * owns one reads it (it signs in with it), its children never. */
+static bool agent_login(const char *holds)
+{
+	for (size_t i = 0; i < cf_secret_count; i++)
+		if (cf_secret_table[i].agent_login && cf_secret_table[i].holds == holds)
+			return true;
+	return false;
+}
+
+static bool at_or_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool cf_guard_may_read(const struct cf_denied *d, const struct cf_strv *may_read)
+{
+	if (agent_login(d->holds))
+		return true;
+	for (size_t i = 0; may_read && i < may_read->n; i++)
+		if (at_or_under(d->path, may_read->v[i]))
+			return true;
+	return false;
+}
+
+long cf_guard_may_read_inside(const struct cf_policy *pol, const struct cf_strv *may_read)
+{
+	for (size_t i = 0; may_read && i < may_read->n; i++)
+		for (size_t k = 0; k < pol->n_denied; k++)
+			if (strcmp(may_read->v[i], pol->denied[k].path) != 0 &&
+			    at_or_under(may_read->v[i], pol->denied[k].path))
+				return (long)i;
+	return -1;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = cf_sys_openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	long w = cf_sys3(SYS_write, fd, text, strlen(text));
+	cf_sys_close(fd);
+	return w < 0 ? (int)w : w == (long)strlen(text) ? 0 : -EIO;
+}
+
+/* A mount namespace of our own, whose mounts do not travel back to the
+ * parent's (slave: the host's later mounts still show). An unprivileged user
+ * needs a user namespace for it, where it keeps its own ids. */
+static int own_namespace(char *why, size_t n)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int rc;
+	char map[64];
+	if (uid == 0) {
+		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWNS)))
+			return snprintf(why, n, "unshare(CLONE_NEWNS) failed: %s", strerror(-rc)), rc;
+	} else {
+		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS)))
+			return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user "
+					"namespaces are off for this user: sysctl "
+					"user.max_user_namespaces, kernel.unprivileged_userns_clone, or "
+					"AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
+					strerror(-rc)),
+			       rc;
+		if ((rc = write_file("/proc/self/setgroups", "deny")))
+			return snprintf(why, n, "can not write /proc/self/setgroups: %s", strerror(-rc)), rc;
+		snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+		if ((rc = write_file("/proc/self/uid_map", map)))
+			return snprintf(why, n, "can not write /proc/self/uid_map: %s", strerror(-rc)), rc;
+		snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+		if ((rc = write_file("/proc/self/gid_map", map)))
+			return snprintf(why, n, "can not write /proc/self/gid_map: %s", strerror(-rc)), rc;
+	}
+	if ((rc = (int)cf_sys5(SYS_mount, "none", "/", NULL, MS_REC | MS_SLAVE, NULL)))
+		return snprintf(why, n, "can not make the mounts private: %s", strerror(-rc)), rc;
+	return 0;
+}
+
+/* A detached tmpfs holding the two covers, "d" and "f", mode 000; MNT is its
+ * mount fd. */
+static int make_covers(int *mnt, char *why, size_t n)
+{
+	int fs = (int)cf_sys2(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return snprintf(why, n, "fsopen(tmpfs) failed: %s", strerror(-fs)), fs;
+	int rc = (int)cf_sys5(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16k", 0);
+	if (!rc)
+		rc = (int)cf_sys5(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0);
+	if (!rc)
+		rc = (int)cf_sys5(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	int m = rc ? rc : (int)cf_sys3(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	cf_sys_close(fs);
+	if (m < 0)
+		return snprintf(why, n, "can not mount a tmpfs for the covers: %s", strerror(-m)), m;
+	int f = (int)cf_sys4(SYS_openat, m, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+	if (f >= 0)
+		cf_sys_close(f);
+	rc = f < 0 ? f : (int)cf_sys3(SYS_mkdirat, m, "d", 0);
+	if (!rc)
+		rc = (int)cf_sys4(SYS_fchmodat, m, "f", 0, 0);
+	if (!rc)
+		rc = (int)cf_sys4(SYS_fchmodat, m, "d", 0, 0);
+	if (rc) {
+		cf_sys_close(m);
+		return snprintf(why, n, "can not make the covers: %s", strerror(-rc)), rc;
+	}
+	*mnt = m;
+	return 0;
+}
+
+/* Cover PATH (opened without following its last component, so that what was
+ * judged is what gets covered) with a read-only clone of the cover of its
+ * kind. 1: covered; 0: not present (or a symlink: its target is on the list
+ * itself); -errno. */
+static int cover(int mnt, const char *path, char *why, size_t n)
+{
+	int t = cf_sys_openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (t == -ENOENT || t == -ENOTDIR)
+		return 0;
+	if (t < 0)
+		return snprintf(why, n, "can not open %s to cover it: %s", path, strerror(-t)), t;
+	struct stat st;
+	int rc = (int)cf_sys4(SYS_newfstatat, t, "", &st, AT_EMPTY_PATH);
+	if (rc || S_ISLNK(st.st_mode)) {
+		cf_sys_close(t);
+		if (rc)
+			snprintf(why, n, "can not stat %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	int c = (int)cf_sys3(SYS_open_tree, mnt, S_ISDIR(st.st_mode) ? "d" : "f",
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (c < 0) {
+		cf_sys_close(t);
+		return snprintf(why, n, "open_tree of a cover failed: %s", strerror(-c)), c;
+	}
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+	rc = (int)cf_sys5(SYS_mount_setattr, c, "", AT_EMPTY_PATH, &attr, sizeof attr);
+	if (!rc)
+		rc = (int)cf_sys5(SYS_move_mount, c, "", t, "",
+				  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	cf_sys_close(c);
+	cf_sys_close(t);
+	if (rc)
+		return snprintf(why, n, "can not cover %s: %s", path, strerror(-rc)), rc;
+	return 1;
+}
+
+/* A Landlock domain that handles only MAKE_BLOCK and grants nothing: the
+ * harness keeps every file access it had, and gains the domain's ptrace
+ * rule. In the user namespace (or as root) this process holds CAP_SYS_ADMIN,
+ * so the harness is not given no_new_privs. */
+static int ptrace_domain(char *why, size_t n)
+{
+	struct landlock_ruleset_attr ra = {.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK};
+	int fd = (int)cf_sys3(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
+	if (fd < 0)
+		return snprintf(why, n, "landlock_create_ruleset failed: %s", strerror(-fd)), fd;
+	int rc = (int)cf_sys2(SYS_landlock_restrict_self, fd, 0);
+	cf_sys_close(fd);
+	if (rc)
+		return snprintf(why, n, "landlock_restrict_self failed: %s", strerror(-rc)), rc;
+	return 0;
+}
+
+/* Root: mode 000 does not stop CAP_DAC_OVERRIDE, and CAP_SYS_ADMIN could
+ * unmount the covers. Dropped from the bounding set too, so that no exec
+ * (of a set-user-ID program included) gives them back. */
+static int drop_root_caps(char *why, size_t n)
+{
+	static const int caps[] = {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_SYS_ADMIN};
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	int rc;
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
+		if ((rc = (int)cf_sys2(SYS_prctl, PR_CAPBSET_DROP, caps[i])))
+			return snprintf(why, n, "can not drop capability %d: %s", caps[i],
+					strerror(-rc)),
+			       rc;
+	if ((rc = (int)cf_sys2(SYS_capget, &h, d)))
+		return snprintf(why, n, "capget failed: %s", strerror(-rc)), rc;
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		unsigned bit = 1u << (caps[i] % 32);
+		d[caps[i] / 32].effective &= ~bit;
+		d[caps[i] / 32].permitted &= ~bit;
+		d[caps[i] / 32].inheritable &= ~bit;
+	}
+	if ((rc = (int)cf_sys2(SYS_capset, &h, d)))
+		return snprintf(why, n, "capset failed: %s", strerror(-rc)), rc;
+	return 0;
+}
+
+/* Every capability of the user namespace goes at exec anyway (the harness's
+ * ids are not 0 in it); dropped now, so that the check below sees what the
+ * harness will see. */
+static int drop_all_caps(char *why, size_t n)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {{0, 0, 0}, {0, 0, 0}};
+	int rc = (int)cf_sys2(SYS_capset, &h, d);
+	if (rc)
+		snprintf(why, n, "capset failed: %s", strerror(-rc));
+	return rc;
+}
+
+int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read,
+		     struct cf_guard_report *rep, char *why, size_t n)
+{
+	int mnt = -1, rc;
+	memset(rep, 0, sizeof *rep);
+	if ((rc = own_namespace(why, n)) || (rc = make_covers(&mnt, why, n)))
+		return rc;
+	/* The list is sorted: a location under one covered already is hidden
+	 * with it (and could not be reached to be covered again). */
+	const char *last = NULL;
+	for (size_t i = 0; i < pol->n_denied; i++) {
+		const struct cf_denied *d = &pol->denied[i];
+		if (cf_guard_may_read(d, may_read)) {
+			rep->may_read++;
+			continue;
+		}
+		if (last && at_or_under(d->path, last))
+			continue;
+		rc = cover(mnt, d->path, why, n);
+		if (rc < 0) {
+			cf_sys_close(mnt);
+			return rc;
+		}
+		if (rc) {
+			rep->covered++;
+			last = d->path;
+		} else {
+			rep->absent++;
+		}
+	}
+	cf_sys_close(mnt);
+	if ((rc = ptrace_domain(why, n)))
+		return rc;
+	rc = geteuid() == 0 ? drop_root_caps(why, n) : drop_all_caps(why, n);
+	if (rc)
+		return rc;
+	/* Fail closed: each cover must refuse a read now, as it will refuse
+	 * the harness. */
+	for (size_t i = 0; i < pol->n_denied; i++) {
+		const struct cf_denied *d = &pol->denied[i];
+		if (cf_guard_may_read(d, may_read))
+			continue;
+		int fd = cf_sys_openat(AT_FDCWD, d->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			cf_sys_close(fd);
+			snprintf(why, n, "%s is still readable after it was covered", d->path);
+			return -EPERM;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* The harness's own reads (issue 11): the free harness must not read the
+ * secrets either, whatever its file tools do (a Bun harness reads with raw
+ * syscalls, where no preload can stand). Linux only.
+ *
+ * How: before it execs, the harness process gets a mount namespace of its own
+ * (in a user namespace of its own unless it runs as root) in which every
+ * secret location that exists is covered by an empty, read-only tmpfs object
+ * of mode 000: a directory over a directory, a file over a file. Its
+ * children share that view, and their fence comes on top. The harness also
+ * enters a Landlock domain that handles no file access it needs (only
+ * MAKE_BLOCK), for what a domain brings with it: no ptrace-mode access to a
+ * process outside it, so /proc/PID/root of an outside process does not lead
+ * around the covers. Run as root, the harness loses CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN (bounding set too): mode 000 would
+ * not stop it, and it could unmount the covers. */
+#ifndef CF_GUARD_H
+#define CF_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+struct cf_guard_report {
+	size_t covered;    /* secret locations covered */
+	size_t absent;     /* not present at start: nothing to cover (see SECURITY.md) */
+	size_t may_read;   /* left readable: --harness-may-read, the agents' own logins */
+};
+
+/* Whether the denied location D is one the harness may read: an agent's own
+ * login (the table says which), or at or under a MAY_READ path (canonical). */
+bool cf_guard_may_read(const struct cf_denied *d, const struct cf_strv *may_read);
+
+/* A MAY_READ path that lies strictly inside a denied location can not be
+ * honoured (the cover is the whole location): its index, or -1. */
+long cf_guard_may_read_inside(const struct cf_policy *pol, const struct cf_strv *may_read);
+
+/* Guard the calling process (single-threaded, just before it execs the
+ * harness). MAY_READ: canonical paths. Returns 0, or -errno with WHY (N bytes)
+ * saying which step failed; the process is then in no state to run the
+ * harness as guarded (the caller refuses, or goes on in best-effort mode). */
+int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read,
+		     struct cf_guard_report *rep, char *why, size_t n);
+
+#endif

@@ -1,0 +1,169 @@
+/* Issue 11: the harness's own reads. credfence harness starts cf-guardprobe
+ * as the harness; it attacks the covers (enforce/guard.h) in every way its
+ * file tools, or a model steering them, could: plain, "..", /proc/self/root,
+ * /proc/PID/root of the processes above it and of pid 1, a directory fd,
+ * openat2, a raw syscall, io_uring, a symlink and a hard link from the
+ * workspace, chmod and umount of a cover, ptrace of the supervisor, and a user
+ * namespace of its own (unmount, bind the home elsewhere). Each is checked by
+ * its errno and by the absence of every marker in all output. Run as root
+ * here and as nobody by the as-user test. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+
+#ifndef CF_GUARDPROBE
+#error "CF_GUARDPROBE comes from meson"
+#endif
+
+CF_SUITE_STATE()
+
+static void setup(void)
+{
+	cf_suite_setup();
+	cf_test_require_landlock();
+}
+
+TestSuite(guard, .init = setup, .fini = cf_suite_teardown, .timeout = 60);
+
+/* The line of O's stdout that starts with NAME and a space: what follows. */
+static const char *result(const char *name)
+{
+	static char line[512];
+	size_t n = strlen(name);
+	for (const char *p = o.out; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > n && strncmp(p, name, n) == 0 && p[n] == ' ') {
+			snprintf(line, sizeof line, "%.*s", (int)(len - n - 1), p + n + 1);
+			return line;
+		}
+		p = e ? e + 1 : p + len;
+	}
+	return NULL;
+}
+
+static void run_probe(const char *const *extra_opts)
+{
+	struct argvb b = {0};
+	for (const char *const *x = extra_opts; x && *x; x++)
+		argvb_add(&b, "%s", *x);
+	argvb_add(&b, "--");
+	argvb_add(&b, "%s", CF_GUARDPROBE);
+	argvb_add(&b, "%s", fx.home);
+	argvb_add(&b, "%s", fx.ws);
+	argvb_add(&b, cf_fx_secret(&fx, ".ssh")->key);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+}
+
+#define EXPECT(name, ...)                                                                   \
+	do {                                                                                \
+		const char *r_ = result(name);                                              \
+		const char *ok_[] = {__VA_ARGS__, NULL};                                    \
+		bool hit_ = false;                                                          \
+		for (const char **k_ = ok_; r_ && *k_; k_++)                                \
+			hit_ = hit_ || strcmp(r_, *k_) == 0;                                \
+		cr_expect(hit_, "%s: got '%s'\n" OUT_FMT, name, r_ ? r_ : "(no line)",      \
+			  OUT_ARGS(o));                                                     \
+	} while (0)
+
+Test(guard, every_way_of_the_harness_to_the_key_is_refused)
+{
+	run_probe(NULL);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	EXPECT("open", "EACCES");
+	EXPECT("dotdot", "EACCES");
+	EXPECT("proc-self-root", "EACCES");
+	EXPECT("openat-dirfd", "EACCES");
+	EXPECT("openat2", "EACCES");
+	EXPECT("raw-openat", "EACCES");
+	EXPECT("symlink", "EACCES");
+	EXPECT("opendir", "EACCES");
+	/* Not a way around: the outside processes' views (Landlock's ptrace rule). */
+	EXPECT("proc-parent-root", "EACCES", "EPERM");
+	EXPECT("proc-1-root", "EACCES", "EPERM");
+	EXPECT("proc-parent-cwd", "EACCES", "EPERM");
+	EXPECT("ptrace-parent", "EPERM");
+	/* io_uring walks the same path; a kernel with it off says so. */
+	EXPECT("io_uring", "EACCES", "ENOSYS", "EPERM");
+	EXPECT("hardlink", "EACCES");
+	/* The covers stay: read-only, and no capability to unmount them. */
+	EXPECT("chmod", "EROFS");
+	EXPECT("umount", "EPERM");
+	/* A user namespace of its own: its mounts are locked, and the domain
+	 * forbids mounting. */
+	EXPECT("userns-umount", "EINVAL", "EPERM");
+	EXPECT("userns-bind", "EINVAL", "EPERM");
+	cr_expect(result("userns-open") && strncmp(result("userns-open"), "read", 4) != 0,
+		  OUT_FMT, OUT_ARGS(o));
+	/* It stays a harness: it writes its own state and reads it back. */
+	EXPECT("state", "read state-ok ");
+}
+
+/* The harness signs in with its own login (the table's agent rows), and
+ * --harness-may-read names more; everything else stays covered. Its
+ * children read neither. */
+Test(guard, own_login_and_may_read_are_readable_to_the_harness_only)
+{
+	const struct cf_fx_secret *login = cf_fx_secret(&fx, ".claude/.credentials.json");
+	const struct cf_fx_secret *aws = cf_fx_secret(&fx, ".aws");
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	struct argvb b = {0};
+	argvb_add(&b, "--harness-may-read");
+	argvb_add(&b, "%s", aws->path);
+	argvb_add(&b, "--");
+	argvb_add(&b, "%s", CF_GUARDPROBE);
+	argvb_add(&b, "--read");
+	argvb_add(&b, "%s", login->key);
+	argvb_add(&b, "%s", aws->key);
+	argvb_add(&b, "%s", ssh->key);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char want[PATH_MAX + 256];
+	snprintf(want, sizeof want, "read:%s read %s", login->key, login->marker);
+	cr_expect(strstr(o.out, want), "own login: " OUT_FMT, OUT_ARGS(o));
+	snprintf(want, sizeof want, "read:%s read %s", aws->key, aws->marker);
+	cr_expect(strstr(o.out, want), "may-read: " OUT_FMT, OUT_ARGS(o));
+	snprintf(want, sizeof want, "read:%s EACCES", ssh->key);
+	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, ssh->marker) && !strstr(o.err, ssh->marker), OUT_FMT, OUT_ARGS(o));
+
+	/* A child of the harness (fenced at its launch) reads neither. */
+	cf_fx_out_free(&o);
+	b = (struct argvb){0};
+	argvb_add(&b, "--harness-may-read");
+	argvb_add(&b, "%s", aws->path);
+	argvb_add(&b, "--");
+	argvb_add(&b, "/bin/sh");
+	argvb_add(&b, "-c");
+	char script[3 * PATH_MAX];
+	snprintf(script, sizeof script, "%s --read '%s' '%s'; true", CF_GUARDPROBE, login->key,
+		 aws->key);
+	argvb_add(&b, "%s", script);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	snprintf(want, sizeof want, "read:%s EACCES", login->key);
+	cr_expect(strstr(o.out, want), "child, login: " OUT_FMT, OUT_ARGS(o));
+	snprintf(want, sizeof want, "read:%s EACCES", aws->key);
+	cr_expect(strstr(o.out, want), "child, may-read: " OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* A may-read path inside a location can not be honoured: refused before
+ * anything runs. */
+Test(guard, may_read_inside_a_location_is_refused)
+{
+	struct argvb b = {0};
+	argvb_add(&b, "--harness-may-read");
+	argvb_add(&b, cf_fx_secret(&fx, ".ssh")->key);
+	argvb_add(&b, "--");
+	argvb_add(&b, "/bin/echo");
+	argvb_add(&b, "RAN");
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: harness: --harness-may-read"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+}
