@@ -10,7 +10,8 @@
 #define CF_USAGE_COMMANDS                                                                         \
 	"  run [options] -- CMD [ARG...]      run CMD fenced: it can not read secrets nor write\n"  \
 	"                                     outside the writable locations\n"                    \
-	"  harness [options] -- CMD [ARG...]  run CMD free, with every program it starts fenced\n"  \
+	"  harness [options] -- CMD [ARG...]  run CMD with every program it starts fenced; CMD\n"  \
+	"                                     itself writes freely but reads no secret\n"            \
 	"  status [--json] [options]          say whether isolation would be applied here, and why\n" \
 	"  check [options] PATH...            say whether a fenced program could read or write PATH\n"
 

@@ -99,6 +99,12 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 		} else if (is_opt(a, "--harness-may-read")) {
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
+			if (strcmp(sub, "harness") != 0) {
+				cf_err("%s: --harness-may-read is an option of credfence harness only "
+				       "(it concerns the harness's own reads); leave it out",
+				       sub);
+				return CF_EXIT_FAIL;
+			}
 			c->opts.harness_may_read_from_cli = true;
 			if (cf_strv_add(&c->opts.harness_may_read, v))
 				return CF_EXIT_FAIL;

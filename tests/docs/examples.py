@@ -48,6 +48,10 @@ TRANSCRIPT_AFTER = ("credfence harness -- python3", "credfence harness -- node",
 
 
 def tap_skip_all(why):
+    """Skip with the reason; under CI=true a test that can not run fails."""
+    if os.environ.get("CI") == "true":
+        print("1..1\nnot ok 1 - the docs examples can not run: " + why)
+        sys.exit(1)
     print("1..0 # SKIP " + why)
     sys.exit(0)
 
