@@ -198,7 +198,7 @@ static int ptrace_domain(char *why, size_t n)
 /* Root: mode 000 does not stop CAP_DAC_OVERRIDE, and CAP_SYS_ADMIN could
  * unmount the covers. Dropped from the bounding set too, so that no exec
  * (of a set-user-ID program included) gives them back. */
-static int drop_root_caps(char *why, size_t n)
+int cf_guard_drop_root_caps(char *why, size_t n)
 {
 	static const int caps[] = {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_SYS_ADMIN};
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -268,7 +268,7 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 	cf_sys_close(mnt);
 	if ((rc = ptrace_domain(why, n)))
 		return rc;
-	rc = geteuid() == 0 ? drop_root_caps(why, n) : drop_all_caps(why, n);
+	rc = geteuid() == 0 ? cf_guard_drop_root_caps(why, n) : drop_all_caps(why, n);
 	if (rc)
 		return rc;
 	/* Fail closed: each cover must refuse a read now, as it will refuse

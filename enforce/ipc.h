@@ -54,6 +54,12 @@ void cf_ipc_free(struct cf_ipc *ipc);
  * -errno, or -(CF_EIPC + errno) when a step after the connect failed
  * (cf_ipc_why() words them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
+
+/* The tree the next supervisor serves runs as root without the capabilities
+ * a guarded harness gives up (guard.h): the supervisor gives them up too, as
+ * it starts, so that it never acts for a caller with more than the caller
+ * has (and its callers' credentials match its own). Normal context. */
+void cf_ipc_serve_without_root_caps(void);
 #define CF_EIPC 16384
 /* -(CF_EIPC_START + errno): the supervisor could not be started.
  * -(CF_EIPC_PTRACE + scope): Yama's ptrace_scope keeps the supervisor from

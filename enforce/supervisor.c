@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
+#include "ipc.h"
 #include "json.h"
 #include "supervisor.h"
 #include "sys.h"
@@ -455,6 +457,14 @@ static int located_inside(const struct policy *pol, int fd, char *where, size_t 
 		if (beneath(pol->w[i], where))
 			return 1;
 	return 0;
+}
+
+/* cf_ipc_serve_without_root_caps(): read in the supervisor as it starts. */
+static bool without_root_caps;
+
+void cf_ipc_serve_without_root_caps(void)
+{
+	without_root_caps = true;
 }
 
 /* ---- sockets bound inside ---- */
@@ -1599,6 +1609,9 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	S.log_fd = fds[2];
 	S.status_fd = fds[3];
 	S.uid = geteuid();
+	char why[256];
+	if (without_root_caps && S.uid == 0 && cf_guard_drop_root_caps(why, sizeof why) < 0)
+		_exit(1);
 	if (read_creds("/proc/self/status", NULL, S.own_creds, sizeof S.own_creds) < 0)
 		_exit(1);
 	serve(fds[0], fds[1], fds[4], keeper_pid, fds[5]);

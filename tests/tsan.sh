@@ -32,8 +32,9 @@ mkdir -p "$base"
 root=$(mktemp -d "$base/tsan-XXXXXX") || exit 1
 chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/home/.ssh" "$root/ws" "$root/tsan"
+mkdir -p "$root/home/.ssh" "$root/home/.claude" "$root/ws" "$root/tsan"
 echo "tsan-secret" >"$root/home/.ssh/id_ed25519"
+echo "tsan-login" >"$root/home/.claude/.credentials.json"
 echo "allowed-content-ok" >"$root/ws/allowed.txt"
 export TSAN_OPTIONS="halt_on_error=1 symbolize=0 second_deadlock_stack=1 log_path=$root/tsan/report"
 
@@ -48,6 +49,7 @@ echo "1..3"
 status=0
 out=$(cd "$root/ws" && env CF_T_PROBE="$build/tests/shim/cf-probe" \
 	CF_T_KEY="$root/home/.ssh/id_ed25519" CF_T_KEYS="$root/home/.ssh/id_ed25519" \
+	CF_T_OWN="$root/home/.claude/.credentials.json" \
 	CF_T_ALLOWED="$root/ws/allowed.txt" CF_T_CHURN="$root/home" \
 	"$root/bin/credfence" harness --home "$root/home" --workspace "$root/ws" -- \
 	"$build/tests/shim/cf-stress" 16 "$rounds" 2>&1)

@@ -525,6 +525,12 @@ int cf_cmd_harness(int argc, char **argv)
 	 * fenced process are gone. */
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);
+#ifdef __linux__
+		/* A root harness gives up capabilities in its guard; so does
+		 * the supervisor that acts for its children. */
+		if (geteuid() == 0 && f.ready && !f.inherited)
+			cf_ipc_serve_without_root_caps();
+#endif
 		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
 		if (sup)
 			cf_cli_log(&f, logfd, c.cmd[0], false);

@@ -8,7 +8,7 @@
  *   OK <case> / FAIL <case>: <why>   the verdict on one launch
  *   ERR <case> rc=<r> errno=<E>      a failing call's result: the test compares
  *                                    these lines between the two runs
- *   HARNESS_READ ok|<why>            the harness itself can read the key
+ *   HARNESS_READ ok|<why>            the harness itself can read its own login (CF_T_OWN)
  *   LAUNCHES <n>                     launches that must each log one line
  * Exit status: 0 when no FAIL line was printed.
  *
@@ -594,9 +594,16 @@ static void syscall_plain(void)
 
 static void harness_reads(const char *when)
 {
-	const char *key = getenv("CF_T_KEY");
+	const char *key = getenv("CF_T_OWN");
 	char buf[64] = {0};
-	int fd = open(key, O_RDONLY | O_CLOEXEC);
+	int fd = fenced ? open(getenv("CF_T_KEY"), O_RDONLY | O_CLOEXEC) : -1;
+	if (fenced && (fd >= 0 || errno != EACCES)) {
+		printf("HARNESS_READ %s: the harness read the key (guard.h)\n", when);
+		failures++;
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = open(key, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		printf("HARNESS_READ %s: %s\n", when, strerror(errno));
 		failures++;

@@ -1,7 +1,8 @@
 /* cf-reach: a fenced child attacks the harness that started it (issue 8,
  * finding 1).
  *
- *   cf-reach harness   run as the harness: keeps the fake key CF_T_KEY open
+ *   cf-reach harness   run as the harness: keeps its own login CF_T_OWN (the
+ *                      one secret a harness reads, enforce/guard.h) open
  *                      and in memory, puts its marker in its environment, runs
  *                      a second thread, then starts `cf-reach attack` once by
  *                      each launch path: posix_spawn, posix_spawnp, system,
@@ -263,10 +264,10 @@ static void by_fork(const char *path, int use_vfork)
 
 static int harness(void)
 {
-	const char *key = getenv("CF_T_KEY");
+	const char *key = getenv("CF_T_OWN");
 	int kfd = key ? open(key, O_RDONLY) : -1; /* kept open: pidfd_getfd's target */
 	if (kfd < 0 || read(kfd, secret, sizeof secret - 1) <= 0) {
-		fprintf(stderr, "cf-reach: the harness can not read CF_T_KEY\n");
+		fprintf(stderr, "cf-reach: the harness can not read CF_T_OWN\n");
 		return 2;
 	}
 	secret[strcspn(secret, "\n")] = '\0';

@@ -61,7 +61,8 @@ void st_teardown(struct st *t)
 
 char **st_env(const struct st *t, const char *const *extra)
 {
-	static char k1[PATH_MAX + 64], k3[PATH_MAX + 64], k4[PATH_MAX + 64], k5[PATH_MAX + 64];
+	static char k1[PATH_MAX + 64], k3[PATH_MAX + 64], k4[PATH_MAX + 64], k5[PATH_MAX + 64],
+		k6[PATH_MAX + 64];
 	char *k2 = malloc(strlen(t->keys) + 16);
 	cr_assert(k2);
 	snprintf(k1, sizeof k1, "CF_T_KEY=%s", t->key);
@@ -69,14 +70,15 @@ char **st_env(const struct st *t, const char *const *extra)
 	snprintf(k3, sizeof k3, "CF_T_ALLOWED=%s", t->allowed);
 	snprintf(k4, sizeof k4, "CF_T_PROBE=%s", st_build("tests/shim/cf-probe"));
 	snprintf(k5, sizeof k5, "CF_T_ROOT=%s", t->fx.root);
+	snprintf(k6, sizeof k6, "CF_T_OWN=%s", cf_fx_secret(&t->fx, ".claude/.credentials.json")->key);
 	size_t n = 0;
 	while (extra && extra[n])
 		n++;
-	const char **all = calloc(n + 6, sizeof *all);
+	const char **all = calloc(n + 7, sizeof *all);
 	cr_assert(all);
-	all[0] = k1, all[1] = k2, all[2] = k3, all[3] = k4, all[4] = k5;
+	all[0] = k1, all[1] = k2, all[2] = k3, all[3] = k4, all[4] = k5, all[5] = k6;
 	for (size_t i = 0; i < n; i++)
-		all[5 + i] = extra[i];
+		all[6 + i] = extra[i];
 	char **env = cf_fx_env(&t->fx, all);
 	free(all);
 	free(k2);
@@ -155,7 +157,9 @@ void st_assert_cases(const struct st *t, const struct cf_fx_out *o, size_t n, si
 	cf_fx_assert_no_marker(&t->fx, o);
 	if (harness_reads)
 		cr_expect(st_count(all, "HARNESS_READ ok") >= 1 && !strstr(all, "HARNESS_READ bad"),
-			  "the harness could not read its own key");
+			  "the harness could not read its own login");
+	/* Nor any secret (enforce/guard.h), whatever the harness is written in. */
+	cr_expect(!strstr(all, "HARNESS_DENIED bad"), "the harness read the key itself");
 	size_t cases = 0;
 	for (const char *p = all; (p = strstr(p, "CASE ")); p++) {
 		const char *end = strchr(p, '\n');

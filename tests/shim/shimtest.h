@@ -30,7 +30,7 @@ const char *st_src(const char *rel);
 const char *st_shim(void);
 
 /* The fixture's environment plus CF_T_KEY, CF_T_KEYS, CF_T_ALLOWED, CF_T_PROBE,
- * CF_T_ROOT, and EXTRA (NULL-terminated, may be NULL). Free with cf_fx_env_free. */
+ * CF_T_ROOT, CF_T_OWN (an agent's login: the harness itself may read it), and EXTRA (NULL-terminated, may be NULL). Free with cf_fx_env_free. */
 char **st_env(const struct st *t, const char *const *extra);
 
 /* `credfence harness --home H --workspace WS [OPTS...] -- CMD...` in WS, with
@@ -50,8 +50,8 @@ void st_dump(const char *what, const struct cf_fx_out *o);
 /* Assert the standard outcome of a harness script, in stdout and stderr
  * together: exactly N lines "CASE ..." each with deny=1 legit=0, at least N
  * times "Permission denied" (EACCES), N_ALLOWED copies of the allowed text,
- * the harness read its own key (HARNESS_READ ok) when HARNESS_READS, and no
- * marker anywhere. */
+ * the harness read its own login (HARNESS_READ ok) when HARNESS_READS, no
+ * HARNESS_DENIED bad (the harness read the key itself), and no marker anywhere. */
 void st_assert_cases(const struct st *t, const struct cf_fx_out *o, size_t n, size_t n_allowed,
 		     bool harness_reads);
 

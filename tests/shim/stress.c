@@ -1,7 +1,7 @@
 /* cf-stress THREADS ROUNDS: run as a harness. THREADS threads at once, each
  * ROUNDS times alternating posix_spawn and fork+execve of cf-probe. Every probe
  * must be fenced (status 0); every calling thread stays free (it can still
- * read CF_T_KEY); no file descriptor or thread is left behind. A deadlock is
+ * read CF_T_OWN, its own login, which a fenced thread can not); no file descriptor or thread is left behind. A deadlock is
  * caught by alarm(): the process then dies of SIGALRM.
  *
  * CF_T_CHURN=DIR (tests/tsan.sh): every fourth round a thread creates and
@@ -118,10 +118,10 @@ int main(int argc, char **argv)
 	int nthreads = atoi(argv[1]);
 	rounds = atoi(argv[2]);
 	probe = getenv("CF_T_PROBE");
-	key = getenv("CF_T_KEY");
-	if (!probe || !key || !getenv("CF_T_KEYS") || !getenv("CF_T_ALLOWED") || nthreads < 1 ||
+	key = getenv("CF_T_OWN");
+	if (!probe || !key || !getenv("CF_T_KEY") || !getenv("CF_T_KEYS") || !getenv("CF_T_ALLOWED") || nthreads < 1 ||
 	    nthreads > 64) {
-		fprintf(stderr, "cf-stress: CF_T_PROBE, CF_T_KEY, CF_T_KEYS, CF_T_ALLOWED must be set\n");
+		fprintf(stderr, "cf-stress: CF_T_PROBE, CF_T_KEY, CF_T_OWN, CF_T_KEYS, CF_T_ALLOWED must be set\n");
 		return 2;
 	}
 	static char e1[70000], e2[8192];

@@ -119,10 +119,20 @@ Test(shim_harness, git_alias_and_hook)
 	st_assert_cases(&t, &o, 1, 1, false);
 	cf_fx_out_free(&o);
 
-	/* git itself, the harness, stays free. */
+	/* git itself, the harness, is not fenced, but reads no secret
+	 * (enforce/guard.h); its own login it reads. */
 	st_harness(&o, &t, env, NULL, CF_ARGV((char *)git, "hash-object", (char *)t.key));
-	cr_expect_eq(o.status, 0, "git hash-object of the key under the harness: %s", o.err);
-	cr_expect_str_eq(o.out, plain.out, "the harness git could not read the key");
+	cr_expect_neq(o.status, 0, "git hash-object of the key under the harness: %s", o.out);
+	cr_expect(strstr(o.err, "Permission denied"), "%s", o.err);
+	cf_fx_assert_no_marker(&t.fx, &o);
+	cf_fx_out_free(&o);
+	const char *own = cf_fx_secret(&t.fx, ".claude/.credentials.json")->key;
+	cf_fx_out_free(&plain);
+	cf_fx_run(&plain, t.fx.ws, env, NULL, CF_ARGV((char *)git, "hash-object", (char *)own));
+	cr_assert_eq(plain.status, 0);
+	st_harness(&o, &t, env, NULL, CF_ARGV((char *)git, "hash-object", (char *)own));
+	cr_expect_eq(o.status, 0, "git hash-object of its own login under the harness: %s", o.err);
+	cr_expect_str_eq(o.out, plain.out, "the harness git could not read its own login");
 	cf_fx_out_free(&o);
 	cf_fx_out_free(&plain);
 	cf_fx_env_free(env);
@@ -163,7 +173,9 @@ Test(shim_harness, threads_stress, .timeout = 180)
 	cr_assert(text, "no log");
 	cr_expect_eq(st_count(text, "\"event\":\"sandbox_status\""), 3200);
 	cr_expect_eq(st_count(text, "\"verdict\":\"applied\""), 3200);
-	cr_expect_eq(st_count(text, "}\n{"), 3199, "log lines are interleaved");
+	cr_expect_eq(st_count(text, "\"event\":\"harness_guard\""), 1);
+	/* 3201 lines: the guard's, then one a launch. */
+	cr_expect_eq(st_count(text, "}\n{"), 3200, "log lines are interleaved");
 	free(text);
 	cf_fx_out_free(&o);
 }

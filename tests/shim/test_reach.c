@@ -54,10 +54,12 @@ static void attack(struct cf_fx_out *o, bool as_nobody)
 		cr_assert_eq(nftw(t.fx.ws, give_to_nobody, 16, FTW_PHYS), 0);
 		/* The fixture's environment points the toolchains at the real
 		 * home, which nobody can not list: a plain one. */
-		char home[PATH_MAX + 8], key[PATH_MAX + 16];
+		char home[PATH_MAX + 8], key[PATH_MAX + 16], own[PATH_MAX + 16];
 		snprintf(home, sizeof home, "HOME=%s", t.fx.home);
 		snprintf(key, sizeof key, "CF_T_KEY=%s", t.key);
-		char *const plain[] = {"PATH=/usr/bin:/bin", home, key, NULL};
+		snprintf(own, sizeof own, "CF_T_OWN=%s",
+			 cf_fx_secret(&t.fx, ".claude/.credentials.json")->key);
+		char *const plain[] = {"PATH=/usr/bin:/bin", home, key, own, NULL};
 		cf_fx_run(o, t.fx.ws, plain, NULL,
 			  CF_ARGV("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
 				  (char *)cf_fx_bin(), "harness", "--home", t.fx.home, "--workspace", t.fx.ws, "--",

@@ -41,7 +41,8 @@ Test(shim_static, busybox)
 			   /* busybox starting busybox: nothing of ours in either. */
 			   "/bin/busybox sh -c '/bin/busybox cat \"$CF_T_KEY\"; d=$?; "
 			   "/bin/busybox cat \"$CF_T_ALLOWED\"; echo \"CASE busybox-sh deny=$d legit=$?\"'\n"
-			   "k=$(< \"$CF_T_KEY\"); [[ $k == CFMARK-* ]] && echo 'HARNESS_READ ok'\n",
+			   "k=$(< \"$CF_T_OWN\"); [[ $k == CFMARK-* ]] && echo 'HARNESS_READ ok'\n"
+			   "k=$(< \"$CF_T_KEY\") && echo 'HARNESS_DENIED bad' || echo 'HARNESS_DENIED ok'\n",
 			   NULL);
 	st_dump("busybox", &o);
 	cr_expect_eq(o.status, 0);

@@ -10,8 +10,15 @@ const out = (s) => process.stdout.write(String(s));
 const err = (s) => process.stderr.write(String(s));
 const caseLine = (n, d, l) => out(`CASE ${n} deny=${d} legit=${l}\n`);
 
-const own = fs.readFileSync(process.env.CF_T_KEY, 'utf8');
+// Its own login: the harness reads it, not CF_T_KEY.
+const own = fs.readFileSync(process.env.CF_T_OWN, 'utf8');
 out(own.startsWith('CFMARK-') ? 'HARNESS_READ ok\n' : 'HARNESS_READ bad\n');
+try {
+  fs.readFileSync(process.env.CF_T_KEY, 'utf8');
+  out('HARNESS_DENIED bad\n');
+} catch (e) {
+  out(e.code === 'EACCES' ? 'HARNESS_DENIED ok\n' : 'HARNESS_DENIED bad\n');
+}
 
 function execP(cmd) {
   return new Promise((resolve) => cp.exec(cmd, (e, so, se) => {

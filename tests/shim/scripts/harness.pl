@@ -2,7 +2,7 @@
 use strict;
 use warnings;
 $| = 1;
-my $key = $ENV{CF_T_KEY};
+my $key = $ENV{CF_T_OWN};  # its own login: the harness reads it, not CF_T_KEY
 my $allowed = $ENV{CF_T_ALLOWED};
 my @deny = ('/bin/bash', '-c', 'cat "$CF_T_KEY"');
 my @legit = ('/bin/cat', $allowed);
@@ -14,6 +14,7 @@ sub case { my ($n, $d, $l) = @_; print "CASE $n deny=$d legit=$l\n"; }
 open(my $k, '<', $key) or die "harness can not read its key: $!";
 my $line = <$k>; close $k;
 print(($line =~ /^CFMARK-/) ? "HARNESS_READ ok\n" : "HARNESS_READ bad\n");
+print((open(my $s, '<', $ENV{CF_T_KEY}) || !$!{EACCES}) ? "HARNESS_DENIED bad\n" : "HARNESS_DENIED ok\n");
 
 system(@deny); my $d = $? >> 8;
 system(@legit); my $l = $? >> 8;

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 KEY = os.environ["CF_T_KEY"]
+OWN = os.environ["CF_T_OWN"]  # its own login: the harness reads it, not KEY
 ALLOWED = os.environ["CF_T_ALLOWED"]
 DENY = ["/bin/bash", "-c", 'cat "$CF_T_KEY"']
 LEGIT = ["/bin/cat", ALLOWED]
@@ -21,8 +22,17 @@ def st(wait_status):
     return os.waitstatus_to_exitcode(wait_status)
 
 
-with open(KEY) as f:
-    print("HARNESS_READ ok" if f.read().startswith("CFMARK-") else "HARNESS_READ bad", flush=True)
+def harness_reads():
+    with open(OWN) as f:
+        print("HARNESS_READ ok" if f.read().startswith("CFMARK-") else "HARNESS_READ bad", flush=True)
+    try:
+        open(KEY).read()
+        print("HARNESS_DENIED bad", flush=True)
+    except PermissionError:
+        print("HARNESS_DENIED ok", flush=True)
+
+
+harness_reads()
 
 case("subprocess-shell", subprocess.call(DENY_SH, shell=True), subprocess.call(LEGIT_SH, shell=True))
 case("subprocess-default", subprocess.call(DENY), subprocess.call(LEGIT))
@@ -58,5 +68,4 @@ def fork_exec(argv):
 
 case("os.fork+os.execv", fork_exec(DENY), fork_exec(LEGIT))
 
-with open(KEY) as f:
-    print("HARNESS_READ ok" if f.read().startswith("CFMARK-") else "HARNESS_READ bad", flush=True)
+harness_reads()

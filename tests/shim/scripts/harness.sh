@@ -2,8 +2,10 @@
 # command substitution, and a background job. Prints one CASE line each.
 case_line() { echo "CASE $1 deny=$2 legit=$3"; }
 
-k=$(< "$CF_T_KEY")
+# Its own login: the harness reads it; the key it can not.
+k=$(< "$CF_T_OWN")
 [[ $k == CFMARK-* ]] && echo "HARNESS_READ ok" || echo "HARNESS_READ bad"
+k=$(< "$CF_T_KEY") && echo "HARNESS_DENIED bad" || echo "HARNESS_DENIED ok"
 unset k
 
 bash -c 'cat "$CF_T_KEY"'; d=$?
