@@ -361,14 +361,14 @@ static int judge_static(const struct cf_cli *c, const struct cf_policy *pol, con
 			"run free", why, as);
 		return 0;
 	}
-	cf_err("harness: %s%s, so the programs it starts are not fenced at launch: only a dynamic "
-	       "program it starts that keeps LD_PRELOAD and the CREDFENCE_* variables (its shell) "
-	       "fences itself, and a harness that drops them for its commands (Codex's "
-	       "shell_environment_policy inherit = \"core\") runs them free. Make its shell keep "
-	       "them (for Codex, in ~/.codex/config.toml: [shell_environment_policy] set = { "
-	       "LD_PRELOAD = \"%s\", CREDFENCE_WORKSPACE = \"%s\" }) and pass --static-harness "
-	       "(CREDFENCE_STATIC_HARNESS=1) to accept this, or give its commands to credfence run. "
-	       "Nothing was run.",
+	cf_err("harness: %s%s, and the programs it starts are not fenced at launch. Only a dynamic "
+	       "program it starts with LD_PRELOAD and the CREDFENCE_* variables kept (its shell) "
+	       "fences itself; a harness that drops them for its commands (Codex's "
+	       "shell_environment_policy inherit = \"core\") runs its commands free. If its shell "
+	       "keeps them (for Codex, in ~/.codex/config.toml: [shell_environment_policy] set = { "
+	       "LD_PRELOAD = \"%s\", CREDFENCE_WORKSPACE = \"%s\" }), pass --static-harness "
+	       "(CREDFENCE_STATIC_HARNESS=1) to accept this; else give its commands to credfence "
+	       "run. Nothing was run.",
 	       why, as, shim, pol->workspace ? pol->workspace : "/path/to/project");
 	return CF_EXIT_FAIL;
 }
