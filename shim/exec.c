@@ -72,6 +72,12 @@ static bool has_slash(const char *s)
  * what a PATH search found. */
 static int follow(const struct call *c, const char *program)
 {
+	int own = c->how == BY_FD ? cf_shim_judge_own_exec(c->fd, "", AT_EMPTY_PATH)
+		  : c->how == BY_AT ? cf_shim_judge_own_exec(c->fd, c->path, c->flags)
+		  : c->how == BY_PATH || has_slash(program) ? cf_shim_judge_own_exec(AT_FDCWD, program, 0)
+							    : 0;
+	if (own)
+		return own;
 	switch (c->how) {
 	case BY_PATH:
 		return cf_shim_exec_if_harness(AT_FDCWD, c->path, 0, c->argv, c->envp);

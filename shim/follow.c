@@ -14,6 +14,7 @@
  * between the check and the exec can slip another program in. A fenced
  * process never gets here: its children inherit its fence (the kernel's
  * rule), whatever their environment says. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -348,4 +349,51 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	long rc = cf_sys5(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH);
 	cf_sys_close(fd);
 	return (int)rc;
+}
+
+/* Whether the ELF file FD has no PT_INTERP (no loader, so no shim); false
+ * for anything else (a script's interpreter is judged at its own exec). */
+static bool static_elf(int fd)
+{
+	Elf64_Ehdr h;
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_phentsize < sizeof(Elf64_Phdr))
+		return false;
+	for (size_t i = 0; i < h.e_phnum && i < 4096; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)(h.e_phoff + i * h.e_phentsize)) != (ssize_t)sizeof ph)
+			return false;
+		if (ph.p_type == PT_INTERP)
+			return false;
+	}
+	return true;
+}
+
+int cf_shim_judge_own_exec(int dirfd, const char *path, int flags)
+{
+	if (cf_shim.role != CF_ROLE_HARNESS || cf_sys0(SYS_getpid) != cf_shim.harness_pid)
+		return 0;
+	const struct cf_options *o = cf_shim_harness_options();
+	int fd = (flags & AT_EMPTY_PATH) && path && !*path
+			 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0)
+			 : openat(dirfd, path, O_RDONLY | O_CLOEXEC |
+						       ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return 0; /* the real exec says why */
+	bool is_static = static_elf(fd);
+	close(fd);
+	if (!is_static || o->static_harness > 0)
+		return 0;
+	const char *shown = path && *path ? path : "a program";
+	if (cf_shim.fence && cf_shim.fence->pol.mode == CF_MODE_BEST_EFFORT) {
+		fprintf(stderr, "credfence: warning: the harness replaces itself with %s, which is "
+				"statically linked: its children are not fenced unless they load the shim "
+				"and fence themselves (best-effort mode)\n", shown);
+		return 0;
+	}
+	fprintf(stderr, "credfence: the harness replaces itself with %s, which is statically "
+			"linked: nothing loads the shim into it, so the programs it starts would not be "
+			"fenced at launch; name it with --harness-program and pass --static-harness to "
+			"accept this, or give its commands to credfence run. Nothing was run.\n", shown);
+	return -EPERM;
 }

@@ -120,6 +120,10 @@ void cf_shim_follow_init(void);
 bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[]);
 int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
 			    char *const envp[]);
+/* The harness replacing its own image, in normal context: 0, or -EPERM
+ * after a message when the new image is a static program (it loads no shim,
+ * and would fence nothing) in required mode without --static-harness. */
+int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
 
 /* In a wrapper: fence the child (or fail the call with EPERM), and name in
  * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */

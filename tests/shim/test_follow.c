@@ -270,3 +270,34 @@ Test(shim_follow, a_static_harness_program_is_refused_unless_accepted)
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
+
+/* The harness replacing its own image with a static program (bash's last
+ * command, Codex's wrapper with Node's process.execve) would keep the role in
+ * a process that fences nothing: refused in required mode (the exec fails
+ * with EPERM, nothing runs), accepted with --static-harness. */
+Test(shim_follow, the_harness_replacing_itself_with_a_static_program)
+{
+	cf_test_require_tool("/bin/busybox");
+	char bb[PATH_MAX + 32], bv[PATH_MAX + 64];
+	install(bb, sizeof bb, "/bin/busybox", "fakecodex");
+	cf_fx_fmt(bv, sizeof bv, "CF_T_BB=%s", bb);
+	char **env = st_env(&t, (const char *[]){bv, NULL});
+	struct cf_fx_out o;
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c", "echo start; exec -a cat \"$CF_T_BB\" \"$CF_T_KEY\""));
+	st_dump("harness execs a static program in place", &o);
+	cr_expect(strstr(o.out, "start\n"));
+	cr_expect_neq(o.status, 0);
+	cr_expect(strstr(o.err, "credfence: the harness replaces itself with "), "%s", o.err);
+	cr_expect(strstr(o.err, "which is statically linked"), "%s", o.err);
+	cr_expect(strstr(o.err, "Operation not permitted"), "bash saw no EPERM: %s", o.err);
+	cf_fx_assert_no_marker(&t.fx, &o);
+	cf_fx_out_free(&o);
+
+	st_harness(&o, &t, env, (const char *[]){"--static-harness", NULL},
+		   CF_ARGV("/bin/bash", "-c", "echo start; exec -a echo \"$CF_T_BB\" ran"));
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "start\nran\n"), "%s", o.out);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
