@@ -351,13 +351,26 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	return (int)rc;
 }
 
-/* Whether the ELF file FD has no PT_INTERP (no loader, so no shim); false
- * for anything else (a script's interpreter is judged at its own exec). */
-static bool static_elf(int fd)
+#if defined(__x86_64__)
+#define CF_EM EM_X86_64
+#elif defined(__aarch64__)
+#define CF_EM EM_AARCH64
+#endif
+
+/* Whether the ELF file FD would run without the shim: no PT_INTERP (no
+ * loader), or another ELF class or machine (the loader skips the shim). False
+ * for anything else: a script's interpreter is judged at its own exec. */
+static bool loads_no_shim(int fd)
 {
 	Elf64_Ehdr h;
-	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_phentsize < sizeof(Elf64_Phdr))
+	if (pread(fd, &h, sizeof h, 0) < (ssize_t)sizeof(Elf32_Ehdr) ||
+	    memcmp(h.e_ident, ELFMAG, SELFMAG) != 0)
+		return false;
+#ifdef CF_EM
+	if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_machine != CF_EM)
+		return true;
+#endif
+	if (h.e_phentsize < sizeof(Elf64_Phdr))
 		return false;
 	for (size_t i = 0; i < h.e_phnum && i < 4096; i++) {
 		Elf64_Phdr ph;
@@ -380,19 +393,20 @@ int cf_shim_judge_own_exec(int dirfd, const char *path, int flags)
 						       ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return 0; /* the real exec says why */
-	bool is_static = static_elf(fd);
+	bool is_static = loads_no_shim(fd);
 	close(fd);
 	if (!is_static || o->static_harness > 0)
 		return 0;
 	const char *shown = path && *path ? path : "a program";
 	if (cf_shim.fence && cf_shim.fence->pol.mode == CF_MODE_BEST_EFFORT) {
-		fprintf(stderr, "credfence: warning: the harness replaces itself with %s, which is "
-				"statically linked: its children are not fenced unless they load the shim "
+		fprintf(stderr, "credfence: warning: the harness replaces itself with %s, which "
+				"loads no shim (statically linked, or another ELF class or machine): "
+				"its children are not fenced unless they load the shim "
 				"and fence themselves (best-effort mode)\n", shown);
 		return 0;
 	}
-	fprintf(stderr, "credfence: the harness replaces itself with %s, which is statically "
-			"linked: nothing loads the shim into it, so the programs it starts would not be "
+	fprintf(stderr, "credfence: the harness replaces itself with %s, which loads no shim "
+			"(statically linked, or another ELF class or machine), so the programs it starts would not be "
 			"fenced at launch; name it with --harness-program and pass --static-harness to "
 			"accept this, or give its commands to credfence run. Nothing was run.\n", shown);
 	return -EPERM;

@@ -372,7 +372,6 @@ static int judge_static(const struct cf_cli *c, const struct cf_policy *pol, con
 	       why, as, shim, pol->workspace ? pol->workspace : "/path/to/project");
 	return CF_EXIT_FAIL;
 }
-#endif
 
 /* Programs that run whatever they are given: as a harness program, every
  * script or command line the harness runs with them would run free. */
@@ -391,7 +390,6 @@ static bool runs_anything(const char *prog)
 	return is_shell(prog);
 }
 
-#ifdef __linux__
 /* Each --harness-program: found as execvp finds it, canonical, an ELF
  * program (its relaunch is executed by descriptor), not a program that runs
  * whatever it is given, outside every writable location (a fenced program
