@@ -19,6 +19,7 @@ void cf_options_init(struct cf_options *o)
 	o->mode = -1;
 	o->allow_ptys = -1;
 	o->ssh_agent = -1;
+	o->static_harness = -1;
 }
 
 void cf_options_free(struct cf_options *o)
@@ -27,6 +28,7 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->deny);
 	cf_strv_free(&o->allow_sockets);
 	cf_strv_free(&o->harness_may_read);
+	cf_strv_free(&o->harness_programs);
 }
 
 const char *cf_env_get(char *const envp[], const char *name)
@@ -115,6 +117,19 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 	if (!o->harness_may_read_from_cli &&
 	    add_twin_list(&o->harness_may_read, cf_env_get(envp, "CREDFENCE_HARNESS_MAY_READ")))
 		return -ENOMEM;
+	if (!o->harness_programs_from_cli &&
+	    add_twin_list(&o->harness_programs, cf_env_get(envp, "CREDFENCE_HARNESS_PROGRAM")))
+		return -ENOMEM;
+	if (o->static_harness < 0 && (v = cf_env_get(envp, "CREDFENCE_STATIC_HARNESS"))) {
+		if (strcmp(v, "1") == 0)
+			o->static_harness = 1;
+		else if (strcmp(v, "0") == 0 || !*v)
+			o->static_harness = 0;
+		else {
+			*bad = "CREDFENCE_STATIC_HARNESS";
+			return -EINVAL;
+		}
+	}
 	if (!o->supervisor)
 		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
 	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
@@ -196,6 +211,9 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 					 "name; give @NAME for an abstract socket");
 			rc = -EINVAL;
 		}
+	if (!rc)
+		rc = list_check(&o->harness_programs, "--harness-program (CREDFENCE_HARNESS_PROGRAM)",
+				false, why, n);
 	if (!rc && o->log && !*o->log) {
 		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
 		rc = -EINVAL;
@@ -639,6 +657,22 @@ static int log_location(struct cf_policy *p, const char *log, const char *cwd)
 out:
 	cf_strv_free(&l.pairs);
 	return rc;
+}
+
+int cf_policy_outside_writable(const struct cf_policy *p, const char *path, const char *cwd,
+			       char *out, size_t outsz, char *why, size_t whysz)
+{
+	struct links l = {0};
+	const char *in = NULL;
+	int rc = canon_noting_links(&l, path, cwd, out, outsz);
+	for (size_t i = 1; !rc && !in && i < l.pairs.n; i += 2)
+		if ((in = writable_holding(p, l.pairs.v[i])))
+			snprintf(why, whysz, "%s is reached through symlink %s, which lies in writable "
+				 "location %s", path, l.pairs.v[i], in);
+	if (!rc && !in && (in = writable_holding(p, out)))
+		snprintf(why, whysz, "%s lies in writable location %s", out, in);
+	cf_strv_free(&l.pairs);
+	return rc ? rc : in ? -EACCES : 0;
 }
 
 bool cf_policy_home_dotdir(const struct cf_policy *p, const char *path, char *dot, size_t dotsz)

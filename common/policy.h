@@ -32,6 +32,10 @@ struct cf_options {
 					    what the harness itself may read (guard.h) */
 	bool writable_from_cli, deny_from_cli, allow_sockets_from_cli;
 	bool harness_may_read_from_cli;
+	/* Which processes get the harness role (credfence harness only). */
+	struct cf_strv harness_programs; /* --harness-program, CREDFENCE_HARNESS_PROGRAM */
+	bool harness_programs_from_cli;
+	int static_harness; /* --static-harness, CREDFENCE_STATIC_HARNESS=1; -1 unset, 0, 1 */
 };
 
 void cf_options_init(struct cf_options *o);
@@ -110,6 +114,13 @@ bool cf_policy_inherit(struct cf_policy *p, const char *open_secret);
 /* The home dot-directory ($HOME/.x or the account's home/.x) that the
  * canonical PATH lies in, written to DOT; false when it lies in none. */
 bool cf_policy_home_dotdir(const struct cf_policy *p, const char *path, char *dot, size_t dotsz);
+
+/* Whether PATH, and each symlink met on the way to it, lies outside every
+ * writable location of P: then no fenced program can swap the file for
+ * another. 0 with the canonical path in OUT; -EACCES with WHY saying which
+ * writable location holds it; another -errno when PATH can not be resolved. */
+int cf_policy_outside_writable(const struct cf_policy *p, const char *path, const char *cwd,
+			       char *out, size_t outsz, char *why, size_t whysz);
 
 /* Set the verdict to "not effective" with the reason formatted from FMT. */
 void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)

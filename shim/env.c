@@ -2,6 +2,7 @@
  * its descendants. So the shim takes itself out of LD_PRELOAD of the children
  * it fences, and the fenced tree runs without its cost. No allocation: this
  * runs between fork and exec, into arrays on the caller's stack. */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shim.h"
@@ -47,6 +48,22 @@ static int is_shim(const char *s, size_t n)
 		if (base[i] != name[i])
 			return 0;
 	return 1;
+}
+
+bool cf_env_preload_has_shim(const char *entry)
+{
+	if (!is_preload(entry))
+		return 0;
+	const char *value = entry + sizeof LD_PRELOAD_EQ - 1;
+	while (*value) {
+		const char *e = value;
+		while (*e && !CF_PRELOAD_SEP(*e))
+			e++;
+		if (e > value && is_shim(value, (size_t)(e - value)))
+			return 1;
+		value = *e ? e + 1 : e;
+	}
+	return 0;
 }
 
 /* LD_PRELOAD's value without our entry into BUF ("LD_PRELOAD=..."); returns

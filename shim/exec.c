@@ -4,6 +4,7 @@
  * the ENOEXEC shell fallback, errno) are then exactly the real ones. All of it
  * may run between fork and exec: stack memory and raw syscalls only. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -57,6 +58,40 @@ static const char *search_path(void)
 	return "/bin:/usr/bin";
 }
 
+static bool has_slash(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '/')
+			return true;
+	return false;
+}
+
+/* In a child of the harness: when the call starts the harness again (a
+ * relaunch, a --harness-program), it is executed as the harness here
+ * (follow.c). 0 when it is not; -errno when that exec failed. PROGRAM is
+ * what a PATH search found. */
+static int follow(const struct call *c, const char *program)
+{
+	int own = c->how == BY_FD ? cf_shim_judge_own_exec(c->fd, "", AT_EMPTY_PATH)
+		  : c->how == BY_AT ? cf_shim_judge_own_exec(c->fd, c->path, c->flags)
+		  : c->how == BY_PATH || has_slash(program) ? cf_shim_judge_own_exec(AT_FDCWD, program, 0)
+							    : 0;
+	if (own)
+		return own;
+	switch (c->how) {
+	case BY_PATH:
+		return cf_shim_exec_if_harness(AT_FDCWD, c->path, 0, c->argv, c->envp);
+	case BY_SEARCH:
+		/* Not found in PATH: the real call says so. */
+		return has_slash(program) ? cf_shim_exec_if_harness(AT_FDCWD, program, 0, c->argv, c->envp)
+					  : 0;
+	case BY_FD:
+		return cf_shim_exec_if_harness(c->fd, "", AT_EMPTY_PATH, c->argv, c->envp);
+	default:
+		return cf_shim_exec_if_harness(c->fd, c->path, c->flags, c->argv, c->envp);
+	}
+}
+
 /* Fence the child (or refuse with EPERM), then the real call with the
  * environment less the shim, which a fenced child no longer needs. */
 static int fenced_exec(const struct call *c)
@@ -79,6 +114,13 @@ static int fenced_exec(const struct call *c)
 		}
 		if (c->how == BY_SEARCH)
 			program = cf_shim_which(c->path, search_path(), found, sizeof found);
+	}
+	if (cf_shim.role == CF_ROLE_HARNESS && (c->how == BY_FD || opaque(c->path))) {
+		int rc = follow(c, program);
+		if (rc < 0) {
+			errno = -rc;
+			return -1;
+		}
 	}
 	int fenced = cf_shim_child_enter_env(program, c->envp);
 	if (fenced == CF_CHILD_RELAUNCH) {

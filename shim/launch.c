@@ -304,6 +304,26 @@ static int exec_fenced(const struct launch *l, int fenced)
 	return exec_search(l, env);
 }
 
+/* The harness started again (follow.c): decided before the file actions,
+ * which a fenced child runs fenced; checked again after them, on the very
+ * file that is executed. A child that is no longer the harness then (its
+ * directory changed, the file was replaced) runs nothing: EACCES. */
+static bool follows(const struct launch *l)
+{
+	bool slash = false;
+	for (const char *p = l->program; *p; p++)
+		slash = slash || *p == '/';
+	return (slash || !l->search) && cf_shim_follows(AT_FDCWD, l->program, 0, l->argv);
+}
+
+static int exec_harness(const struct launch *l)
+{
+	const sigset_t *mask = (l->flags & POSIX_SPAWN_SETSIGMASK) ? &l->sigmask : &l->oldmask;
+	(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, CF_SIGSET_BYTES);
+	int rc = cf_shim_exec_if_harness(AT_FDCWD, l->program, 0, l->argv, l->envp);
+	return rc ? rc : -EACCES;
+}
+
 static int child(void *p)
 {
 	struct launch *l = p;
@@ -311,12 +331,13 @@ static int child(void *p)
 
 	reset_signals(l);
 	rc = apply_attributes(l);
-	if (!rc && (fenced = cf_shim_fence_thread(l->fence, l->program, l->checked)) < 0)
+	bool harness = !rc && follows(l);
+	if (!rc && !harness && (fenced = cf_shim_fence_thread(l->fence, l->program, l->checked)) < 0)
 		rc = -EPERM;
 	for (int i = 0; !rc && i < l->n_acts; i++)
 		rc = apply_action(&l->acts[i]);
 	if (!rc)
-		rc = exec_fenced(l, fenced);
+		rc = harness ? exec_harness(l) : exec_fenced(l, fenced);
 	l->err = rc < 0 ? -rc : ECHILD;
 	return 127;
 }

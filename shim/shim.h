@@ -106,6 +106,25 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 
 #define CF_CHILD_ENV_MAX 4096
 
+/* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */
+bool cf_env_preload_has_shim(const char *entry);
+
+/* The harness role follows the harness (follow.c, Linux). In the harness's
+ * constructor: learn its script and the --harness-program files. Between
+ * fork and exec, raw syscalls and stack only: cf_shim_follows says whether
+ * DIRFD/PATH (execveat's FLAGS) with ARGV is the harness again;
+ * cf_shim_exec_if_harness checks again and, when it is, executes that very
+ * file as the harness (not fenced, a marker of its own): it returns 0 when
+ * the child is not the harness (fence it then), -errno when the exec failed. */
+void cf_shim_follow_init(void);
+bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[]);
+int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
+			    char *const envp[]);
+/* The harness replacing its own image, in normal context: 0, or -EPERM
+ * after a message when the new image is a static program (it loads no shim,
+ * and would fence nothing) in required mode without --static-harness. */
+int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
+
 /* In a wrapper: fence the child (or fail the call with EPERM), and name in
  * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */
 #define CF_ENTER_CHILD(program, envp_in, envp_out)                                      \

@@ -1,5 +1,6 @@
 /* syscall(SYS_execve, ...) and syscall(SYS_execveat, ...) are execs too. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h> /* declares the syscall() replaced here */
@@ -21,6 +22,14 @@ CF_EXPORT long syscall(long n, ...)
 	int e = n == SYS_execve ? 2 : 3; /* where envp is */
 	const char *program = (const char *)(n == SYS_execve ? a[0] : a[1]);
 	char *const *envp = (char *const *)a[e];
+	/* The harness started again (follow.c): executed as the harness. */
+	int h = n == SYS_execve
+			? cf_shim_exec_if_harness(AT_FDCWD, program, 0, (char *const *)a[1], envp)
+			: cf_shim_exec_if_harness((int)a[0], program, (int)a[4], (char *const *)a[2], envp);
+	if (h < 0) {
+		errno = -h;
+		return -1;
+	}
 	int fenced = cf_shim_child_enter_env(program, envp);
 	if (fenced == CF_CHILD_RELAUNCH && n == SYS_execve) {
 		errno = -cf_shim_relaunch(program, false, (char *const *)a[1], envp);

@@ -154,6 +154,12 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 		return -1;
 	if (pol->allow_sockets.n && unsetenv("CREDFENCE_SSH_AGENT"))
 		return -1;
+	/* Which processes get the harness role: canonical by now (judged at start). */
+	if (o->harness_programs.n && set_list("CREDFENCE_HARNESS_PROGRAM", &o->harness_programs, NULL))
+		return -1;
+	if (o->static_harness >= 0 &&
+	    setenv("CREDFENCE_STATIC_HARNESS", o->static_harness ? "1" : "0", 1))
+		return -1;
 	if (o->max_entries > 0) {
 		snprintf(num, sizeof num, "%ld", o->max_entries);
 		if (setenv("CREDFENCE_MAX_ENTRIES", num, 1))
@@ -421,6 +427,126 @@ static bool is_shell(const char *prog)
 	return false;
 }
 
+#ifdef __linux__
+/* A harness that loads no shim (static, or the loader skips it) fences
+ * nothing at launch: only a dynamic child that keeps LD_PRELOAD and the
+ * CREDFENCE_* variables fences itself (self mode). Refused in required mode
+ * unless the user accepts it with --static-harness. PROG is CMD, or a
+ * --harness-program when IS_PROGRAM. */
+static int judge_static(const struct cf_cli *c, const struct cf_policy *pol, const char *prog,
+			const char *shim, bool is_program)
+{
+	char why[PATH_MAX * 2 + 128];
+	if (!shim_would_be_skipped(prog, shim, why, sizeof why))
+		return 0;
+	const char *as = is_program ? " (--harness-program)" : "";
+	if (pol->mode == CF_MODE_BEST_EFFORT) {
+		cf_warn("harness: %s%s; its children are not fenced unless they load the shim "
+			"and fence themselves (best-effort mode)", why, as);
+		return 0;
+	}
+	if (c->opts.static_harness > 0) {
+		cf_warn("harness: %s%s; accepted with --static-harness: the programs it starts are "
+			"fenced only when they are dynamic and keep LD_PRELOAD and the CREDFENCE_* "
+			"variables (they fence themselves); those it starts with a trimmed environment "
+			"run free", why, as);
+		return 0;
+	}
+	cf_err("harness: %s%s, and the programs it starts are not fenced at launch. Only a dynamic "
+	       "program it starts with LD_PRELOAD and the CREDFENCE_* variables kept (its shell) "
+	       "fences itself; a harness that drops them for its commands (Codex's "
+	       "shell_environment_policy inherit = \"core\") runs its commands free. If its shell "
+	       "keeps them (for Codex, in ~/.codex/config.toml: [shell_environment_policy] set = { "
+	       "LD_PRELOAD = \"%s\", CREDFENCE_WORKSPACE = \"%s\" }), pass --static-harness "
+	       "(CREDFENCE_STATIC_HARNESS=1) to accept this; else give its commands to credfence "
+	       "run. Nothing was run.",
+	       why, as, shim, pol->workspace ? pol->workspace : "/path/to/project");
+	return CF_EXIT_FAIL;
+}
+
+/* Programs that run whatever they are given: as a harness program, every
+ * script or command line the harness runs with them would run free. */
+static bool runs_anything(const char *prog)
+{
+	static const char *const names[] = {"node", "nodejs", "bun", "deno", "env", "python",
+					    "pypy", "ruby", "perl", "php", "busybox", "npx",
+					    "npm"};
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		size_t n = strlen(names[i]);
+		if (strncmp(base, names[i], n) == 0 && strspn(base + n, "0123456789.") == strlen(base + n))
+			return true;
+	}
+	return is_shell(prog);
+}
+
+/* Each --harness-program: found as execvp finds it, canonical, an ELF
+ * program (its relaunch is executed by descriptor), not a program that runs
+ * whatever it is given, outside every writable location (a fenced program
+ * could replace it, and the harness would start the replacement free), and
+ * judged as CMD is when the loader would not load the shim into it. The list
+ * is exported canonical. */
+static int judge_harness_programs(struct cf_cli *c, const struct cf_policy *pol, const char *shim,
+				  const char *cwd)
+{
+	struct cf_options *o = &c->opts;
+	for (size_t i = 0; i < o->harness_programs.n; i++) {
+		const char *prog = o->harness_programs.v[i];
+		char found[PATH_MAX], canon[PATH_MAX], why[PATH_MAX * 4];
+		unsigned char cls;
+		unsigned machine;
+		bool interp;
+		struct stat st = {0};
+		errno = ENOENT;
+		if (!find_program(prog, found, sizeof found) || stat(found, &st) != 0 ||
+		    !S_ISREG(st.st_mode) || access(found, X_OK) != 0) {
+			cf_err("harness: --harness-program '%s' is not an executable file (%s); give the "
+			       "path of the program the harness starts. Nothing was run.",
+			       cf_cli_esc(prog), S_ISDIR(st.st_mode) ? "a directory" : strerror(errno));
+			return CF_EXIT_FAIL;
+		}
+		int rc = cf_policy_outside_writable(pol, found, cwd, canon, sizeof canon, why, sizeof why);
+		if (rc == -EACCES) {
+			cf_err("harness: --harness-program %s: a fenced program could replace it and the "
+			       "harness would start the replacement free; install it outside every "
+			       "writable location. Nothing was run.", cf_cli_esc(why));
+			return CF_EXIT_FAIL;
+		}
+		if (rc) {
+			cf_err("harness: --harness-program '%s' can not be resolved (%s). Nothing was run.",
+			       cf_cli_esc(found), strerror(-rc));
+			return CF_EXIT_FAIL;
+		}
+		int fd = open(canon, O_RDONLY | O_CLOEXEC);
+		rc = fd < 0 ? -1 : elf_info(fd, &cls, &machine, &interp);
+		if (fd >= 0)
+			close(fd);
+		if (rc) {
+			cf_err("harness: --harness-program %s is not an ELF program; name the compiled "
+			       "program that the harness starts (a script the harness runs as itself "
+			       "is followed without this option). Nothing was run.", cf_cli_esc(canon));
+			return CF_EXIT_FAIL;
+		}
+		if (runs_anything(canon)) {
+			cf_err("harness: --harness-program %s runs whatever it is given (a shell, an "
+			       "interpreter or a launcher): every command or script the harness starts "
+			       "with it would run free; name the harness's own program. Nothing was run.",
+			       cf_cli_esc(canon));
+			return CF_EXIT_FAIL;
+		}
+		free(o->harness_programs.v[i]);
+		if (!(o->harness_programs.v[i] = strdup(canon))) {
+			cf_err("out of memory");
+			return CF_EXIT_FAIL;
+		}
+		if ((rc = judge_static(c, pol, canon, shim, true)))
+			return rc;
+	}
+	return 0;
+}
+#endif
+
 /* Whether CMD is a shell given a command string (sh -c, bash -ec, busybox sh
  * -c, fish --command=...): the options before the first operand hold a c. */
 static bool shell_with_c(char **cmd)
@@ -508,15 +634,16 @@ int cf_cmd_harness(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 #ifdef __linux__
-	char why[PATH_MAX * 2 + 128];
-	if (shim_would_be_skipped(c.cmd[0], shim, why, sizeof why)) {
-		if (f.pol.mode == CF_MODE_REQUIRED) {
-			cf_err("harness: %s, and the programs it starts would not be fenced at launch; "
-			       "give its commands to credfence run instead. Nothing was run.", why);
-			return CF_EXIT_FAIL;
-		}
-		cf_warn("harness: %s; its children are not fenced unless they load the shim "
-			"and fence themselves (best-effort mode)", why);
+	if ((rc = judge_harness_programs(&c, &f.pol, shim, cwd)) ||
+	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false))) {
+		cf_fence_free(&f);
+		return rc;
+	}
+#else
+	if (c.opts.harness_programs.n) {
+		cf_err("harness: --harness-program (CREDFENCE_HARNESS_PROGRAM) is supported on Linux "
+		       "only; leave it out. Nothing was run.");
+		return CF_EXIT_FAIL;
 	}
 #endif
 	/* One supervisor for the whole harness: a socket bound by one fenced

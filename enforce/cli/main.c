@@ -31,16 +31,27 @@
 	"                    for an abstract one) bound outside the fence, repeatable\n"         \
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
 	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
-	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"               \
-	"  --harness-may-read P  harness only: let the harness itself read the secret location P\n" \
-	"                    (its children never), repeatable (CREDFENCE_HARNESS_MAY_READ)\n"
+	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"
+
+/* credfence harness only: which processes get the harness role, what the
+ * harness itself may read. */
+#define CF_USAGE_HARNESS                                                                          \
+	"harness options (the harness's own relaunch of its script needs none):\n"                 \
+	"  --harness-program PATH  a program CMD starts that is the harness too (the binary a\n"   \
+	"                    wrapper starts), repeatable (CREDFENCE_HARNESS_PROGRAM, colon list)\n" \
+	"  --static-harness  accept a static CMD or harness program: only the children that keep\n" \
+	"                    LD_PRELOAD fence themselves (CREDFENCE_STATIC_HARNESS=1)\n"      \
+	"  --harness-may-read P  let the harness itself read the secret location P (its own\n"    \
+	"                    login needs none; its children never), repeatable\n"              \
+	"                    (CREDFENCE_HARNESS_MAY_READ, colon list)\n"
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
 	"be executed, 127 when CMD is not found. See man credfence.\n"
 
 static const char usage[] = "usage: credfence COMMAND [options] ...\n"
-			    "\n" CF_USAGE_COMMANDS "\n" CF_USAGE_OPTIONS "\n" CF_USAGE_EXIT;
+			    "\n" CF_USAGE_COMMANDS "\n" CF_USAGE_OPTIONS "\n" CF_USAGE_HARNESS
+			    "\n" CF_USAGE_EXIT;
 
 /* One command's usage: its line, what it does, the options, its exit status. */
 static const struct {
@@ -74,8 +85,9 @@ static int command_help(const char *name)
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
 		if (strcmp(commands[i].name, name) != 0)
 			continue;
-		printf("usage: %s\n\n%s\n" CF_USAGE_OPTIONS "\n%s", commands[i].synopsis,
-		       commands[i].what, commands[i].exit);
+		printf("usage: %s\n\n%s\n" CF_USAGE_OPTIONS "\n%s%s", commands[i].synopsis,
+		       commands[i].what, strcmp(name, "harness") == 0 ? CF_USAGE_HARNESS "\n" : "",
+		       commands[i].exit);
 		return 0;
 	}
 	cf_err("no help for '%s'; use credfence help run, harness, status or check", name);

@@ -112,6 +112,22 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
 			c->opts.allow_ptys = 1;
+		} else if (is_opt(a, "--harness-program") || strcmp(a, "--static-harness") == 0) {
+			/* Which processes get the harness role: credfence harness only. */
+			if (strcmp(sub, "harness") != 0) {
+				cf_err("%s: %.*s is an option of credfence harness only; leave it out",
+				       sub, (int)strcspn(a, "="), a);
+				return CF_EXIT_FAIL;
+			}
+			if (a[2] == 's') {
+				c->opts.static_harness = 1;
+				continue;
+			}
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.harness_programs_from_cli = true;
+			if (cf_strv_add(&c->opts.harness_programs, v))
+				return CF_EXIT_FAIL;
 		} else if (strcmp(a, "--best-effort") == 0) {
 			c->opts.mode = CF_MODE_BEST_EFFORT;
 		} else if (strcmp(a, "--required") == 0) {
@@ -149,7 +165,8 @@ int cf_cli_finish(struct cf_cli *c)
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
 		       strcmp(bad, "CREDFENCE_MODE") == 0	  ? "'required' or 'best-effort'"
 		       : strcmp(bad, "CREDFENCE_ALLOW_PTYS") == 0 ||
-				       strcmp(bad, "CREDFENCE_SSH_AGENT") == 0
+				       strcmp(bad, "CREDFENCE_SSH_AGENT") == 0 ||
+				       strcmp(bad, "CREDFENCE_STATIC_HARNESS") == 0
 			       ? "'1' or '0'"
 			       : "a positive number");
 		return CF_EXIT_FAIL;

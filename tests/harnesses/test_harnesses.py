@@ -84,18 +84,7 @@ NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: 
 
 # Assertions that fail today, and why: (harness, mode, scenario, check) -> reason.
 # Found by running this test on main (see tests/harnesses/README.md).
-_CODEX = ("issue 11: the node wrapper bin/codex.js spawns the static-pie musl binary "
-          "codex-x86_64-unknown-linux-musl as a child, so credfence harness fences the harness "
-          "itself: 'Error: failed to initialize in-process app-server client: Permission denied "
-          "(os error 13)' (it can not write under ~/.codex); the model is never called")
-_GEMINI = ("issue 11: Gemini CLI relaunches itself as a child node process, which credfence "
-           "harness fences: the relaunched harness can not write "
-           "~/.gemini/projects.json.<uuid>.tmp (EACCES) and exits 1 before calling the model")
 KNOWN = {}
-for _s in ("shell", "read"):
-    for _c in ("ran", "exit0", "eacces", "git", "ws-write"):
-        KNOWN[("codex", "harness", _s, _c)] = _CODEX
-        KNOWN[("gemini", "harness", _s, _c)] = _GEMINI
 
 
 # ------------------------------------------------------------------ TAP
@@ -298,7 +287,10 @@ def setup_codex(fx, port, mode):
             '[model_providers.fake]', 'name = "fake"',
             'base_url = "http://127.0.0.1:%d/v1"' % port, 'wire_api = "responses"',
             'env_key = "FAKE_MODEL_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0']
-    if mode == "self":
+    if mode in ("self", "harness"):
+        # Self mode: the settings are the whole recipe. Harness mode: the native
+        # binary is static, so its shell fences itself with these (the recipe
+        # credfence harness prints when it refuses a static harness program).
         conf += ['[shell_environment_policy]',
                  'set = { LD_PRELOAD = "%s", CREDFENCE_WORKSPACE = "%s" }' % (fx.m.shim, fx.ws)]
     fx.write(".codex/config.toml", "\n".join(conf) + "\n")
@@ -350,6 +342,24 @@ def setup_opencode(fx, port, mode):
     return args, env
 
 
+def codex_native(binpath):
+    """The native binary that Codex's node wrapper (bin/codex.js) starts."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(binpath)))  # @openai/codex
+    arch = {"x86_64": "x86_64", "aarch64": "aarch64"}.get(os.uname().machine, os.uname().machine)
+    triple = "%s-unknown-linux-musl" % arch
+    pkg = "codex-linux-%s" % ("x64" if arch == "x86_64" else "arm64")
+    return os.path.join(os.path.dirname(root), pkg, "vendor", triple, "bin", "codex")
+
+
+def harness_options(name, binpath):
+    """What credfence harness needs for this harness besides the common options."""
+    if name == "codex":
+        # The wrapper starts the native binary, the real harness: name it; it is
+        # static (no shim), accepted knowingly (its shell fences itself).
+        return ["--harness-program", codex_native(binpath), "--static-harness"]
+    return []
+
+
 SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini,
          "opencode": setup_opencode}
 
@@ -377,7 +387,7 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     argv = [binpath] + args
     if mode == "harness":
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
-                "--log", fx.log, "--"] + argv
+                "--log", fx.log] + harness_options(name, binpath) + ["--"] + argv
     if strace_dir:
         os.makedirs(strace_dir, exist_ok=True)
         argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
