@@ -39,6 +39,7 @@ __attribute__((constructor)) static void cf_shim_init(void)
 	const char *marker = getenv("CREDFENCE_HARNESS");
 	if (marker && cf_harness_marker_is_self(marker)) {
 		cf_shim_become_harness();
+		cf_env_tmpdir_init();
 		cf_shim_thread_init();
 		return;
 	}

@@ -106,6 +106,11 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 
 #define CF_CHILD_ENV_MAX 4096
 
+/* The harness's private TMPDIR and the one its children get back, read from
+ * the environment once (the constructor, harness role); cf_env_without_shim
+ * then gives each fenced child the user's TMPDIR. */
+void cf_env_tmpdir_init(void);
+
 /* In a wrapper: fence the child (or fail the call with EPERM), and name in
  * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */
 #define CF_ENTER_CHILD(program, envp_in, envp_out)                                      \

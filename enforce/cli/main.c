@@ -30,7 +30,10 @@
 	"                    for an abstract one) bound outside the fence, repeatable\n"         \
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
 	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
-	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"
+	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"                   \
+	"  --harness-state DIR  a harness's own state directory its fenced programs write, made\n" \
+	"                    writable; refused when it holds or lies in a secret or a file the\n" \
+	"                    harness trusts; repeatable (CREDFENCE_HARNESS_STATE, colon list)\n"
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
