@@ -379,7 +379,10 @@ static int export_tmpdir(const char *priv)
 	 * CLAUDE_CODE_TMPDIR when set: there, the children's one. */
 	if (!getenv("CLAUDE_CODE_TMPDIR") && setenv("CLAUDE_CODE_TMPDIR", had ? old : "/tmp", 1))
 		return -1;
-	if (setenv("CREDFENCE_HARNESS_TMPDIR", priv, 1) || setenv("TMPDIR", priv, 1))
+	/* Bun extracts the native libraries of a compiled program (opencode) to
+	 * BUN_TMPDIR before TMPDIR: unset, it takes the private one. */
+	if (unsetenv("BUN_TMPDIR") || setenv("CREDFENCE_HARNESS_TMPDIR", priv, 1) ||
+	    setenv("TMPDIR", priv, 1))
 		return -1;
 	return 0;
 }
