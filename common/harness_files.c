@@ -36,7 +36,7 @@ const struct cf_harness_file cf_harness_files[] = {
 	ROW("Gemini CLI", ".gemini/GEMINI.md", "GEMINI_CLI_HOME", ".gemini/GEMINI.md",
 	    "instructions the model follows in every session"),
 	ROW("opencode", ".config/opencode", "XDG_CONFIG_HOME", "opencode",
-	    "its configuration and plugins (JavaScript it runs in its own process)"),
+	    "its configuration and plugins, JavaScript it runs in its own process"),
 };
 
 const size_t cf_harness_file_count = sizeof cf_harness_files / sizeof *cf_harness_files;

@@ -749,7 +749,10 @@ static void judge_harness_state(struct cf_policy *p, const struct cf_options *o,
 				if (cf_path_within(d, f) || cf_path_within(f, d)) {
 					cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
 							 "--harness-state %s %s %s, which %s trusts (%s)", d,
-							 cf_path_within(d, f) ? "lies in" : "holds", f,
+							 !strcmp(d, f)		? "is"
+							 : cf_path_within(d, f) ? "lies in"
+										: "holds",
+							 f,
 							 h->harness, h->holds);
 					return;
 				}

@@ -31,8 +31,9 @@
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
 	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
 	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"                   \
-	"  --harness-state DIR  a harness's own state directory its fenced programs write, made\n" \
-	"                    writable; refused when it holds or lies in a secret or a file the\n" \
+	"  --harness-state DIR\n"                                                                 \
+	"                    make a harness's own state directory writable for the programs it\n" \
+	"                    starts; refused when it holds or lies in a secret or a file the\n"  \
 	"                    harness trusts; repeatable (CREDFENCE_HARNESS_STATE, colon list)\n"
 
 #define CF_USAGE_EXIT                                                                             \

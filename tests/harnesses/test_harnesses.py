@@ -74,7 +74,21 @@ AGENT_SECRETS = [
 ]
 COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
            "cat ~/.claude/.credentials.json ~/.codex/auth.json ~/.gemini/oauth_creds.json "
-           "~/.local/share/opencode/auth.json; git --version; echo built > out.txt")
+           "~/.local/share/opencode/auth.json; git --version; echo built > out.txt; "
+           "cf_rc_probe 2>/dev/null; true")
+
+# Each harness's own state that its fenced children write, relative to home: passed
+# with --harness-state in harness mode (made first: it must exist). Found with -v and
+# --strace (tests/harnesses/README.md): Claude Code's Bash tool writes its shell
+# snapshot from the shell it starts; opencode runs git, fenced, on its undo snapshots.
+# Codex writes its shell snapshots itself, Gemini CLI none of its own state.
+HARNESS_STATE = {"claude": [".claude/shell-snapshots"],
+                 "opencode": [".local/share/opencode/snapshot"]}
+# A function of the user's rc (the fake ~/.bashrc) that COMMAND calls: it prints
+# RC_PROBE_OUT only where the shell tool got the user's rc functions (Claude Code:
+# through its shell snapshot).
+RC_PROBE = "cf_rc_probe"
+RC_PROBE_OUT = "rc-probe-" + "ran"
 
 # The harness's own file-reading tool, for the "read" scenario (None: it has none).
 READ_TOOL = {"claude": "Read", "codex": None, "gemini": "read_file", "opencode": "read"}
@@ -231,11 +245,18 @@ class Fixture:
             mk = "%s-%s" % (self.tag, label_)
             self.markers[label_] = mk
             self.write(rel, text.format(m=mk))
-        self.write(".bashrc", "# fake bashrc\n")
+        self.write(".bashrc", "# fake bashrc\n%s() { echo %s; }\n" % (RC_PROBE, RC_PROBE_OUT))
         self.write("notes.txt", "plain notes\n")
         for d in (".cache", ".npm", ".config", ".local/share", ".local/state"):
             os.makedirs(os.path.join(self.home, d), exist_ok=True)
         subprocess.run(["git", "init", "-q", self.ws], check=True)
+
+    def state_dirs(self, name):
+        """HARNESS_STATE of NAME made (each must exist), as a colon list."""
+        dirs = [os.path.join(self.home, rel) for rel in HARNESS_STATE.get(name, [])]
+        for d in dirs:
+            os.makedirs(d, exist_ok=True)
+        return ":".join(dirs)
 
     def write(self, rel, text):
         p = os.path.join(self.home, rel)
@@ -291,7 +312,8 @@ def setup_claude(fx, port, mode):
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"}
     settings = {}
     if mode == "self":
-        settings["env"] = {"LD_PRELOAD": fx.m.shim, "CREDFENCE_WORKSPACE": fx.ws}
+        settings["env"] = {"LD_PRELOAD": fx.m.shim, "CREDFENCE_WORKSPACE": fx.ws,
+                           "CREDFENCE_HARNESS_STATE": fx.state_dirs("claude")}
     fx.write(".claude/settings.json", json.dumps(settings))
     args = ["-p", PROMPT, "--output-format", "text", "--allowedTools", "Bash,Read"]
     return args, env
@@ -347,8 +369,10 @@ def setup_opencode(fx, port, mode):
             "  'shell.env': async (input, output) => {\n"
             "    output.env.LD_PRELOAD = %s;\n"
             "    output.env.CREDFENCE_WORKSPACE = %s;\n"
+            "    output.env.CREDFENCE_HARNESS_STATE = %s;\n"
             "  },\n"
-            "});\n") % (json.dumps(fx.m.shim), json.dumps(fx.ws)))
+            "});\n") % (json.dumps(fx.m.shim), json.dumps(fx.ws),
+                         json.dumps(fx.state_dirs("opencode"))))
     env = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
     args = ["run", "--model", "fake/fake-model", PROMPT]
@@ -381,8 +405,11 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     args, extra = SETUP[name](fx, port, mode)
     argv = [binpath] + args
     if mode == "harness":
+        state = []
+        for d in filter(None, fx.state_dirs(name).split(":")):
+            state += ["--harness-state", d]
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
-                "--log", fx.log, "--"] + argv
+                "--log", fx.log] + state + ["--"] + argv
     if strace_dir:
         os.makedirs(strace_dir, exist_ok=True)
         argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
@@ -426,6 +453,7 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
             r.out_txt = f.read()
     except OSError:
         r.out_txt = None
+    r.state = harness_state_seen(name, r)
     if verbose:
         print("# argv: %s" % " ".join(argv))
         print("# exit %s in %.1f s; %d requests; fences %s" % (r.status, r.seconds,
@@ -437,6 +465,24 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
             print("#   | " + l[:300])
         print("#   tool results: " + r.results[-1500:].replace("\n", " ")[:1500])
     return r
+
+
+def harness_state_seen(name, r):
+    """What the fenced children wrote of the harness's own state, or None when
+    this harness has none to check. Claude Code removes its shell snapshot when
+    it ends: the shell tool calling the rc's function shows that the snapshot
+    was written (and sourced). opencode's undo snapshot repository must hold
+    an object that git, fenced, wrote."""
+    if name == "claude":
+        return ("the Bash tool ran %s() from the user's rc" % RC_PROBE
+                if RC_PROBE_OUT in r.results else "")
+    if name == "opencode":
+        d = os.path.join(r.fx.home, ".local/share/opencode/snapshot")
+        for root, _, files in os.walk(d):
+            if os.path.basename(os.path.dirname(root)) == "objects" and files:
+                return "snapshot repository %s holds objects" % os.path.relpath(root, d)
+        return ""
+    return None
 
 
 def leaked(r, markers):
@@ -508,6 +554,10 @@ def check_case(tap, name, mode, scenario, r):
                   tail(r))
         tap.check(key("ws-write"), (r.out_txt or "").strip() == "built",
                   d + "the workspace write (echo built > out.txt) works", tail(r))
+        if r.state is not None:
+            tap.check(key("state"), bool(r.state),
+                      d + "its fenced children wrote its own state (%s)"
+                      % (r.state or "nothing: see HARNESS_STATE"), tail(r))
 
 
 def main():

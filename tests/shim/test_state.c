@@ -110,6 +110,7 @@ Test(shim_state, trusted_files)
 {
 	cf_fx_mkdirs(cf_fx_at(claude, "plugins/x"));
 	assert_refused(NULL, cf_fx_at(claude, "plugins/x"), "lies in");
+	assert_refused(NULL, cf_fx_at(claude, "plugins"), "is ");
 	assert_refused(NULL, cf_fx_at(claude, "plugins"), "which Claude Code trusts");
 	char oc[PATH_MAX + 32];
 	snprintf(oc, sizeof oc, "%s/.config/opencode", t.fx.home);
