@@ -84,6 +84,10 @@ COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
 # Codex writes its shell snapshots itself, Gemini CLI none of its own state.
 HARNESS_STATE = {"claude": [".claude/shell-snapshots"],
                  "opencode": [".local/share/opencode/snapshot"]}
+# Harnesses that extract a library to $TMPDIR and load it (a Bun binary): under
+# credfence harness it must land in the harness's private TMPDIR instead.
+LOADS_FROM_TMPDIR = ("opencode",)
+
 # A function of the user's rc (the fake ~/.bashrc) that COMMAND calls: it prints
 # RC_PROBE_OUT only where the shell tool got the user's rc functions (Claude Code:
 # through its shell snapshot).
@@ -269,7 +273,7 @@ class Fixture:
         e = {
             "PATH": safe_path(),
             "HOME": h, "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
-            "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": self.root + "/tmp",
             "XDG_CONFIG_HOME": h + "/.config", "XDG_CACHE_HOME": h + "/.cache",
             "XDG_DATA_HOME": h + "/.local/share", "XDG_STATE_HOME": h + "/.local/state",
             "XDG_RUNTIME_DIR": self.root + "/run",
@@ -277,6 +281,7 @@ class Fixture:
             "GEMINI_CLI_HOME": h, "NO_COLOR": "1", "CI": "true",
         }
         os.makedirs(e["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+        os.makedirs(e["TMPDIR"], exist_ok=True)
         e.update(extra or {})
         return e
 
@@ -454,6 +459,9 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     except OSError:
         r.out_txt = None
     r.state = harness_state_seen(name, r)
+    # What Bun extracts to load (opencode): in the user's TMPDIR only without credfence.
+    tmp = os.path.join(fx.root, "tmp")
+    r.tmp_libs = sorted(f for f in os.listdir(tmp) if f.endswith((".so", ".node")))
     if verbose:
         print("# argv: %s" % " ".join(argv))
         print("# exit %s in %.1f s; %d requests; fences %s" % (r.status, r.seconds,
@@ -521,12 +529,20 @@ def check_case(tap, name, mode, scenario, r):
                       d + "without credfence the key's marker reaches the server (the test can fail)",
                       tail(r))
             tap.check(key("exit0"), r.status == 0, d + "exits 0", tail(r))
+            if name in LOADS_FROM_TMPDIR:
+                tap.check(key("tmp-lib"), bool(r.tmp_libs),
+                          d + "without credfence it extracts the library it loads to TMPDIR "
+                          "(found: %s)" % (r.tmp_libs or "nothing"), tail(r))
         else:
             tap.check(key("leaks"), fx.markers["ssh"] in r.results,
                       d + "without credfence its Read tool sends the key's marker to the server",
                       tail(r))
         return
     tap.check(key("exit0"), r.status == 0 and not r.timed_out, d + "exits 0", tail(r))
+    if mode == "harness":
+        tap.check(key("tmp-lib"), not r.tmp_libs,
+                  d + "nothing it loads lies in the TMPDIR its fenced programs write (found: %s)"
+                  % (r.tmp_libs or "nothing"), tail(r))
     lk = leaked(r, base)
     tap.check(key("no-secret-to-server"), not lk,
               d + "no secret's marker reaches the server (leaked: %s)" % (lk or "none"), tail(r))
