@@ -116,3 +116,34 @@ Test(shim_tmpdir, no_place_refused)
 	cr_expect(access(flag, F_OK) == 0, "the harness did not run");
 	cf_fx_out_free(&o);
 }
+
+/* A process that was not fenced at its launch (a static harness's child, which
+ * fences itself in its constructor) takes the user's TMPDIR back for itself
+ * and its children: its TMPDIR in the private directory could not be written. */
+Test(shim_tmpdir, self_fenced_child_takes_tmpdir_back)
+{
+	char priv[PATH_MAX + 32], pre[PATH_MAX + 48], ws[PATH_MAX + 48], e1[PATH_MAX + 64],
+		e2[PATH_MAX + 48];
+	snprintf(priv, sizeof priv, "%s/run/harness-tmp.T", t.fx.root);
+	cf_fx_mkdirs(priv);
+	snprintf(pre, sizeof pre, "LD_PRELOAD=%s", st_shim());
+	snprintf(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", t.fx.ws);
+	snprintf(e1, sizeof e1, "CREDFENCE_HARNESS_TMPDIR=%s", priv);
+	snprintf(e2, sizeof e2, "TMPDIR=%s", priv);
+	char **env = st_env(&t, (const char *const[]){pre, ws, e1, e2, "CREDFENCE_CHILD_TMPDIR=/var/tmp",
+						      NULL});
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV("/bin/bash", "-c",
+			  "echo \"SELF-TMPDIR=$TMPDIR\"; bash -c 'echo \"CHILD-TMPDIR=$TMPDIR\"'; "
+			  "echo x > \"$CREDFENCE_HARNESS_TMPDIR/x\" && echo CHILD-WROTE-PRIVATE; "
+			  "f=$(mktemp) && echo MKTEMP-OK && rm -f \"$f\""));
+	cf_fx_env_free(env);
+	st_dump("self-fenced", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "SELF-TMPDIR=/var/tmp\n"));
+	cr_expect(strstr(o.out, "CHILD-TMPDIR=/var/tmp\n"));
+	cr_expect(strstr(o.out, "MKTEMP-OK"));
+	cr_expect(!strstr(o.out, "CHILD-WROTE-PRIVATE"));
+	cf_fx_out_free(&o);
+}
