@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "harness_files.h"
 #include "paths.h"
 #include "secrets.h"
 
@@ -29,6 +30,7 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->allow_sockets);
 	cf_strv_free(&o->harness_may_read);
 	cf_strv_free(&o->harness_programs);
+	cf_strv_free(&o->harness_state);
 }
 
 const char *cf_env_get(char *const envp[], const char *name)
@@ -66,6 +68,20 @@ static int add_twin_list(struct cf_strv *s, const char *list)
 	}
 	free(part);
 	return rc;
+}
+
+/* --harness-state's twin, and the private TMPDIR `credfence harness` gave
+ * the harness (never the user's to set). */
+static int harness_state_from_env(struct cf_options *o, char *const envp[])
+{
+	if (!o->harness_tmpdir)
+		o->harness_tmpdir = cf_env_get(envp, "CREDFENCE_HARNESS_TMPDIR");
+	if (!o->child_tmpdir)
+		o->child_tmpdir = cf_env_get(envp, "CREDFENCE_CHILD_TMPDIR");
+	if (!o->harness_state_from_cli &&
+	    add_twin_list(&o->harness_state, cf_env_get(envp, "CREDFENCE_HARNESS_STATE")))
+		return -ENOMEM;
+	return 0;
 }
 
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
@@ -132,6 +148,8 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 	}
 	if (!o->supervisor)
 		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
+	if (harness_state_from_env(o, envp))
+		return -ENOMEM;
 	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
 		char *end;
 		errno = 0;
@@ -205,6 +223,9 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 	if (!rc)
 		rc = list_check(&o->harness_may_read, "--harness-may-read (CREDFENCE_HARNESS_MAY_READ)",
 				false, why, n);
+	if (!rc)
+		rc = list_check(&o->harness_state, "--harness-state (CREDFENCE_HARNESS_STATE)", true,
+				why, n);
 	for (size_t i = 0; !rc && i < o->allow_sockets.n; i++)
 		if (strcmp(o->allow_sockets.v[i], "@") == 0) {
 			snprintf(why, n, "--allow-socket (CREDFENCE_ALLOW_SOCKET) has '@' without a "
@@ -542,6 +563,19 @@ static int cache_add(struct cf_policy *p, struct links *l, const char *moved, bo
 	return writable_add(p, l, buf, cwd);
 }
 
+/* The TMPDIR the children write: under `credfence harness` the harness's own
+ * TMPDIR is its private directory, which no child may write; the children
+ * get the user's TMPDIR back (shim/env.c), and that one is writable. */
+static const char *children_tmpdir(const struct cf_options *o, char *const envp[])
+{
+	const char *t = cf_env_get(envp, "TMPDIR");
+	const char *priv = o->harness_tmpdir;
+	size_t n = priv ? strlen(priv) : 0;
+	if (t && n && priv[0] == '/' && strncmp(t, priv, n) == 0 && (t[n] == '\0' || t[n] == '/'))
+		return o->child_tmpdir;
+	return t;
+}
+
 static int writable_locations(struct cf_policy *p, struct links *l, const struct cf_options *o,
 			      char *const envp[], const char *cwd)
 {
@@ -555,7 +589,7 @@ static int writable_locations(struct cf_policy *p, struct links *l, const struct
 	for (size_t i = 0; !rc && i < sizeof fixed / sizeof *fixed; i++)
 		rc = writable_add(p, l, fixed[i], cwd);
 	if (!rc)
-		rc = writable_add(p, l, cf_env_get(envp, "TMPDIR"), cwd);
+		rc = writable_add(p, l, children_tmpdir(o, envp), cwd);
 	const char *cargo = cf_env_get(envp, "CARGO_HOME");
 	if (!rc)
 		rc = cache_add(p, l, cf_env_get(envp, "XDG_CACHE_HOME"), true, "", ".cache", cwd);
@@ -567,6 +601,8 @@ static int writable_locations(struct cf_policy *p, struct links *l, const struct
 		rc = cache_add(p, l, cargo, false, "git", ".cargo/git", cwd);
 	for (size_t i = 0; !rc && i < o->writable.n; i++)
 		rc = writable_add(p, l, o->writable.v[i], cwd);
+	for (size_t i = 0; !rc && i < o->harness_state.n; i++)
+		rc = writable_add(p, l, o->harness_state.v[i], cwd);
 	return rc;
 }
 
@@ -705,6 +741,66 @@ static void judge_overlap(struct cf_policy *p)
 			}
 }
 
+/* Where row R of the harness-files table lies: under HOME, or moved by its
+ * variable (both are judged). false when there is no such place. */
+static bool harness_file_at(const struct cf_harness_file *r, const char *home, char *const envp[],
+			    bool moved, const char *cwd, char *out, size_t n)
+{
+	char buf[PATH_MAX * 2];
+	const char *v = moved && r->env ? cf_env_get(envp, r->env) : NULL;
+	int k;
+	if (moved)
+		k = v && v[0] == '/' ? snprintf(buf, sizeof buf, "%s/%s", v, r->leaf) : -1;
+	else
+		k = home ? snprintf(buf, sizeof buf, "%s/%s", home, r->rel) : -1;
+	if (k < 0 || (size_t)k >= sizeof buf)
+		return false;
+	return cf_canon(buf, cwd, out, n, NULL, NULL) == 0;
+}
+
+/* A --harness-state directory becomes writable for every fenced program, so
+ * it must hold no secret (the agents' own login tokens are secrets), lie in
+ * none, and hold no file the free harness trusts nor lie in one: a fenced
+ * program that rewrote it would act through the harness. */
+static void judge_harness_state(struct cf_policy *p, const struct cf_options *o,
+				char *const envp[], const char *cwd)
+{
+	const char *homes[] = {p->home, p->account_home};
+	for (size_t i = 0; i < o->harness_state.n; i++) {
+		char d[PATH_MAX], f[PATH_MAX];
+		if (cf_canon(o->harness_state.v[i], cwd, d, sizeof d, NULL, NULL)) {
+			cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
+					 "--harness-state %s can not be resolved", o->harness_state.v[i]);
+			return;
+		}
+		for (size_t s = 0; s < p->n_denied; s++)
+			if (cf_path_within(d, p->denied[s].path) || cf_path_within(p->denied[s].path, d)) {
+				cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
+						 "--harness-state %s %s secret %s (%s)", d,
+						 cf_path_within(d, p->denied[s].path) ? "lies in" : "holds",
+						 p->denied[s].path, p->denied[s].holds);
+				return;
+			}
+		for (size_t r = 0; r < cf_harness_file_count; r++)
+			for (int at = 0; at < 3; at++) {
+				const struct cf_harness_file *h = &cf_harness_files[r];
+				if (!harness_file_at(h, at < 2 ? homes[at] : NULL, envp, at == 2, cwd, f,
+						     sizeof f))
+					continue;
+				if (cf_path_within(d, f) || cf_path_within(f, d)) {
+					cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
+							 "--harness-state %s %s %s, which %s trusts (%s)", d,
+							 !strcmp(d, f)		? "is"
+							 : cf_path_within(d, f) ? "lies in"
+										: "holds",
+							 f,
+							 h->harness, h->holds);
+					return;
+				}
+			}
+	}
+}
+
 static int secret_locations(struct cf_policy *p, const struct cf_options *o, char *const envp[],
 			    const char *cwd)
 {
@@ -767,6 +863,9 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	cf_strv_free(&l.pairs);
 	if (rc)
 		return rc;
+	/* Before the overlap: a harness state that holds a secret is told as such. */
+	if (p->verdict == CF_VERDICT_APPLIED)
+		judge_harness_state(p, o, envp, cwd);
 	if (p->verdict == CF_VERDICT_APPLIED)
 		judge_overlap(p);
 	/* Judged even when the verdict is "not effective": the refusal is logged. */

@@ -36,6 +36,19 @@ struct cf_options {
 	struct cf_strv harness_programs; /* --harness-program, CREDFENCE_HARNESS_PROGRAM */
 	bool harness_programs_from_cli;
 	int static_harness; /* --static-harness, CREDFENCE_STATIC_HARNESS=1; -1 unset, 0, 1 */
+
+	/* --harness-state, CREDFENCE_HARNESS_STATE: a harness's own state
+	 * directories its children must write (writable, after the checks of
+	 * cf_harness_state_refusal). */
+	struct cf_strv harness_state;
+	bool harness_state_from_cli;
+
+	/* Written by `credfence harness`, never by the user: the harness's private
+	 * temporary directory (CREDFENCE_HARNESS_TMPDIR), which its TMPDIR names,
+	 * and the TMPDIR its children get back (CREDFENCE_CHILD_TMPDIR; NULL when
+	 * it was unset). A TMPDIR within the private one is never writable. */
+	const char *harness_tmpdir;
+	const char *child_tmpdir;
 };
 
 void cf_options_init(struct cf_options *o);
@@ -71,6 +84,8 @@ enum cf_verdict {
 	CF_VERDICT_WORKSPACE, /* set by the callers: the workspace is the current
 				 directory, which the command picks with cd */
 	CF_VERDICT_IPC,       /* set by enforce/: the IPC supervisor could not be used */
+	CF_VERDICT_HARNESS_STATE, /* a --harness-state directory holds or lies in a file
+				     the free harness trusts */
 };
 
 struct cf_policy {

@@ -115,6 +115,12 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX]);
  * was started. */
 int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX]);
 
+/* What the waiter of cf_supervisor_start_above does once the command has
+ * ended, before it answers for it: FN(ARG) (credfence harness removes the
+ * harness's private temporary directory). Set before the start; ARG must
+ * stay valid (the waiter keeps this process's memory). */
+void cf_supervisor_at_end(void (*fn)(const char *), const char *arg);
+
 /* Whether this kernel can do it: seccomp user notification with
  * pidfd_open/pidfd_getfd, found in a forked child. 0 or -errno (words from
  * cf_ipc_why). Normal context. */

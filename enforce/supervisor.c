@@ -1693,6 +1693,21 @@ static void forward(int sig, siginfo_t *si, void *ctx)
 		kill((pid_t)fwd_pid, sig);
 }
 
+static void (*end_fn)(const char *);
+static const char *end_arg;
+
+void cf_supervisor_at_end(void (*fn)(const char *), const char *arg)
+{
+	end_fn = fn;
+	end_arg = arg;
+}
+
+static void at_end(void)
+{
+	if (end_fn)
+		end_fn(end_arg);
+}
+
 static _Noreturn void wait_for_keeper(int rd)
 {
 	static const int pass[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGINT, SIGQUIT};
@@ -1726,6 +1741,7 @@ static _Noreturn void wait_for_keeper(int rd)
 		fwd_pid = pid;
 	while ((n = read(rd, msg, sizeof msg)) < 0 && errno == EINTR)
 		;
+	at_end();
 	if (n != sizeof msg || msg[0] < 0) {
 		static const char e[] = "credfence: the IPC supervisor ended before the command; its "
 					"exit status is not known\n";

@@ -3,7 +3,9 @@
  * it fences, and the fenced tree runs without its cost. No allocation: this
  * runs between fork and exec, into arrays on the caller's stack. */
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "shim.h"
 
@@ -100,6 +102,60 @@ static size_t filter(const char *value, char *buf, size_t cap, int *left)
 	return len + 1;
 }
 
+/* Under `credfence harness` the harness's TMPDIR is its private directory,
+ * which its fenced children may not write: they get the user's TMPDIR back
+ * ("TMPDIR=..."), or none when the user had none. Set once in the harness's
+ * constructor, read only afterwards. */
+static char tmp_private[PATH_MAX]; /* the private directory, "" when there is none */
+static char tmp_child[PATH_MAX + 8];
+static int tmp_child_set;
+
+static size_t cpy(char *to, size_t cap, const char *a, const char *b)
+{
+	size_t n = 0;
+	for (; *a && n + 1 < cap; a++)
+		to[n++] = *a;
+	for (; b && *b && n + 1 < cap; b++)
+		to[n++] = *b;
+	to[n] = '\0';
+	return n;
+}
+
+void cf_env_tmpdir_init(void)
+{
+	const char *priv = getenv("CREDFENCE_HARNESS_TMPDIR");
+	const char *child = getenv("CREDFENCE_CHILD_TMPDIR");
+	tmp_private[0] = '\0';
+	if (!priv || priv[0] != '/' || cpy(tmp_private, sizeof tmp_private, priv, NULL) + 1 >=
+						     sizeof tmp_private) {
+		tmp_private[0] = '\0';
+		return;
+	}
+	tmp_child_set = child && *child;
+	if (tmp_child_set)
+		cpy(tmp_child, sizeof tmp_child, "TMPDIR=", child);
+}
+
+/* What a fenced child gets for the entry E: E itself, the user's TMPDIR for
+ * a TMPDIR that names the private directory (or lies in it), or NULL to
+ * drop it. */
+static char *child_tmpdir(char *e)
+{
+	static const char name[] = "TMPDIR=";
+	size_t i = 0;
+	if (!tmp_private[0])
+		return e;
+	for (; name[i]; i++)
+		if (e[i] != name[i])
+			return e;
+	const char *v = e + i, *p = tmp_private;
+	while (*p && *v == *p)
+		p++, v++;
+	if (*p || (*v && *v != '/'))
+		return e;
+	return tmp_child_set ? tmp_child : NULL;
+}
+
 /* Every LD_PRELOAD entry is filtered: ld.so reads the last one, getenv()
  * the first. */
 char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
@@ -122,6 +178,13 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 				out[k++] = ldbuf + used;
 				used += r;
 			}
+			continue;
+		}
+		char *e = child_tmpdir(envp[i]);
+		if (e != envp[i]) {
+			changed = 1;
+			if (e)
+				out[k++] = e;
 			continue;
 		}
 		out[k++] = envp[i];

@@ -36,6 +36,9 @@ __attribute__((constructor)) static void cf_shim_init(void)
 	/* Fenced already: descendants are covered by inheritance, add no layer. */
 	if (cf_ll_fenced())
 		return;
+	/* The harness gives its fenced children the user's TMPDIR back, and a
+	 * process that fences itself takes it back for itself and its own. */
+	cf_env_tmpdir_init();
 	const char *marker = getenv("CREDFENCE_HARNESS");
 	if (marker && cf_harness_marker_is_self(marker)) {
 		cf_shim_become_harness();

@@ -124,6 +124,10 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
  * after a message when the new image is a static program (it loads no shim,
  * and would fence nothing) in required mode without --static-harness. */
 int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
+/* The harness's private TMPDIR and the one its children get back, read from
+ * the environment once (the constructor, harness role); cf_env_without_shim
+ * then gives each fenced child the user's TMPDIR. */
+void cf_env_tmpdir_init(void);
 
 /* In a wrapper: fence the child (or fail the call with EPERM), and name in
  * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */

@@ -12,6 +12,8 @@
 #ifdef __linux__
 #include "guard.h"
 #include "json.h"
+#include "ipc.h"
+#include "tmpdir.h"
 #endif
 
 #ifdef __APPLE__
@@ -142,6 +144,8 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	if (o->writable.n && set_list("CREDFENCE_WRITABLE", &o->writable, cwd))
 		return -1;
 	if (o->deny.n && set_list("CREDFENCE_DENY", &o->deny, cwd))
+		return -1;
+	if (o->harness_state.n && set_list("CREDFENCE_HARNESS_STATE", &o->harness_state, cwd))
 		return -1;
 	if (o->mode >= 0 &&
 	    setenv("CREDFENCE_MODE", o->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required", 1))
@@ -576,6 +580,53 @@ static bool shell_with_c(char **cmd)
 	return false;
 }
 
+#ifdef __linux__
+/* The harness's TMPDIR is PRIV; its children get the user's back (shim/env.c,
+ * CREDFENCE_CHILD_TMPDIR, unset when the user had none). */
+static int export_tmpdir(const char *priv)
+{
+	const char *old = getenv("TMPDIR");
+	bool had = old && *old;
+	if (had ? setenv("CREDFENCE_CHILD_TMPDIR", old, 1) : unsetenv("CREDFENCE_CHILD_TMPDIR"))
+		return -1;
+	/* Claude Code hands its Bash tool's shell a file to write in its own
+	 * temporary directory (claude-ID-cwd, where the shell ends up), which is
+	 * CLAUDE_CODE_TMPDIR when set: there, the children's one. */
+	if (!getenv("CLAUDE_CODE_TMPDIR") && setenv("CLAUDE_CODE_TMPDIR", had ? old : "/tmp", 1))
+		return -1;
+	/* Bun extracts the native libraries of a compiled program (opencode) to
+	 * BUN_TMPDIR before TMPDIR: unset, it takes the private one. */
+	if (unsetenv("BUN_TMPDIR") || setenv("CREDFENCE_HARNESS_TMPDIR", priv, 1) ||
+	    setenv("TMPDIR", priv, 1))
+		return -1;
+	return 0;
+}
+
+/* The private TMPDIR into PRIV, its removal left to the waiter above the
+ * harness. 0, or CF_EXIT_FAIL after a message; PRIV stays empty when the
+ * harness keeps the user's TMPDIR (best-effort mode). */
+static int private_tmpdir(const struct cf_fence *f, char *priv, size_t n)
+{
+	char why[PATH_MAX * 4];
+	priv[0] = '\0';
+	if (cf_cli_private_tmpdir(&f->pol, priv, n, why, sizeof why) == 0) {
+		cf_supervisor_at_end(cf_cli_remove_tmpdir, priv);
+		return 0;
+	}
+	priv[0] = '\0';
+	if (f->pol.mode == CF_MODE_REQUIRED) {
+		cf_err("harness: no place for the harness's private temporary directory, which no "
+		       "fenced program may write (%s); set XDG_RUNTIME_DIR or XDG_STATE_HOME to a "
+		       "directory of yours outside every writable location. Nothing was run.", why);
+		return CF_EXIT_FAIL;
+	}
+	cf_warn("harness: no place for the harness's private temporary directory (%s); it shares "
+		"TMPDIR with the programs it starts, which can change what it writes there "
+		"(best-effort mode)", why);
+	return 0;
+}
+#endif
+
 /* Setups that start but fence less than the user may think: say so. */
 static void warn_harness(char **cmd)
 {
@@ -650,6 +701,13 @@ int cf_cmd_harness(int argc, char **argv)
 	 * child is reachable from the next. It outlives this process image (the
 	 * harness execs in its place) and serves until the harness and every
 	 * fenced process are gone. */
+#ifdef __linux__
+	/* static: the waiter, a copy of this process, removes it at the end. */
+	static char priv[PATH_MAX];
+	priv[0] = '\0';
+	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
+		return rc;
+#endif
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);
 #ifdef __linux__
@@ -663,6 +721,12 @@ int cf_cmd_harness(int argc, char **argv)
 			cf_cli_log(&f, logfd, c.cmd[0], false);
 		if (logfd >= 0)
 			close(logfd);
+#ifdef __linux__
+		if (sup && priv[0]) { /* no waiter: nobody else removes it */
+			cf_cli_remove_tmpdir(priv);
+			priv[0] = '\0';
+		}
+#endif
 		if (sup) {
 			if (f.pol.mode == CF_MODE_REQUIRED) {
 				cf_err("%s; %s. Nothing was run.", f.pol.reason, cf_cli_hint(f.pol.verdict));
@@ -694,6 +758,9 @@ int cf_cmd_harness(int argc, char **argv)
 	if (sn > 0)
 		self[sn] = '\0';
 	if (export_options(&c, &f.pol, cwd) || preload(shim) ||
+#ifdef __linux__
+	    (priv[0] && export_tmpdir(priv)) ||
+#endif
 	    setenv("CREDFENCE_HARNESS", marker, 1) ||
 	    (sn > 0 && setenv("CREDFENCE_LAUNCHER", self, 1))) {
 		cf_err("can not set the environment: %s", strerror(errno));

@@ -31,7 +31,11 @@
 	"                    for an abstract one) bound outside the fence, repeatable\n"         \
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
 	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
-	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"
+	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"                   \
+	"  --harness-state DIR\n"                                                                 \
+	"                    make a harness's own state directory writable for the programs it\n" \
+	"                    starts; refused when it holds or lies in a secret or a file the\n"  \
+	"                    harness trusts; repeatable (CREDFENCE_HARNESS_STATE, colon list)\n"
 
 /* credfence harness only: which processes get the harness role, what the
  * harness itself may read. */

@@ -108,6 +108,12 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			c->opts.harness_may_read_from_cli = true;
 			if (cf_strv_add(&c->opts.harness_may_read, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--harness-state")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.harness_state_from_cli = true;
+			if (cf_strv_add(&c->opts.harness_state, v))
+				return CF_EXIT_FAIL;
 		} else if (strcmp(a, "--ssh-agent") == 0) {
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
@@ -229,6 +235,10 @@ const char *cf_cli_hint(enum cf_verdict v)
 	case CF_VERDICT_IPC:
 		return "run on a kernel with seccomp user notification (Linux 5.9 or later, not "
 		       "blocked by a container policy), or pass --best-effort to run without isolation";
+	case CF_VERDICT_HARNESS_STATE:
+		return "name the harness's state subdirectory that its children write (for Claude Code "
+		       "~/.claude/shell-snapshots), not a directory that holds a secret or a file the "
+		       "harness trusts; see 'Harness state' in docs/cli-reference.md";
 	default:
 		return "fix the location or remove it from CREDFENCE_DENY / --deny";
 	}

@@ -323,6 +323,53 @@ Test(policy, writable_locations)
 	cr_expect_str_eq(p.writable.v[0], fx.ws, "the workspace comes first");
 }
 
+/* Under `credfence harness` the harness's TMPDIR is its private directory:
+ * never writable; the TMPDIR its children get back is (issue 11). */
+Test(policy, harness_private_tmpdir_is_never_writable)
+{
+	const char *priv = at(fx.root, "run/harness-tmp.X"), *child = at(fx.root, "child-tmp");
+	char tmp[PATH_MAX * 2], sub[PATH_MAX * 2];
+	cf_fx_mkdirs(priv);
+	cf_fx_mkdirs(child);
+	cf_fx_fmt(tmp, sizeof tmp, "TMPDIR=%s", priv);
+	cf_fx_fmt(sub, sizeof sub, "TMPDIR=%s/sub", priv);
+	char *const *envs[] = {(char *[]){tmp, NULL}, (char *[]){sub, NULL}};
+	for (int with_child = 0; with_child < 2; with_child++)
+		for (size_t e = 0; e < 2; e++) {
+			o.harness_tmpdir = priv;
+			o.child_tmpdir = with_child ? child : NULL;
+			build_env(envs[e]);
+			cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+			for (size_t i = 0; i < p.writable.n; i++)
+				cr_expect(!cf_path_within(p.writable.v[i], priv) &&
+						  !cf_path_within(priv, p.writable.v[i]),
+					  "the private TMPDIR is writable through %s", p.writable.v[i]);
+			cr_expect_eq(cf_strv_has(&p.writable, child), with_child,
+				     "the children's TMPDIR %s", with_child ? "is missing" : "is there");
+		}
+}
+
+/* --harness-state: writable, unless it holds or lies in a secret or a file
+ * a harness trusts. */
+Test(policy, harness_state)
+{
+	const char *snap = at(fx.home, ".claude/shell-snapshots");
+	cf_fx_mkdirs(snap);
+	cf_strv_add(&o.harness_state, snap);
+	build();
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect(cf_strv_has(&p.writable, snap));
+	const char *bad[] = {at(fx.home, ".claude"), at(fx.home, ".claude/plugins"),
+			     at(fx.home, ".config/opencode/plugin"), at(fx.home, ".codex"),
+			     at(fx.home, ".gemini")};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cf_strv_free(&o.harness_state);
+		cf_strv_add(&o.harness_state, bad[i]);
+		build();
+		cr_expect_eq(p.verdict, CF_VERDICT_HARNESS_STATE, "%s: %s", bad[i], p.reason);
+	}
+}
+
 Test(policy, workspace_defaults_to_cwd)
 {
 	o.workspace = NULL;

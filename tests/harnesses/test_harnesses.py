@@ -74,7 +74,25 @@ AGENT_SECRETS = [
 ]
 COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
            "cat ~/.claude/.credentials.json ~/.codex/auth.json ~/.gemini/oauth_creds.json "
-           "~/.local/share/opencode/auth.json; git --version; echo built > out.txt")
+           "~/.local/share/opencode/auth.json; git --version; echo built > out.txt; "
+           "cf_rc_probe 2>/dev/null; true")
+
+# Each harness's own state that its fenced children write, relative to home: passed
+# with --harness-state in harness mode (made first: it must exist). Found with -v and
+# --strace (tests/harnesses/README.md): Claude Code's Bash tool writes its shell
+# snapshot from the shell it starts; opencode runs git, fenced, on its undo snapshots.
+# Codex writes its shell snapshots itself, Gemini CLI none of its own state.
+HARNESS_STATE = {"claude": [".claude/shell-snapshots"],
+                 "opencode": [".local/share/opencode/snapshot"]}
+# Harnesses that extract a library to $TMPDIR and load it (a Bun binary): under
+# credfence harness it must land in the harness's private TMPDIR instead.
+LOADS_FROM_TMPDIR = ("opencode",)
+
+# A function of the user's rc (the fake ~/.bashrc) that COMMAND calls: it prints
+# RC_PROBE_OUT only where the shell tool got the user's rc functions (Claude Code:
+# through its shell snapshot).
+RC_PROBE = "cf_rc_probe"
+RC_PROBE_OUT = "rc-probe-" + "ran"
 
 # The harness's own file-reading tool, for the "read" scenario (None: it has none).
 READ_TOOL = {"claude": "Read", "codex": None, "gemini": "read_file", "opencode": "read"}
@@ -215,11 +233,18 @@ class Fixture:
             mk = "%s-%s" % (self.tag, label_)
             self.markers[label_] = mk
             self.write(rel, text.format(m=mk))
-        self.write(".bashrc", "# fake bashrc\n")
+        self.write(".bashrc", "# fake bashrc\n%s() { echo %s; }\n" % (RC_PROBE, RC_PROBE_OUT))
         self.write("notes.txt", "plain notes\n")
         for d in (".cache", ".npm", ".config", ".local/share", ".local/state"):
             os.makedirs(os.path.join(self.home, d), exist_ok=True)
         subprocess.run(["git", "init", "-q", self.ws], check=True)
+
+    def state_dirs(self, name):
+        """HARNESS_STATE of NAME made (each must exist), as a colon list."""
+        dirs = [os.path.join(self.home, rel) for rel in HARNESS_STATE.get(name, [])]
+        for d in dirs:
+            os.makedirs(d, exist_ok=True)
+        return ":".join(dirs)
 
     def write(self, rel, text):
         p = os.path.join(self.home, rel)
@@ -232,7 +257,7 @@ class Fixture:
         e = {
             "PATH": safe_path(),
             "HOME": h, "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
-            "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8", "TERM": "dumb", "TMPDIR": self.root + "/tmp",
             "XDG_CONFIG_HOME": h + "/.config", "XDG_CACHE_HOME": h + "/.cache",
             "XDG_DATA_HOME": h + "/.local/share", "XDG_STATE_HOME": h + "/.local/state",
             "XDG_RUNTIME_DIR": self.root + "/run",
@@ -240,6 +265,7 @@ class Fixture:
             "GEMINI_CLI_HOME": h, "NO_COLOR": "1", "CI": "true",
         }
         os.makedirs(e["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+        os.makedirs(e["TMPDIR"], exist_ok=True)
         e.update(extra or {})
         return e
 
@@ -275,7 +301,8 @@ def setup_claude(fx, port, mode):
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"}
     settings = {}
     if mode == "self":
-        settings["env"] = {"LD_PRELOAD": fx.m.shim, "CREDFENCE_WORKSPACE": fx.ws}
+        settings["env"] = {"LD_PRELOAD": fx.m.shim, "CREDFENCE_WORKSPACE": fx.ws,
+                           "CREDFENCE_HARNESS_STATE": fx.state_dirs("claude")}
     fx.write(".claude/settings.json", json.dumps(settings))
     args = ["-p", PROMPT, "--output-format", "text", "--allowedTools", "Bash,Read"]
     return args, env
@@ -334,8 +361,10 @@ def setup_opencode(fx, port, mode):
             "  'shell.env': async (input, output) => {\n"
             "    output.env.LD_PRELOAD = %s;\n"
             "    output.env.CREDFENCE_WORKSPACE = %s;\n"
+            "    output.env.CREDFENCE_HARNESS_STATE = %s;\n"
             "  },\n"
-            "});\n") % (json.dumps(fx.m.shim), json.dumps(fx.ws)))
+            "});\n") % (json.dumps(fx.m.shim), json.dumps(fx.ws),
+                         json.dumps(fx.state_dirs("opencode"))))
     env = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
     args = ["run", "--model", "fake/fake-model", PROMPT]
@@ -386,8 +415,11 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     args, extra = SETUP[name](fx, port, mode)
     argv = [binpath] + args
     if mode == "harness":
+        state = []
+        for d in filter(None, fx.state_dirs(name).split(":")):
+            state += ["--harness-state", d]
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
-                "--log", fx.log] + harness_options(name, binpath) + ["--"] + argv
+                "--log", fx.log] + harness_options(name, binpath) + state + ["--"] + argv
     if strace_dir:
         os.makedirs(strace_dir, exist_ok=True)
         argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
@@ -431,6 +463,10 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
             r.out_txt = f.read()
     except OSError:
         r.out_txt = None
+    r.state = harness_state_seen(name, r)
+    # What Bun extracts to load (opencode): in the user's TMPDIR only without credfence.
+    tmp = os.path.join(fx.root, "tmp")
+    r.tmp_libs = sorted(f for f in os.listdir(tmp) if f.endswith((".so", ".node")))
     if verbose:
         print("# argv: %s" % " ".join(argv))
         print("# exit %s in %.1f s; %d requests; fences %s" % (r.status, r.seconds,
@@ -442,6 +478,24 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
             print("#   | " + l[:300])
         print("#   tool results: " + r.results[-1500:].replace("\n", " ")[:1500])
     return r
+
+
+def harness_state_seen(name, r):
+    """What the fenced children wrote of the harness's own state, or None when
+    this harness has none to check. Claude Code removes its shell snapshot when
+    it ends: the shell tool calling the rc's function shows that the snapshot
+    was written (and sourced). opencode's undo snapshot repository must hold
+    an object that git, fenced, wrote."""
+    if name == "claude":
+        return ("the Bash tool ran %s() from the user's rc" % RC_PROBE
+                if RC_PROBE_OUT in r.results else "")
+    if name == "opencode":
+        d = os.path.join(r.fx.home, ".local/share/opencode/snapshot")
+        for root, _, files in os.walk(d):
+            if os.path.basename(os.path.dirname(root)) == "objects" and files:
+                return "snapshot repository %s holds objects" % os.path.relpath(root, d)
+        return ""
+    return None
 
 
 def leaked(r, markers):
@@ -480,12 +534,20 @@ def check_case(tap, name, mode, scenario, r):
                       d + "without credfence the key's marker reaches the server (the test can fail)",
                       tail(r))
             tap.check(key("exit0"), r.status == 0, d + "exits 0", tail(r))
+            if name in LOADS_FROM_TMPDIR:
+                tap.check(key("tmp-lib"), bool(r.tmp_libs),
+                          d + "without credfence it extracts the library it loads to TMPDIR "
+                          "(found: %s)" % (r.tmp_libs or "nothing"), tail(r))
         else:
             tap.check(key("leaks"), fx.markers["ssh"] in r.results,
                       d + "without credfence its Read tool sends the key's marker to the server",
                       tail(r))
         return
     tap.check(key("exit0"), r.status == 0 and not r.timed_out, d + "exits 0", tail(r))
+    if mode == "harness":
+        tap.check(key("tmp-lib"), not r.tmp_libs,
+                  d + "nothing it loads lies in the TMPDIR its fenced programs write (found: %s)"
+                  % (r.tmp_libs or "nothing"), tail(r))
     lk = leaked(r, base)
     tap.check(key("no-secret-to-server"), not lk,
               d + "no secret's marker reaches the server (leaked: %s)" % (lk or "none"), tail(r))
@@ -515,6 +577,10 @@ def check_case(tap, name, mode, scenario, r):
                   tail(r))
         tap.check(key("ws-write"), (r.out_txt or "").strip() == "built",
                   d + "the workspace write (echo built > out.txt) works", tail(r))
+        if r.state is not None:
+            tap.check(key("state"), bool(r.state),
+                      d + "its fenced children wrote its own state (%s)"
+                      % (r.state or "nothing: see HARNESS_STATE"), tail(r))
 
 
 def main():

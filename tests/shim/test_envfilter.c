@@ -4,6 +4,7 @@
  * happens when the caller's arrays are too small (the environment stays as it
  * is: the child then loads the shim, which finds itself fenced already). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
@@ -165,4 +166,57 @@ Test(env_filter, a_value_longer_than_the_buffer_keeps_the_environment)
 	cr_expect_str_eq(env[0], "LD_PRELOAD=/a/liba.so");
 	cr_expect_str_eq(env[1], "LD_PRELOAD=/b/libb.so");
 	cr_expect_eq(cf_env_without_shim(envp4, out, N, two, sizeof two - 1), (char *const *)envp4);
+}
+
+/* Under `credfence harness` the harness's TMPDIR is its private directory;
+ * a fenced child gets the user's TMPDIR back, or none when there was none.
+ * (Each criterion test runs in a process of its own: the setenv stays here.) */
+#define PRIV "/run/user/1000/harness-tmp.AbC123"
+
+static const char *tmpdir_of(char *const *env)
+{
+	for (size_t i = 0; env[i]; i++)
+		if (strncmp(env[i], "TMPDIR=", 7) == 0)
+			return env[i];
+	return NULL;
+}
+
+Test(env_filter, the_private_tmpdir_is_given_back)
+{
+	setenv("CREDFENCE_HARNESS_TMPDIR", PRIV, 1);
+	setenv("CREDFENCE_CHILD_TMPDIR", "/var/tmp", 1);
+	cf_env_tmpdir_init();
+	const char *given[] = {"TMPDIR=" PRIV, "TMPDIR=" PRIV "/sub"};
+	for (size_t i = 0; i < 2; i++) {
+		char *envp[] = {"A=1", (char *)given[i], "MYTMPDIR=" PRIV, NULL};
+		char *const *env = filtered(envp);
+		cr_assert_str_eq(tmpdir_of(env), "TMPDIR=/var/tmp");
+		cr_expect_str_eq(env[0], "A=1");
+		cr_expect_str_eq(env[2], "MYTMPDIR=" PRIV);
+		cr_expect_null(env[3]);
+	}
+	/* A TMPDIR elsewhere, or one that only starts with the same letters, stays. */
+	char *other[] = {"TMPDIR=" PRIV "x", NULL};
+	cr_expect_eq(filtered(other), other);
+}
+
+Test(env_filter, the_private_tmpdir_is_dropped_when_the_user_had_none)
+{
+	setenv("CREDFENCE_HARNESS_TMPDIR", PRIV, 1);
+	unsetenv("CREDFENCE_CHILD_TMPDIR");
+	cf_env_tmpdir_init();
+	char *envp[] = {"A=1", "TMPDIR=" PRIV, "B=2", NULL};
+	char *const *env = filtered(envp);
+	cr_expect_null(tmpdir_of(env));
+	cr_expect_str_eq(env[0], "A=1");
+	cr_expect_str_eq(env[1], "B=2");
+	cr_expect_null(env[2]);
+}
+
+Test(env_filter, no_private_tmpdir_keeps_tmpdir)
+{
+	unsetenv("CREDFENCE_HARNESS_TMPDIR");
+	cf_env_tmpdir_init();
+	char *envp[] = {"TMPDIR=" PRIV, NULL};
+	cr_expect_eq(filtered(envp), envp);
 }
