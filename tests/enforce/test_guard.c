@@ -54,7 +54,7 @@ static void run_probe(const char *const *extra_opts)
 	argvb_add(&b, "%s", CF_GUARDPROBE);
 	argvb_add(&b, "%s", fx.home);
 	argvb_add(&b, "%s", fx.ws);
-	argvb_add(&b, cf_fx_secret(&fx, ".ssh")->key);
+	argvb_add(&b, "%s", cf_fx_secret(&fx, ".ssh")->key);
 	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
 }
 
@@ -158,7 +158,7 @@ Test(guard, may_read_inside_a_location_is_refused)
 {
 	struct argvb b = {0};
 	argvb_add(&b, "--harness-may-read");
-	argvb_add(&b, cf_fx_secret(&fx, ".ssh")->key);
+	argvb_add(&b, "%s", cf_fx_secret(&fx, ".ssh")->key);
 	argvb_add(&b, "--");
 	argvb_add(&b, "/bin/echo");
 	argvb_add(&b, "RAN");
