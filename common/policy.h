@@ -29,7 +29,7 @@ struct cf_options {
 	const char *supervisor;   /* CREDFENCE_SUPERVISOR: the IPC supervisor serving this tree
 				     (written by the harness shim, never by the user) */
 	struct cf_strv harness_may_read; /* --harness-may-read, CREDFENCE_HARNESS_MAY_READ:
-					    what the harness itself may read (guard.h) */
+					    what the harness itself may read (harness_guard.h) */
 	bool writable_from_cli, deny_from_cli, allow_sockets_from_cli;
 	bool harness_may_read_from_cli;
 	/* Which processes get the harness role (credfence harness only). */

@@ -56,7 +56,7 @@ void cf_ipc_free(struct cf_ipc *ipc);
 int cf_ipc_enter(const struct cf_ipc *ipc);
 
 /* The tree the next supervisor serves runs as root without the capabilities
- * a guarded harness gives up (guard.h): the supervisor gives them up too, as
+ * a guarded harness gives up (harness_guard.h): the supervisor gives them up too, as
  * it starts, so that it never acts for a caller with more than the caller
  * has (and its callers' credentials match its own). Normal context. */
 void cf_ipc_serve_without_root_caps(void);

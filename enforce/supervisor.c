@@ -52,7 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guard.h"
+#include "harness_guard.h"
 #include "ipc.h"
 #include "json.h"
 #include "supervisor.h"

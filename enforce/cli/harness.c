@@ -10,7 +10,7 @@
 #include "machinery.h"
 #include "proc.h"
 #ifdef __linux__
-#include "guard.h"
+#include "harness_guard.h"
 #include "json.h"
 #include "ipc.h"
 #include "tmpdir.h"
@@ -387,7 +387,7 @@ static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r,
 	close(fd);
 }
 
-/* The harness's own reads (guard.h): in required mode a guard that can not
+/* The harness's own reads (harness_guard.h): in required mode a guard that can not
  * be set up stops the harness; best-effort says so and goes on. */
 static int guard_harness(const struct cf_cli *c, const struct cf_fence *f, const char *cwd)
 {

@@ -598,7 +598,7 @@ static void harness_reads(const char *when)
 	char buf[64] = {0};
 	int fd = fenced ? open(getenv("CF_T_KEY"), O_RDONLY | O_CLOEXEC) : -1;
 	if (fenced && (fd >= 0 || errno != EACCES)) {
-		printf("HARNESS_READ %s: the harness read the key (guard.h)\n", when);
+		printf("HARNESS_READ %s: the harness read the key (harness_guard.h)\n", when);
 		failures++;
 		if (fd >= 0)
 			close(fd);

@@ -1,6 +1,6 @@
 /* The harness's own reads: covers over the secrets in a mount namespace of
  * the harness's own, a Landlock domain for the ptrace rule, and, for root,
- * the capabilities that would see through the covers. See guard.h. Runs once,
+ * the capabilities that would see through the covers. See harness_guard.h. Runs once,
  * in the process that is about to exec the harness, in normal context. */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "guard.h"
+#include "harness_guard.h"
 #include "secrets.h"
 #include "sys.h"
 
