@@ -42,7 +42,7 @@ export TSAN_OPTIONS="halt_on_error=1 symbolize=0 second_deadlock_stack=1 log_pat
 # as the fixture does: credfence refuses to be run from /tmp, where a checkout
 # (and its build) may lie.
 mkdir -p "$root/bin" "$root/lib"
-cp "$build/enforce/credfence" "$root/bin/credfence" || exit 1
+cp "$build/cli/credfence" "$root/bin/credfence" || exit 1
 cp "$build/shim/libcredfence.so" "$root/lib/libcredfence.so" || exit 1
 
 echo "1..3"

@@ -187,7 +187,7 @@ def main():
             why = next((w for k, w in SKIP.items() if k in cmd), None)
             cases.append((doc, no, cmd, want, why))
     binaries = {}
-    for path, built in (("/usr/local/bin/credfence", "enforce/credfence"),
+    for path, built in (("/usr/local/bin/credfence", "cli/credfence"),
                         ("/usr/local/lib/libcredfence.so", "shim/libcredfence.so")):
         with open(os.path.join(build, built), "rb") as f:
             binaries[path] = f.read()

@@ -433,7 +433,7 @@ Test(terminals, allow_ptys_option_and_twin)
 	fenced(&o, &fx, NULL, CF_ARGV("--allow-ptys"), CF_ARGV(CF_TTYPROBE, "openpty"));
 	if (strstr(o.err, "unknown option"))
 		cf_test_unavailable("--allow-ptys is not wired into the command line yet "
-				    "(struct cf_options, enforce/cli/options.c)");
+				    "(struct cf_options, cli/options.c)");
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "openpty: OK"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
 	cf_fx_out_free(&o);
