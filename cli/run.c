@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "machinery.h"
 #ifdef __linux__
-#include "landlock.h"
 #endif
 
 /* Refuse (required) or warn and go on (best effort). Returns 0 to go on. */
@@ -48,16 +47,8 @@ int cf_cmd_run(int argc, char **argv)
 #ifdef __linux__
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */
-		int probe = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited ? cf_ll_probe() : 0;
-		int ipc = f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited && !probe ? cf_ipc_probe() : 0;
-		if (probe) {
-			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
-			f.pol.verdict = CF_VERDICT_LANDLOCK;
-			f.ready = false;
-		} else if (ipc) {
-			cf_ll_reason(cf_ipc_err(ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
-			f.pol.verdict = CF_VERDICT_IPC;
-			f.ready = false;
+		if (f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited && cf_fence_probe(&f)) {
+			/* the verdict says why */
 		} else if (cf_fence_needs_supervisor(&f) &&
 			   cf_fence_start_supervisor(&f, getpid(), logfd, true)) {
 			/* the verdict says why */

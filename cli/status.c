@@ -6,7 +6,6 @@
 #include "machinery.h"
 #include "json.h"
 #ifndef __APPLE__
-#include "landlock.h"
 #endif
 #include "paths.h"
 
@@ -195,27 +194,9 @@ int cf_cmd_status(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	cf_cli_judge_workspace(&c, &f);
-#ifdef __APPLE__
-	/* The kernel judges the profile, in a child that is thrown away. */
+	/* The kernel judges the fence, in a child that is thrown away. */
 	if (f.ready && !f.inherited)
 		(void)cf_fence_probe(&f);
-#else
-	if (f.abi == 0)
-		f.abi = cf_ll_abi();
-	if (f.ready && !f.inherited) {
-		int probe = cf_ll_probe();
-		int ipc = probe ? 0 : cf_ipc_probe();
-		if (probe) {
-			cf_ll_reason(probe, f.abi, f.pol.reason, sizeof f.pol.reason);
-			f.pol.verdict = CF_VERDICT_LANDLOCK;
-			f.ready = false;
-		} else if (ipc) {
-			cf_ll_reason(cf_ipc_err(ipc), f.abi, f.pol.reason, sizeof f.pol.reason);
-			f.pol.verdict = CF_VERDICT_IPC;
-			f.ready = false;
-		}
-	}
-#endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();
 	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;

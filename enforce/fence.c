@@ -107,13 +107,14 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	f->ruleset = -1;
 	if (!cwd)
 		cwd = getcwd(here, sizeof here) ? here : "/";
+	/* The kernel's ABI whatever the verdict: status shows it. */
+	f->abi = cf_ll_abi();
 	if ((rc = cf_policy_build(&f->pol, o, envp, cwd)))
 		return rc;
 	if (!(f->lists_json = cf_event_lists(&f->pol)))
 		return -ENOMEM;
 	if (f->pol.verdict != CF_VERDICT_APPLIED)
 		return 0;
-	f->abi = cf_ll_abi();
 	if (f->abi > 0 && cf_ll_fenced()) {
 		/* Fenced already (a nested run, or the shim loaded into us): the
 		 * enclosing fence stays in force and can not be widened; the
@@ -206,6 +207,28 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 		f->ready = false;
 	}
 	return rc;
+}
+
+int cf_fence_probe(struct cf_fence *f)
+{
+	int probe = cf_ll_probe();
+	int ipc = probe ? 0 : cf_ipc_probe();
+	if (probe) {
+		cf_ll_reason(probe, f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_LANDLOCK;
+	} else if (ipc) {
+		cf_ll_reason(cf_ipc_err(ipc), f->abi, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_IPC;
+	} else {
+		return 0;
+	}
+	f->ready = false;
+	return probe ? probe : ipc;
+}
+
+int cf_fence_fenced(void)
+{
+	return cf_ll_fenced();
 }
 
 int cf_fence_apply(struct cf_fence *f)

@@ -44,6 +44,17 @@ void cf_fence_free(struct cf_fence *f);
  * or -errno. Normal context. */
 int cf_fence_apply(struct cf_fence *f);
 
+/* Whether status may say "applied", and whether best-effort mode may try:
+ * Landlock, then the IPC fence, tried in a forked child that is thrown away
+ * (neither this process nor its later exec is restricted). On failure the
+ * verdict and reason say why and F is no longer ready. 0 or -errno. Not for
+ * use after fork. The same call as on macOS. */
+int cf_fence_probe(struct cf_fence *f);
+
+/* The kernel's answer to "is the calling thread fenced already" (a harness
+ * shim, a self-mode constructor). 1 or 0. One syscall: callable after fork. */
+int cf_fence_fenced(void);
+
 /* Whether every ancestor, and every directory the secrets were resolved in,
  * still has the identity and times it had when the ruleset was built. No
  * allocation: callable between fork and exec. */

@@ -108,6 +108,11 @@ struct probe_report {
 	char reason[sizeof ((struct cf_policy *)0)->reason];
 };
 
+int cf_fence_fenced(void)
+{
+	return cf_sb_active() == 1;
+}
+
 int cf_fence_probe(struct cf_fence *f)
 {
 	if (!f->ready || f->inherited)

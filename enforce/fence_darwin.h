@@ -47,6 +47,9 @@ int cf_fence_apply(struct cf_fence *f);
  * verdict and reason say why. Returns 0 or -errno. Not for use after fork. */
 int cf_fence_probe(struct cf_fence *f);
 
+/* Whether the calling process is sandboxed already (seatbelt.c). 1 or 0. */
+int cf_fence_fenced(void);
+
 /* Whether every secret still resolves as it did when the profile was built. */
 bool cf_fence_current(const struct cf_fence *f);
 

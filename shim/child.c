@@ -199,7 +199,7 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 	if (cf_sys0(SYS_getpid) == cf_shim.harness_pid)
 		return 0;
 	/* Fenced already (a second exec attempt, or fenced by a parent). */
-	if (cf_ll_fenced())
+	if (cf_fence_fenced())
 		return 1;
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
 	int pid = (int)cf_sys0(SYS_getpid);

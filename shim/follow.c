@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landlock.h"
 #include "proc.h"
 #include "shim.h"
 #include "sys.h"
@@ -272,7 +271,7 @@ bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[])
 	int fd = open_target(dirfd, path, flags);
 	if (fd < 0)
 		return false;
-	bool yes = matches(fd, argv) && !cf_ll_fenced();
+	bool yes = matches(fd, argv) && !cf_fence_fenced();
 	cf_sys_close(fd);
 	return yes;
 }
@@ -311,7 +310,7 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	int fd = open_target(dirfd, path, flags);
 	if (fd < 0)
 		return 0; /* the real exec says why */
-	if (!matches(fd, argv) || cf_ll_fenced()) {
+	if (!matches(fd, argv) || cf_fence_fenced()) {
 		cf_sys_close(fd);
 		return 0;
 	}

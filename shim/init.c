@@ -2,7 +2,6 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "landlock.h"
 #include "proc.h"
 #include "shim.h"
 
@@ -34,7 +33,7 @@ __attribute__((constructor)) static void cf_shim_init(void)
 	resolve_real();
 	cf_shim.role = CF_ROLE_PASS;
 	/* Fenced already: descendants are covered by inheritance, add no layer. */
-	if (cf_ll_fenced())
+	if (cf_fence_fenced())
 		return;
 	/* The harness gives its fenced children the user's TMPDIR back, and a
 	 * process that fences itself takes it back for itself and its own. */

@@ -47,7 +47,7 @@ int cf_shim_child_enter(const char *program)
 	if (getpid() == cf_shim.harness_pid)
 		return 0;
 	/* Sandboxed already (a second exec attempt, or sandboxed by a parent). */
-	if (cf_sb_active() == 1)
+	if (cf_fence_fenced())
 		return 1;
 
 	struct cf_fence fresh, *f;
