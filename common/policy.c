@@ -84,6 +84,21 @@ static int harness_state_from_env(struct cf_options *o, char *const envp[])
 	return 0;
 }
 
+/* A switch's twin NAME: "1" on, "0" or empty off, unset leaves *V as it is
+ * (-1, or the option's value). -EINVAL with *BAD = NAME for anything else. */
+static int switch_twin(char *const envp[], const char *name, int *v, const char **bad)
+{
+	const char *s = *v < 0 ? cf_env_get(envp, name) : NULL;
+	if (!s)
+		return 0;
+	if (strcmp(s, "1") == 0 || strcmp(s, "0") == 0 || !*s) {
+		*v = s[0] == '1';
+		return 0;
+	}
+	*bad = name;
+	return -EINVAL;
+}
+
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
 {
 	const char *v;
@@ -107,45 +122,21 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 			return -EINVAL;
 		}
 	}
-	if (o->allow_ptys < 0 && (v = cf_env_get(envp, "CREDFENCE_ALLOW_PTYS"))) {
-		if (strcmp(v, "1") == 0)
-			o->allow_ptys = 1;
-		else if (strcmp(v, "0") == 0 || !*v)
-			o->allow_ptys = 0;
-		else {
-			*bad = "CREDFENCE_ALLOW_PTYS";
-			return -EINVAL;
-		}
-	}
+	if (switch_twin(envp, "CREDFENCE_ALLOW_PTYS", &o->allow_ptys, bad))
+		return -EINVAL;
 	if (!o->allow_sockets_from_cli &&
 	    cf_strv_add_list(&o->allow_sockets, cf_env_get(envp, "CREDFENCE_ALLOW_SOCKET")))
 		return -ENOMEM;
-	if (o->ssh_agent < 0 && (v = cf_env_get(envp, "CREDFENCE_SSH_AGENT"))) {
-		if (strcmp(v, "1") == 0)
-			o->ssh_agent = 1;
-		else if (strcmp(v, "0") == 0 || !*v)
-			o->ssh_agent = 0;
-		else {
-			*bad = "CREDFENCE_SSH_AGENT";
-			return -EINVAL;
-		}
-	}
+	if (switch_twin(envp, "CREDFENCE_SSH_AGENT", &o->ssh_agent, bad))
+		return -EINVAL;
 	if (!o->harness_may_read_from_cli &&
 	    add_twin_list(&o->harness_may_read, cf_env_get(envp, "CREDFENCE_HARNESS_MAY_READ")))
 		return -ENOMEM;
 	if (!o->harness_programs_from_cli &&
 	    add_twin_list(&o->harness_programs, cf_env_get(envp, "CREDFENCE_HARNESS_PROGRAM")))
 		return -ENOMEM;
-	if (o->static_harness < 0 && (v = cf_env_get(envp, "CREDFENCE_STATIC_HARNESS"))) {
-		if (strcmp(v, "1") == 0)
-			o->static_harness = 1;
-		else if (strcmp(v, "0") == 0 || !*v)
-			o->static_harness = 0;
-		else {
-			*bad = "CREDFENCE_STATIC_HARNESS";
-			return -EINVAL;
-		}
-	}
+	if (switch_twin(envp, "CREDFENCE_STATIC_HARNESS", &o->static_harness, bad))
+		return -EINVAL;
 	if (!o->supervisor)
 		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
 	if (harness_state_from_env(o, envp))
