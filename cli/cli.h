@@ -6,21 +6,12 @@
 
 #include "fence.h"
 #include "policy.h"
+#include "protocol.h"
 
 #define CF_EXIT_FAIL 125     /* credfence itself failed or refused */
 #define CF_EXIT_NOEXEC 126   /* CMD could not be executed */
 #define CF_EXIT_NOTFOUND 127 /* CMD was not found */
 
-/* The shim's file name and the loader variable that inserts it. */
-#ifdef __APPLE__
-#define CF_SHIM_FILE "libcredfence.dylib"
-#define CF_PRELOAD_VAR "DYLD_INSERT_LIBRARIES"
-#define CF_PRELOAD_SEPS ":" /* dyld splits at colons only */
-#else
-#define CF_SHIM_FILE "libcredfence.so"
-#define CF_PRELOAD_VAR "LD_PRELOAD"
-#define CF_PRELOAD_SEPS ": " /* ld.so splits at spaces and colons */
-#endif
 
 struct cf_cli {
 	struct cf_options opts;

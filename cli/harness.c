@@ -148,7 +148,7 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	if (o->harness_state.n && set_list("CREDFENCE_HARNESS_STATE", &o->harness_state, cwd))
 		return -1;
 	if (o->mode >= 0 &&
-	    setenv("CREDFENCE_MODE", o->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required", 1))
+	    setenv("CREDFENCE_MODE", cf_mode_word(o->mode), 1))
 		return -1;
 	if (o->allow_ptys >= 0 && setenv("CREDFENCE_ALLOW_PTYS", o->allow_ptys ? "1" : "0", 1))
 		return -1;

@@ -89,7 +89,7 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 	}
 	cf_json_raw(buf, cap, &len, "]");
 	cf_json_raw(buf, cap, &len, ",\"mode\":");
-	cf_json_str(buf, cap, &len, p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	cf_json_str(buf, cap, &len, cf_mode_word(p->mode));
 	cf_json_raw(buf, cap, &len, ",\"shim\":");
 	if (shim)
 		cf_json_str(buf, cap, &len, shim);
@@ -138,7 +138,7 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 		printf("account home: %s (from the password database; denied too)\n",
 		       cf_cli_esc(p->account_home));
 	printf("workspace:    %s\n", p->workspace ? cf_cli_esc(p->workspace) : "(none)");
-	printf("mode:         %s\n", p->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	printf("mode:         %s\n", cf_mode_word(p->mode));
 	printf("denied (%zu):\n", p->n_denied);
 	for (size_t i = 0; i < p->n_denied; i++)
 		printf("  %-48s %s%s%s\n", cf_cli_esc(p->denied[i].path), p->denied[i].holds,

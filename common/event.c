@@ -1,4 +1,5 @@
 #include "event.h"
+#include "protocol.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap)
 	cf_json_raw(buf, cap, &len, ",\"reason\":");
 	cf_json_str(buf, cap, &len, e->reason);
 	cf_json_raw(buf, cap, &len, ",\"mode\":");
-	cf_json_str(buf, cap, &len, e->mode == CF_MODE_BEST_EFFORT ? "best-effort" : "required");
+	cf_json_str(buf, cap, &len, cf_mode_word(e->mode));
 	cf_json_raw(buf, cap, &len, ",\"rules\":");
 	cf_json_num(buf, cap, &len, (long long)e->rules);
 	cf_json_raw(buf, cap, &len, ",");

@@ -1,4 +1,5 @@
 #include "policy.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -113,9 +114,9 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 	if (!o->deny_from_cli && add_twin_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
 		return -ENOMEM;
 	if (o->mode < 0 && (v = cf_env_get(envp, "CREDFENCE_MODE")) && *v) {
-		if (strcmp(v, "required") == 0)
+		if (strcmp(v, CF_MODE_WORD_REQUIRED) == 0)
 			o->mode = CF_MODE_REQUIRED;
-		else if (strcmp(v, "best-effort") == 0)
+		else if (strcmp(v, CF_MODE_WORD_BEST_EFFORT) == 0)
 			o->mode = CF_MODE_BEST_EFFORT;
 		else {
 			*bad = "CREDFENCE_MODE";

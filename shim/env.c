@@ -7,18 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "protocol.h"
 #include "shim.h"
 
-/* On macOS the same, for DYLD_INSERT_LIBRARIES, which dyld splits at ':' only. */
-#ifdef __APPLE__
-#define LD_PRELOAD_EQ "DYLD_INSERT_LIBRARIES="
-#define CF_SHIM_FILE "libcredfence.dylib"
-#define CF_PRELOAD_SEP(c) ((c) == ':')
-#else
-#define LD_PRELOAD_EQ "LD_PRELOAD="
-#define CF_SHIM_FILE "libcredfence.so"
-#define CF_PRELOAD_SEP(c) ((c) == ':' || (c) == ' ')
-#endif
 
 size_t cf_env_count(char *const *envp)
 {
@@ -30,7 +21,7 @@ size_t cf_env_count(char *const *envp)
 
 static int is_preload(const char *e)
 {
-	const char *p = LD_PRELOAD_EQ;
+	const char *p = CF_PRELOAD_EQ;
 	while (*p && *e == *p)
 		p++, e++;
 	return *p == '\0';
@@ -56,7 +47,7 @@ bool cf_env_preload_has_shim(const char *entry)
 {
 	if (!is_preload(entry))
 		return 0;
-	const char *value = entry + sizeof LD_PRELOAD_EQ - 1;
+	const char *value = entry + sizeof CF_PRELOAD_EQ - 1;
 	while (*value) {
 		const char *e = value;
 		while (*e && !CF_PRELOAD_SEP(*e))
@@ -74,7 +65,7 @@ bool cf_env_preload_has_shim(const char *entry)
 static size_t filter(const char *value, char *buf, size_t cap, int *left)
 {
 	size_t len = 0;
-	const char *p = LD_PRELOAD_EQ;
+	const char *p = CF_PRELOAD_EQ;
 	while (*p) {
 		if (len + 1 >= cap)
 			return 0;
@@ -169,7 +160,7 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 	for (size_t i = 0; i < n; i++) {
 		if (is_preload(envp[i])) {
 			int left = 0;
-			size_t r = filter(envp[i] + sizeof LD_PRELOAD_EQ - 1, ldbuf + used,
+			size_t r = filter(envp[i] + sizeof CF_PRELOAD_EQ - 1, ldbuf + used,
 					  ldcap - used, &left);
 			if (r == 0)
 				return envp;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "protocol.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -192,7 +193,7 @@ static bool is_opt_entry(const char *e)
 
 static bool is_preload_entry(const char *e)
 {
-	return has_prefix(e, "LD_PRELOAD=");
+	return has_prefix(e, CF_PRELOAD_EQ);
 }
 
 /* What a followed child gets besides its own environment: the harness's
