@@ -99,28 +99,8 @@ static int set_list(const char *name, const struct cf_strv *v, const char *cwd)
 		rc = !a || cf_strv_add(&abs, a) ? -1 : 0;
 		free(a);
 	}
-	size_t len = 1;
-	for (size_t i = 0; i < abs.n; i++)
-		len += 2 * strlen(abs.v[i]) + 1;
-	char *s = rc ? NULL : calloc(1, len);
-	if (s) {
-		/* A colon or backslash in a path is escaped with a backslash, as
-		 * the twin's reader (cf_options_from_env) unescapes it. */
-		char *w = s;
-		for (size_t i = 0; i < abs.n; i++) {
-			if (i)
-				*w++ = ':';
-			for (const char *p = abs.v[i]; *p; p++) {
-				if (*p == ':' || *p == '\\')
-					*w++ = '\\';
-				*w++ = *p;
-			}
-		}
-		*w = '\0';
-		rc = setenv(name, s, 1);
-	} else {
-		rc = -1;
-	}
+	char *s = rc ? NULL : cf_twin_list_join(&abs);
+	rc = s ? setenv(name, s, 1) : -1;
 	free(s);
 	cf_strv_free(&abs);
 	return rc;

@@ -43,6 +43,27 @@ const char *cf_env_get(char *const envp[], const char *name)
 	return NULL;
 }
 
+char *cf_twin_list_join(const struct cf_strv *v)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < v->n; i++)
+		len += 2 * strlen(v->v[i]) + 1;
+	char *s = calloc(1, len), *w = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			*w++ = ':';
+		for (const char *p = v->v[i]; *p; p++) {
+			if (*p == ':' || *p == '\\')
+				*w++ = '\\';
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return s;
+}
+
 /* A twin's colon list (CREDFENCE_DENY, CREDFENCE_WRITABLE): backslash-colon
  * is a colon inside a path and two backslashes one backslash; any other
  * backslash stays as it is. Empty parts are skipped. */

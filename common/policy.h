@@ -64,6 +64,10 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n);
 
 const char *cf_env_get(char *const envp[], const char *name);
 
+/* V as a twin's colon list, the inverse of what cf_options_from_env reads: a
+ * colon or backslash in a path escaped with a backslash. malloc'd, or NULL. */
+char *cf_twin_list_join(const struct cf_strv *v);
+
 struct cf_denied {
 	char *path;        /* canonical */
 	const char *holds; /* from the table, or "added with --deny" */

@@ -734,3 +734,32 @@ Test(policy, home_dot_directories)
 	cr_expect(cf_policy_home_dotdir(&p, at(acct, ".ssh-old/x"), dot, sizeof dot));
 	cr_expect_str_eq(dot, at(acct, ".ssh-old"));
 }
+
+/* What credfence harness writes (cf_twin_list_join) is what the shim reads
+ * back, colons and backslashes in paths included. */
+Test(policy, twin_list_join_is_read_back_as_it_was)
+{
+	struct cf_strv in = {0};
+	cr_assert_eq(cf_strv_add(&in, "/srv/a:b"), 0);
+	cr_assert_eq(cf_strv_add(&in, "/srv/c\\d"), 0);
+	cr_assert_eq(cf_strv_add(&in, "/srv/\\:e:"), 0);
+	char *joined = cf_twin_list_join(&in);
+	cr_assert(joined);
+	cr_expect_str_eq(joined, "/srv/a\\:b:/srv/c\\\\d:/srv/\\\\\\:e\\:");
+	size_t n = strlen(joined) + 32;
+	char *env = malloc(n);
+	cr_assert(env);
+	snprintf(env, n, "CREDFENCE_DENY=%s", joined);
+	char *envp[] = {env, NULL};
+	struct cf_options o;
+	const char *bad = NULL;
+	cf_options_init(&o);
+	cr_assert_eq(cf_options_from_env(&o, envp, &bad), 0);
+	cr_assert_eq(o.deny.n, in.n);
+	for (size_t i = 0; i < in.n; i++)
+		cr_expect_str_eq(o.deny.v[i], in.v[i]);
+	cf_options_free(&o);
+	free(env);
+	free(joined);
+	cf_strv_free(&in);
+}
