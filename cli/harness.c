@@ -729,8 +729,12 @@ int cf_cmd_harness(int argc, char **argv)
 	cf_warn("harness: on macOS the harness's own reads of the secrets are not guarded yet "
 		"(SECURITY.md): only the programs it starts are fenced");
 #endif
-	char marker[64];
-	snprintf(marker, sizeof marker, "%ld:%llu", (long)getpid(), cf_proc_self_starttime());
+	static char marker[64]; /* putenv keeps it */
+	if (!cf_harness_marker_self(marker, sizeof marker)) {
+		cf_err("harness: can not read this process's start time (/proc/self/stat), which "
+		       "names the harness to the shim; mount /proc. Nothing was run.");
+		return CF_EXIT_FAIL;
+	}
 	/* The shim sends a child whose environment moves a secret through this
 	 * program (credfence run), which builds that child's fence. */
 	char self[PATH_MAX];
@@ -741,7 +745,7 @@ int cf_cmd_harness(int argc, char **argv)
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif
-	    setenv("CREDFENCE_HARNESS", marker, 1) ||
+	    putenv(marker) ||
 	    (sn > 0 && setenv("CREDFENCE_LAUNCHER", self, 1))) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;

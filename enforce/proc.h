@@ -9,5 +9,11 @@ unsigned long long cf_proc_self_starttime(void);
 /* The harness marker CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
  * that is the harness. True when VALUE names the calling process. */
 int cf_harness_marker_is_self(const char *value);
+/* "CREDFENCE_HARNESS=PID:STARTTIME" of the calling process into BUF (CAP
+ * bytes), the one writer of what cf_harness_marker_is_self reads. Raw
+ * syscalls and stack only: callable between fork and exec. False when the
+ * start time can not be read or BUF is too small. */
+#define CF_HARNESS_MARKER_VAR "CREDFENCE_HARNESS"
+int cf_harness_marker_self(char *buf, unsigned long cap);
 
 #endif

@@ -277,31 +277,6 @@ bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[])
 	return yes;
 }
 
-/* "CREDFENCE_HARNESS=PID:STARTTIME" of the calling process into BUF. */
-static bool own_marker(char *buf, size_t cap)
-{
-	static const char name[] = "CREDFENCE_HARNESS=";
-	unsigned long long v[2] = {(unsigned long long)cf_sys0(SYS_getpid), cf_proc_self_starttime()};
-	if (!v[1])
-		return false;
-	size_t at = 0;
-	for (; name[at]; at++)
-		buf[at] = name[at];
-	for (int k = 0; k < 2; k++) {
-		char digits[24];
-		size_t nd = 0;
-		do
-			digits[nd++] = (char)('0' + v[k] % 10);
-		while ((v[k] /= 10) && nd < sizeof digits);
-		if (at + nd + 2 > cap)
-			return false;
-		while (nd)
-			buf[at++] = digits[--nd];
-		buf[at++] = k == 0 ? ':' : '\0';
-	}
-	return true;
-}
-
 int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
 			    char *const envp[])
 {
@@ -317,7 +292,7 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	}
 	size_t envc = cf_env_count(envp);
 	char marker[64];
-	if (envc + fl.n_opts + 3 > CF_CHILD_ENV_MAX || !own_marker(marker, sizeof marker)) {
+	if (envc + fl.n_opts + 3 > CF_CHILD_ENV_MAX || !cf_harness_marker_self(marker, sizeof marker)) {
 		cf_sys_close(fd);
 		return 0; /* fenced then, as any child */
 	}
