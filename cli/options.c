@@ -186,13 +186,7 @@ int cf_cli_finish(struct cf_cli *c)
 		cf_err("%s. Nothing was run.", why);
 		return CF_EXIT_FAIL;
 	}
-	static char acct[4096];
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir) {
-		snprintf(acct, sizeof acct, "%s", res->pw_dir);
-		c->opts.account_home = acct;
-	}
+	c->opts.account_home = cf_account_home();
 	const char *agent = getenv("SSH_AUTH_SOCK");
 	if (c->opts.ssh_agent > 0 && (!agent || !*agent)) {
 		cf_err("--ssh-agent (CREDFENCE_SSH_AGENT) allows $SSH_AUTH_SOCK, which is not set; "

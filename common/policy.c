@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness_files.h"
 #include "paths.h"
@@ -41,6 +43,17 @@ const char *cf_env_get(char *const envp[], const char *name)
 		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
 			return *e + n + 1;
 	return NULL;
+}
+
+const char *cf_account_home(void)
+{
+	static char acct[4096];
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) != 0 || !res || !res->pw_dir)
+		return NULL;
+	snprintf(acct, sizeof acct, "%s", res->pw_dir);
+	return acct;
 }
 
 char *cf_twin_list_join(const struct cf_strv *v)

@@ -64,6 +64,10 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n);
 
 const char *cf_env_get(char *const envp[], const char *name);
 
+/* The calling user's home in the password database (denied too when it
+ * differs from $HOME), or NULL when there is no entry. One static buffer. */
+const char *cf_account_home(void);
+
 /* V as a twin's colon list, the inverse of what cf_options_from_env reads: a
  * colon or backslash in a path escaped with a backslash. malloc'd, or NULL. */
 char *cf_twin_list_join(const struct cf_strv *v);

@@ -23,10 +23,7 @@ extern char **environ;
 
 int cf_shim_options(struct cf_options *o)
 {
-	static char acct[4096];
 	const char *bad = NULL;
-	struct passwd pw, *res = NULL;
-	char buf[4096];
 
 	cf_options_init(o);
 	int rc = cf_options_from_env(o, environ, &bad);
@@ -43,10 +40,7 @@ int cf_shim_options(struct cf_options *o)
 		cf_options_free(o);
 		return -EINVAL;
 	}
-	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir) {
-		snprintf(acct, sizeof acct, "%s", res->pw_dir);
-		o->account_home = acct;
-	}
+	o->account_home = cf_account_home();
 	return 0;
 }
 
