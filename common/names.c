@@ -108,12 +108,3 @@ int cf_name_regex(enum cf_name_kind kind, size_t depth, char *out, size_t outsz)
 		o.err = -EINVAL; /* no row of this kind */
 	return o.err ? o.err : (int)o.len;
 }
-
-size_t cf_path_depth(const char *path)
-{
-	size_t n = 0;
-	for (const char *c = path; *c; c++)
-		if (*c == '/' && c[1] && c[1] != '/')
-			n++;
-	return n;
-}

@@ -46,7 +46,4 @@ int cf_name_component_regex(const struct cf_name_row *row, char *out, size_t out
  * Returns as cf_name_component_regex() does; -EINVAL when KIND has no row. */
 int cf_name_regex(enum cf_name_kind kind, size_t depth, char *out, size_t outsz);
 
-/* The number of components of a canonical absolute path ("/" has 0). */
-size_t cf_path_depth(const char *path);
-
 #endif

@@ -189,3 +189,12 @@ int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
 	}
 	return 0;
 }
+
+size_t cf_path_depth(const char *path)
+{
+	size_t n = 0;
+	for (const char *c = path; *c; c++)
+		if (*c == '/' && c[1] && c[1] != '/')
+			n++;
+	return n;
+}

@@ -34,4 +34,8 @@ void cf_path_parent(const char *path, char *out, size_t outsz);
 /* The last component of a canonical path (points into PATH). */
 const char *cf_path_base(const char *path);
 
+/* The number of components of a canonical absolute path ("/" has 0). */
+size_t cf_path_depth(const char *path);
+
+
 #endif
