@@ -11,6 +11,9 @@
  *   cf-bench chmod N FILE
  *       N chmod(2) of FILE, alternating two modes; per call, in microseconds:
  *       "min median max mean"
+ *   cf-bench open N FILE
+ *       N open(2)+close(2) of FILE for reading; per pair, as above (run as a
+ *       harness, it shows what the guard over its own reads costs)
  *   cf-bench tcp N
  *       N connects to a loopback TCP server of this process (127.0.0.1, a
  *       free port), each closed at once; per connect, as above
@@ -19,6 +22,7 @@
  *       socket made inside the fence, when it runs fenced)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -159,6 +163,27 @@ static int chmods(int n, const char *file)
 	return 0;
 }
 
+static int opens(int n, const char *file)
+{
+	double *t = calloc((size_t)n, sizeof *t);
+	if (!t)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			perror("cf-bench: open");
+			free(t);
+			return 1;
+		}
+		close(fd);
+		t[i] = now_us() - a;
+	}
+	stats(t, n);
+	free(t);
+	return 0;
+}
+
 /* Accepts and closes, until the process ends. */
 static void *acceptor(void *arg)
 {
@@ -237,12 +262,14 @@ int main(int argc, char **argv)
 		return rss(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "chmod") == 0)
 		return chmods(atoi(argv[2]), argv[3]);
+	if (argc == 4 && strcmp(argv[1], "open") == 0)
+		return opens(atoi(argv[2]), argv[3]);
 	if (argc == 3 && strcmp(argv[1], "tcp") == 0)
 		return tcp(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "unix") == 0)
 		return unix_sock(atoi(argv[2]), argv[3]);
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
-	      "chmod N FILE | tcp N | unix N PATH\n",
+	      "chmod N FILE | open N FILE | tcp N | unix N PATH\n",
 	      stderr);
 	return 2;
 }
