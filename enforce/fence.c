@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "json.h"
 #include "paths.h"
 #include "landlock.h"
 #include "sys.h"
@@ -144,8 +145,8 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		return -ENOMEM;
 	rc = cf_ll_build(&f->plan, f->abi, scratch, sizeof scratch, &f->res, f->stamps);
 	if (rc == -CF_ETOOMANY) {
-		cf_policy_refuse(&f->pol, CF_VERDICT_TOO_MANY, "too many entries under %s (%zu > %zu)",
-				 f->res.over_dir, f->res.over_count, f->pol.max_entries);
+		cf_fence_words(f, rc, &f->res, f->pol.reason, sizeof f->pol.reason);
+		f->pol.verdict = CF_VERDICT_TOO_MANY;
 		f->res.rules = 0;
 		return 0;
 	}
@@ -207,6 +208,34 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 		f->ready = false;
 	}
 	return rc;
+}
+
+void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	if (!f->ready && rc != -CF_ETOOMANY) {
+		cf_json_raw(out, cap, &len, f->pol.reason);
+		return;
+	}
+	if (rc != -CF_ETOOMANY && rc != -ESTALE) {
+		cf_ll_reason(rc, f->abi, out, cap);
+		return;
+	}
+	cf_json_raw(out, cap, &len, CF_STATUS_NOT_EFFECTIVE);
+	if (rc == -ESTALE) {
+		cf_json_raw(out, cap, &len, "a symlink on the way to a secret changed since the harness "
+				     "prepared its plan; start the harness again");
+		return;
+	}
+	cf_json_raw(out, cap, &len, "too many entries under ");
+	cf_json_raw(out, cap, &len, res->over_dir ? res->over_dir : "?");
+	cf_json_raw(out, cap, &len, " (");
+	cf_json_num(out, cap, &len, (long long)res->over_count);
+	cf_json_raw(out, cap, &len, " > ");
+	cf_json_num(out, cap, &len, (long long)f->pol.max_entries);
+	cf_json_raw(out, cap, &len, ")");
 }
 
 int cf_fence_probe(struct cf_fence *f)

@@ -83,6 +83,14 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_
 int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *res);
 
+/* The status line for RC, a failure of building or entering F's ruleset
+ * (RES: for -CF_ETOOMANY the directory and its count), or F's own reason when
+ * F is not ready, into OUT. The one place that words a fence failure, for
+ * run, status, a harness child and self mode alike. No allocation, no stdio:
+ * callable between fork and exec. */
+void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap);
+
 /* The log is opened before the fence goes up (the log file may lie outside
  * every writable location), written after. Both with raw syscalls. Returns an
  * fd, or a negative value when there is no log. */

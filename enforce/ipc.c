@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "bpf.h"
+#include "errwords.h"
+#include "json.h"
 #include "supervisor.h"
 #include "sys.h"
 
@@ -499,19 +501,30 @@ const char *cf_ipc_why(int err)
 void cf_ipc_reason(int err, char *out, size_t outsz)
 {
 	int e = -cf_ipc_err(err);
-	const char *why = cf_ipc_why(-e);
+	size_t len = 0;
+	int detail;
+	out[0] = '\0';
+	cf_json_raw(out, outsz, &len, "read isolation is not effective: ");
+	cf_json_raw(out, outsz, &len, cf_ipc_why(-e));
+	cf_json_raw(out, outsz, &len, " (");
 	if (e >= CF_EPIDFD)
-		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
-			 strerror(e - CF_EPIDFD));
+		detail = e - CF_EPIDFD;
 	else if (e >= CF_EIPC_PTRACE)
-		snprintf(out, outsz, "read isolation is not effective: %s (ptrace_scope %d)", why,
-			 e - CF_EIPC_PTRACE);
+		detail = -1;
 	else if (e >= CF_EIPC_START)
-		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
-			 strerror(e - CF_EIPC_START));
+		detail = e - CF_EIPC_START;
 	else
-		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
-			 strerror(e - CF_EIPC));
+		detail = e - CF_EIPC;
+	if (detail < 0) {
+		cf_json_raw(out, outsz, &len, "ptrace_scope ");
+		cf_json_num(out, outsz, &len, e - CF_EIPC_PTRACE);
+	} else if (cf_errno_words(detail)) {
+		cf_json_raw(out, outsz, &len, cf_errno_words(detail));
+	} else {
+		cf_json_raw(out, outsz, &len, "error ");
+		cf_json_num(out, outsz, &len, detail);
+	}
+	cf_json_raw(out, outsz, &len, ")");
 }
 
 /* ---- probes (normal context; the work is done in a forked child) ---- */

@@ -85,7 +85,8 @@ static inline int cf_ipc_err(int rc)
 }
 
 /* The whole status line for such a failure ERR into OUT:
- * "read isolation is not effective: WORDS (DETAIL)". */
+ * "read isolation is not effective: WORDS (DETAIL)". No allocation, no stdio:
+ * callable after fork, so that every way in says the same. */
 void cf_ipc_reason(int err, char *out, size_t outsz);
 
 /* The words for a cf_ipc_enter() or cf_ipc_probe() failure ("IPC supervisor

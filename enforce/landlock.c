@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errwords.h"
 #include "ipc.h"
+#include "json.h"
 #include "sys.h"
 #include "ttyfilter.h"
 
@@ -282,24 +284,51 @@ const char *cf_ll_why(int err)
 	}
 }
 
+/* The words of errno E, or "error E" (common/errwords.h): fork-safe. */
+static void put_errno(char *out, size_t cap, size_t *len, int e)
+{
+	const char *w = cf_errno_words(e);
+	if (w) {
+		cf_json_raw(out, cap, len, w);
+	} else {
+		cf_json_raw(out, cap, len, "error ");
+		cf_json_num(out, cap, len, e);
+	}
+}
+
 void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 {
 	const char *why = cf_ll_why(err);
-	if (is_ttyfilter(err) && ttyfilter_why(-err - CF_ETTYFILTER))
-		snprintf(out, outsz, "read isolation is not effective: %s", why);
-	else if (is_ttyfilter(err))
-		snprintf(out, outsz, "read isolation is not effective: %s (%s)", why,
-			 strerror(-err - CF_ETTYFILTER));
-	else if (err == -ELOOP)
-		snprintf(out, outsz, "read isolation is not effective: %s", why);
-	else if (is_ipc(err))
+	size_t len = 0;
+	out[0] = '\0';
+	if (is_ipc(err)) {
 		cf_ipc_reason(err, out, outsz);
-	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
-		snprintf(out, outsz, "read isolation is not effective: landlock unavailable "
-			 "(kernel ABI too old: %d, need %d)", abi, CF_LANDLOCK_MIN_ABI);
-	else if (why)
-		snprintf(out, outsz, "read isolation is not effective: landlock unavailable (%s)", why);
-	else
-		snprintf(out, outsz, "read isolation is not effective: landlock unavailable (%s)",
-			 strerror(-err));
+		return;
+	}
+	cf_json_raw(out, outsz, &len, "read isolation is not effective: ");
+	if (is_ttyfilter(err)) {
+		cf_json_raw(out, outsz, &len, why);
+		if (!ttyfilter_why(-err - CF_ETTYFILTER)) {
+			cf_json_raw(out, outsz, &len, " (");
+			put_errno(out, outsz, &len, -err - CF_ETTYFILTER);
+			cf_json_raw(out, outsz, &len, ")");
+		}
+		return;
+	}
+	if (err == -ELOOP) {
+		cf_json_raw(out, outsz, &len, why);
+		return;
+	}
+	cf_json_raw(out, outsz, &len, "landlock unavailable (");
+	if (err == 0 && abi < CF_LANDLOCK_MIN_ABI) {
+		cf_json_raw(out, outsz, &len, "kernel ABI too old: ");
+		cf_json_num(out, outsz, &len, abi);
+		cf_json_raw(out, outsz, &len, ", need ");
+		cf_json_num(out, outsz, &len, CF_LANDLOCK_MIN_ABI);
+	} else if (why) {
+		cf_json_raw(out, outsz, &len, why);
+	} else {
+		put_errno(out, outsz, &len, -err);
+	}
+	cf_json_raw(out, outsz, &len, ")");
 }

@@ -58,7 +58,9 @@ const char *cf_ll_why(int err);
  * plan. No allocation: callable after fork. */
 bool cf_ll_words_alone(int err);
 
-/* The whole status line for a Landlock failure ERR into OUT. */
+/* The whole status line for a Landlock failure ERR into OUT (an IPC failure
+ * too: cf_ipc_reason). No allocation, no stdio: callable after fork, so that
+ * run, status, a harness child and self mode say the same words. */
 void cf_ll_reason(int err, int abi, char *out, size_t outsz);
 
 #endif

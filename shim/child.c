@@ -9,45 +9,14 @@
 
 #include "envsnap.h"
 #include "json.h"
-#include "landlock.h"
 #include "shim.h"
 #include "sys.h"
 
-/* The status line for a failure RC of cf_fence_enter, built without stdio. */
+/* The status line for a failure RC of cf_fence_enter: the fence's words. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
 {
-	size_t len = 0;
-	out[0] = '\0';
-	if (!f->ready) {
-		cf_json_raw(out, cap, &len, f->pol.reason);
-		return;
-	}
-	cf_json_raw(out, cap, &len, CF_STATUS_NOT_EFFECTIVE);
-	if (rc == -CF_ETOOMANY) {
-		cf_json_raw(out, cap, &len, "too many entries under ");
-		cf_json_raw(out, cap, &len, res->over_dir ? res->over_dir : "?");
-		cf_json_raw(out, cap, &len, " (");
-		cf_json_num(out, cap, &len, (long long)res->over_count);
-		cf_json_raw(out, cap, &len, " > ");
-		cf_json_num(out, cap, &len, (long long)f->pol.max_entries);
-		cf_json_raw(out, cap, &len, ")");
-	} else if (rc == -ESTALE) {
-		cf_json_raw(out, cap, &len, "a symlink on the way to a secret changed since the harness "
-				     "prepared its plan; start the harness again");
-	} else if (cf_ll_words_alone(rc)) {
-		cf_json_raw(out, cap, &len, cf_ll_why(rc));
-	} else {
-		const char *why = cf_ll_why(rc);
-		cf_json_raw(out, cap, &len, "landlock unavailable (");
-		if (why) {
-			cf_json_raw(out, cap, &len, why);
-		} else {
-			cf_json_raw(out, cap, &len, "error ");
-			cf_json_num(out, cap, &len, -rc);
-		}
-		cf_json_raw(out, cap, &len, ")");
-	}
+	cf_fence_words(f, rc, res, out, cap);
 }
 
 static size_t slen(const char *s)

@@ -9,6 +9,7 @@
 
 #include "fixture.h"
 #include "paths.h"
+#include "errwords.h"
 #include "policy.h"
 #include "secrets.h"
 
@@ -762,4 +763,21 @@ Test(policy, twin_list_join_is_read_back_as_it_was)
 	free(env);
 	free(joined);
 	cf_strv_free(&in);
+}
+
+/* The fork-safe errno words (common/errwords.c) are the C library's own, so
+ * a failure reads the same from every way in (issue 9). */
+Test(policy, errno_words_are_strerrors)
+{
+	int n = 0;
+	for (int e = 1; e < 200; e++) {
+		const char *w = cf_errno_words(e);
+		if (!w)
+			continue;
+		n++;
+		cr_expect_str_eq(w, strerror(e), "errno %d", e);
+	}
+	cr_expect_geq(n, 25);
+	cr_expect_null(cf_errno_words(0));
+	cr_expect_null(cf_errno_words(4095));
 }

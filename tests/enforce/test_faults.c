@@ -1,6 +1,8 @@
 /* Fault injection: Landlock made to fail with ENOSYS, EOPNOTSUPP and EPERM by a
  * seccomp filter, and a process already 16 layers deep. Each fault has its own
- * verdict; required mode exits 125 and runs nothing, best-effort runs CMD. */
+ * verdict; required mode exits 125 and runs nothing, best-effort runs CMD. The
+ * same words from every way in (issue 9): run, status, self mode, and a child
+ * of a harness whose own process meets the fault. */
 #include <criterion/criterion.h>
 
 #include "enforce_test.h"
@@ -53,6 +55,36 @@ static void run_faulted(const struct fault *f, const char *sub, char *const extr
 	cf_fx_env_free(env);
 }
 
+/* WRAP... sh -c 'echo cmd-ran' in self mode: the shim fences the shell. */
+static void self_faulted(const struct fault *f)
+{
+	char shim[PATH_MAX + 32], home[PATH_MAX + 32], ws[PATH_MAX + 32];
+	char dir[PATH_MAX];
+	cf_fx_fmt(dir, sizeof dir, "%s", cf_fx_bin());
+	*strrchr(dir, '/') = '\0';
+	cf_fx_fmt(shim, sizeof shim, "LD_PRELOAD=%s/../lib/libcredfence.so", dir);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV((char *)f->wrap[0], (char *)f->wrap[1], "env", shim, home, ws, "sh", "-c",
+			  "echo cmd-ran"));
+	cf_fx_env_free(env);
+}
+
+/* credfence harness -- WRAP... sh -c '/bin/echo cmd-ran': the harness meets
+ * the fault, and its child is refused with the fence's words. */
+static void harness_faulted(const struct fault *f)
+{
+	char **env = cf_fx_env(&fx, NULL);
+	/* The harness's guard is one Landlock layer already (harness_guard.h). */
+	const char *arg = strcmp(f->wrap[0], CF_STACK_LAYERS) == 0 ? "15" : f->wrap[1];
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "harness", "--home", fx.home, "--workspace", fx.ws,
+			  "--", (char *)f->wrap[0], (char *)arg, "sh", "-c", "/bin/echo cmd-ran"));
+	cf_fx_env_free(env);
+}
+
 static void check_fault(size_t i)
 {
 	const struct fault *f = &faults[i];
@@ -81,6 +113,18 @@ static void check_fault(size_t i)
 	cf_fx_out_free(&o);
 	run_faulted(f, "status", CF_ARGV("--best-effort"));
 	cr_expect(has_line(o.out, "%s", f->reason), "status text\n" OUT_FMT, OUT_ARGS(o));
+
+	cf_fx_out_free(&o);
+	self_faulted(f);
+	cr_expect_eq(o.status, 125, "%s: self mode\n" OUT_FMT, f->reason, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"), "%s: self mode ran the command", f->reason);
+	cr_expect(strstr(o.err, f->reason), "self mode, want: %s\n" OUT_FMT, f->reason, OUT_ARGS(o));
+
+	cf_fx_out_free(&o);
+	harness_faulted(f);
+	cr_expect(!strstr(o.out, "cmd-ran"), "%s: the harness's child ran", f->reason);
+	cr_expect(strstr(o.err, f->reason), "harness child, want: %s\n" OUT_FMT, f->reason,
+		  OUT_ARGS(o));
 }
 
 TestSuite(faults, .init = cf_suite_setup, .fini = cf_suite_teardown);
