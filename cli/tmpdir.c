@@ -24,35 +24,46 @@
 #include "paths.h"
 #include "tmpdir.h"
 
-/* Why BASE (canonical) can not hold the private directory, or NULL. */
-static const char *unfit(const struct cf_policy *pol, const char *base)
+static char unfit_why[PATH_MAX * 3];
+
+/* Why the place BASE (canonical) can not hold the private directory, judged
+ * by the policy alone (BASE need not exist yet), or NULL. */
+static const char *misplaced(const struct cf_policy *pol, const char *base)
 {
-	static char why[PATH_MAX * 3];
-	struct stat st;
-	struct statvfs vfs;
+	char *why = unfit_why;
 	for (size_t i = 0; i < pol->writable.n; i++)
 		if (cf_path_within(base, pol->writable.v[i])) {
-			snprintf(why, sizeof why, "%s lies in writable location %s", base,
+			snprintf(why, sizeof unfit_why, "%s lies in writable location %s", base,
 				 pol->writable.v[i]);
 			return why;
 		}
 	for (size_t i = 0; i < pol->n_denied; i++)
 		if (cf_path_within(base, pol->denied[i].path) ||
 		    cf_path_within(pol->denied[i].path, base)) {
-			snprintf(why, sizeof why, "%s overlaps secret %s", base, pol->denied[i].path);
+			snprintf(why, sizeof unfit_why, "%s overlaps secret %s", base, pol->denied[i].path);
 			return why;
 		}
+	return NULL;
+}
+
+/* Why the existing BASE can not hold it (not a directory, not the user's
+ * alone, noexec), or NULL. */
+static const char *unfit(const char *base)
+{
+	char *why = unfit_why;
+	struct stat st;
+	struct statvfs vfs;
 	if (lstat(base, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(why, sizeof why, "%s is not a directory", base);
+		snprintf(why, sizeof unfit_why, "%s is not a directory", base);
 		return why;
 	}
 	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
-		snprintf(why, sizeof why, "%s is not yours alone (owner or mode)", base);
+		snprintf(why, sizeof unfit_why, "%s is not yours alone (owner or mode)", base);
 		return why;
 	}
 	/* The harness maps what it extracts there. */
 	if (statvfs(base, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC)) {
-		snprintf(why, sizeof why, "%s is on a file system mounted noexec", base);
+		snprintf(why, sizeof unfit_why, "%s is on a file system mounted noexec", base);
 		return why;
 	}
 	return NULL;
@@ -98,15 +109,20 @@ int cf_cli_private_tmpdir(const struct cf_policy *pol, char *out, size_t n, char
 		const char *bad;
 		if (cf_canon(cand[i], "/", base, sizeof base, NULL, NULL) != 0)
 			continue;
-		/* Judged before anything is made, and again once made. */
-		bad = unfit(pol, base);
-		if (bad && strstr(bad, "is not a directory") && make[i] && make_dirs(base) == 0)
-			bad = unfit(pol, base);
+		/* The place is judged before anything is made there; what is
+		 * there (made now, or found) is judged after. */
+		struct stat st;
+		bad = misplaced(pol, base);
+		if (!bad && make[i] && lstat(base, &st) != 0 && errno == ENOENT)
+			(void)make_dirs(base);
+		if (!bad)
+			bad = unfit(base);
 		if (!bad) {
 			char tmpl[PATH_MAX];
 			if (snprintf(tmpl, sizeof tmpl, "%s/harness-tmp.XXXXXX", base) >=
-				    (int)sizeof tmpl ||
-			    !mkdtemp(tmpl)) {
+			    (int)sizeof tmpl) {
+				bad = "the path is too long";
+			} else if (!mkdtemp(tmpl)) {
 				bad = strerror(errno);
 			} else if ((size_t)snprintf(out, n, "%s", tmpl) >= n) {
 				rmdir(tmpl);

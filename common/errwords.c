@@ -2,6 +2,8 @@
 
 #include <errno.h>
 
+#include "json.h"
+
 const char *cf_errno_words(int e)
 {
 	switch (e) {
@@ -35,5 +37,16 @@ const char *cf_errno_words(int e)
 	case ECONNREFUSED: return "Connection refused";
 	case ESTALE: return "Stale file handle";
 	default: return 0;
+	}
+}
+
+void cf_errno_put(char *buf, size_t cap, size_t *len, int e)
+{
+	const char *w = cf_errno_words(e);
+	if (w) {
+		cf_json_raw(buf, cap, len, w);
+	} else {
+		cf_json_raw(buf, cap, len, "error ");
+		cf_json_num(buf, cap, len, e);
 	}
 }

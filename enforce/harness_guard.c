@@ -271,13 +271,14 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 	rc = geteuid() == 0 ? cf_guard_drop_root_caps(why, n) : drop_all_caps(why, n);
 	if (rc)
 		return rc;
-	/* Fail closed: each cover must refuse a read now, as it will refuse
-	 * the harness. */
+	/* Fail closed: each location must refuse a read now, as it will refuse
+	 * the harness, followed as the harness would follow it (a location
+	 * swapped for a symlink after it was judged is not let through). */
 	for (size_t i = 0; i < pol->n_denied; i++) {
 		const struct cf_denied *d = &pol->denied[i];
 		if (cf_guard_may_read(d, may_read))
 			continue;
-		int fd = cf_sys_openat(AT_FDCWD, d->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		int fd = cf_sys_openat(AT_FDCWD, d->path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			cf_sys_close(fd);
 			snprintf(why, n, "%s is still readable after it was covered", d->path);

@@ -518,11 +518,8 @@ void cf_ipc_reason(int err, char *out, size_t outsz)
 	if (detail < 0) {
 		cf_json_raw(out, outsz, &len, "ptrace_scope ");
 		cf_json_num(out, outsz, &len, e - CF_EIPC_PTRACE);
-	} else if (cf_errno_words(detail)) {
-		cf_json_raw(out, outsz, &len, cf_errno_words(detail));
 	} else {
-		cf_json_raw(out, outsz, &len, "error ");
-		cf_json_num(out, outsz, &len, detail);
+		cf_errno_put(out, outsz, &len, detail);
 	}
 	cf_json_raw(out, outsz, &len, ")");
 }

@@ -284,18 +284,6 @@ const char *cf_ll_why(int err)
 	}
 }
 
-/* The words of errno E, or "error E" (common/errwords.h): fork-safe. */
-static void put_errno(char *out, size_t cap, size_t *len, int e)
-{
-	const char *w = cf_errno_words(e);
-	if (w) {
-		cf_json_raw(out, cap, len, w);
-	} else {
-		cf_json_raw(out, cap, len, "error ");
-		cf_json_num(out, cap, len, e);
-	}
-}
-
 void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 {
 	const char *why = cf_ll_why(err);
@@ -310,7 +298,7 @@ void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 		cf_json_raw(out, outsz, &len, why);
 		if (!ttyfilter_why(-err - CF_ETTYFILTER)) {
 			cf_json_raw(out, outsz, &len, " (");
-			put_errno(out, outsz, &len, -err - CF_ETTYFILTER);
+			cf_errno_put(out, outsz, &len, -err - CF_ETTYFILTER);
 			cf_json_raw(out, outsz, &len, ")");
 		}
 		return;
@@ -328,7 +316,7 @@ void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 	} else if (why) {
 		cf_json_raw(out, outsz, &len, why);
 	} else {
-		put_errno(out, outsz, &len, -err);
+		cf_errno_put(out, outsz, &len, -err);
 	}
 	cf_json_raw(out, outsz, &len, ")");
 }

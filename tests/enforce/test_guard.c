@@ -167,3 +167,31 @@ Test(guard, may_read_inside_a_location_is_refused)
 	cr_expect(strstr(o.err, "credfence: harness: --harness-may-read"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
 }
+
+/* A secret that is a symlink to a file elsewhere: the guard covers the
+ * target, so the harness reading it through the link gets EACCES too. */
+Test(guard, a_symlinked_secret_is_covered_at_its_target)
+{
+	const struct cf_fx_secret *netrc = cf_fx_secret(&fx, ".netrc");
+	char target[PATH_MAX], mark[64];
+	cf_fx_fmt(target, sizeof target, "%s/elsewhere/netrc", fx.root);
+	cf_fx_fmt(mark, sizeof mark, "%s-linked-netrc", fx.tag);
+	cf_fx_write(target, mark);
+	cr_assert_eq(unlink(netrc->key), 0);
+	cr_assert_eq(symlink(target, netrc->key), 0);
+	struct argvb b = {0};
+	argvb_add(&b, "--");
+	argvb_add(&b, "%s", CF_GUARDPROBE);
+	argvb_add(&b, "--read");
+	argvb_add(&b, "%s", netrc->key);
+	argvb_add(&b, "%s", target);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char want[2 * PATH_MAX];
+	snprintf(want, sizeof want, "read:%s EACCES", netrc->key);
+	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
+	snprintf(want, sizeof want, "read:%s EACCES", target);
+	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, mark) && !strstr(o.err, mark), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
