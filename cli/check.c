@@ -192,12 +192,12 @@ int cf_cmd_check(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	if (!f.ready) {
-		cf_err("%s; %s", f.pol.reason, cf_cli_hint(f.pol.verdict));
+		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 		return CF_EXIT_FAIL;
 	}
 #ifdef __linux__
 	if (cf_fence_needs_supervisor(&f) && cf_fence_start_supervisor(&f, getpid(), -1, true)) {
-		cf_err("%s; %s", f.pol.reason, cf_cli_hint(f.pol.verdict));
+		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 		return CF_EXIT_FAIL;
 	}
 #endif
@@ -219,7 +219,7 @@ int cf_cmd_check(int argc, char **argv)
 		if (!out)
 			_exit(CF_EXIT_FAIL);
 		if (cf_fence_apply(&f)) {
-			fprintf(out, "!%s\n", cf_cli_esc(f.pol.reason));
+			fprintf(out, "!%s\n", cf_cli_esc(cf_cli_reason(&f)));
 			fclose(out);
 			_exit(CF_EXIT_FAIL);
 		}

@@ -43,6 +43,9 @@ void cf_cli_warn_root(const char *sub);
 const char *cf_cli_esc(const char *s);
 /* What to do about a verdict, for the error line. */
 const char *cf_cli_hint(enum cf_verdict v);
+/* F's status line (cf_fence_reason), in a buffer of the CLI's own: valid
+ * until the next call. */
+const char *cf_cli_reason(const struct cf_fence *f);
 /* A log the policy refused (it lies in, or is reached through, a writable
  * location): says why and returns CF_EXIT_FAIL; else 0. */
 int cf_cli_check_log(const struct cf_fence *f);

@@ -647,11 +647,11 @@ int cf_cmd_harness(int argc, char **argv)
 		int logfd = cf_fence_log_open(&f);
 		cf_cli_log(&f, logfd, c.cmd[0], false);
 		if (f.pol.mode == CF_MODE_REQUIRED) {
-			cf_err("%s; %s. Nothing was run.", f.pol.reason, cf_cli_hint(f.pol.verdict));
+			cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 			return CF_EXIT_FAIL;
 		}
 		cf_err("%s; the harness runs and its children run without isolation "
-		       "(best-effort mode)", f.pol.reason);
+		       "(best-effort mode)", cf_cli_reason(&f));
 	}
 	const char *shim = cf_cli_find_shim();
 	if ((rc = cf_cli_check_machinery(&f.pol, shim))) {
@@ -709,11 +709,11 @@ int cf_cmd_harness(int argc, char **argv)
 #endif
 		if (sup) {
 			if (f.pol.mode == CF_MODE_REQUIRED) {
-				cf_err("%s; %s. Nothing was run.", f.pol.reason, cf_cli_hint(f.pol.verdict));
+				cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 				return CF_EXIT_FAIL;
 			}
 			cf_err("%s; the harness runs and its children run without isolation "
-			       "(best-effort mode)", f.pol.reason);
+			       "(best-effort mode)", cf_cli_reason(&f));
 		} else if (setenv("CREDFENCE_SUPERVISOR", f.ipc.addr, 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;

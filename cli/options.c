@@ -260,17 +260,20 @@ void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)
 		       f->pol.workspace, dot, cf_cli_hint(CF_VERDICT_WORKSPACE));
 		return;
 	}
-	cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
-			 "the workspace %s is the current directory and lies in the home "
-			 "dot-directory %s",
-			 f->pol.workspace, dot);
-	f->ready = false;
+	cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_DOT, .arg = {f->pol.workspace, dot}});
+}
+
+const char *cf_cli_reason(const struct cf_fence *f)
+{
+	static char line[CF_REASON_MAX];
+	cf_fence_reason(f, line, sizeof line);
+	return line;
 }
 
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied)
 {
 	char buf[8192];
-	cf_fence_log(f, logfd, getpid(), program, applied, f->pol.reason,
+	cf_fence_log(f, logfd, getpid(), program, applied, cf_cli_reason(f),
 		     applied ? f->res.rules : 0, buf, sizeof buf);
 }
 

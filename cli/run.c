@@ -12,10 +12,10 @@ static int not_effective(const struct cf_fence *f, int logfd, const char *progra
 {
 	cf_cli_log(f, logfd, program, false);
 	if (f->pol.mode == CF_MODE_REQUIRED) {
-		cf_err("%s; %s. Nothing was run.", f->pol.reason, cf_cli_hint(f->pol.verdict));
+		cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(f->pol.verdict));
 		return CF_EXIT_FAIL;
 	}
-	cf_err("%s; running without isolation (best-effort mode)", f->pol.reason);
+	cf_err("%s; running without isolation (best-effort mode)", cf_cli_reason(f));
 	return 0;
 }
 

@@ -119,7 +119,7 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 	cf_json_raw(buf, cap, &len, ",\"verdict\":");
 	cf_json_str(buf, cap, &len, f->ready ? "applied" : "not effective");
 	cf_json_raw(buf, cap, &len, ",\"status\":");
-	cf_json_str(buf, cap, &len, p->reason);
+	cf_json_str(buf, cap, &len, cf_cli_reason(f));
 	cf_json_raw(buf, cap, &len, "}\n");
 	fputs(buf, stdout);
 }
@@ -174,7 +174,7 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",
 		       cf_cli_esc(p->log_refused));
-	printf("%s\n", cf_cli_esc(p->reason));
+	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));
 }
 
 int cf_cmd_status(int argc, char **argv)

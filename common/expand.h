@@ -80,7 +80,9 @@ struct cf_expand_result {
 	size_t over_count;
 };
 
-#define CF_ETOOMANY 4095 /* -CF_ETOOMANY: an ancestor has more than max_entries entries */
+/* -CF_ETOOMANY: an ancestor has more than max_entries entries. Above every
+ * errno (the kernel's are 1 to 4095), so never a system call's failure. */
+#define CF_ETOOMANY 4096
 
 /* Returns 0, -CF_ETOOMANY, a callback's error, or -errno of a failed syscall
  * (-ELOOP: a symlink on the way to a path of the plan).

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,26 +15,41 @@
 #include "paths.h"
 #include "secrets.h"
 
-void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)
+void cf_policy_verdict(struct cf_policy *p, const struct cf_why *w)
 {
-	va_list ap;
-	int n = snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_NOT_EFFECTIVE);
-	va_start(ap, fmt);
-	vsnprintf(p->reason + n, sizeof p->reason - (size_t)n, fmt, ap);
-	va_end(ap);
-	p->verdict = v;
+	/* W's strings may lie in why_text already: copy through a buffer. An
+	 * argument that does not fit any more is left out (worded "?"). */
+	char text[sizeof p->why_text];
+	size_t off[CF_WHY_ARGS] = {0}, used = 0; /* offset + 1; 0: none */
+	struct cf_why mine = *w;
+	for (size_t i = 0; i < CF_WHY_ARGS; i++) {
+		if (!w->arg[i] || used >= sizeof text)
+			continue;
+		size_t n = strnlen(w->arg[i], sizeof text - 1 - used);
+		memcpy(text + used, w->arg[i], n);
+		text[used + n] = '\0';
+		off[i] = used + 1;
+		used += n + 1;
+	}
+	memcpy(p->why_text, text, used);
+	for (size_t i = 0; i < CF_WHY_ARGS; i++)
+		mine.arg[i] = off[i] ? p->why_text + off[i] - 1 : NULL;
+	p->why = mine;
+	p->verdict = cf_why_verdict(w->id);
+}
+
+void cf_policy_reason(const struct cf_policy *p, char *out, size_t cap)
+{
+	cf_why_words(&p->why, out, cap);
 }
 
 bool cf_policy_inherit(struct cf_policy *p, const char *open_secret)
 {
 	if (open_secret) {
-		cf_policy_refuse(p, CF_VERDICT_NESTED,
-				 "this process is fenced already by a policy that does not deny %s",
-				 open_secret);
+		cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_NESTED, .arg = {open_secret}});
 		return false;
 	}
-	snprintf(p->reason, sizeof p->reason, "%s (inherited: this process is fenced already)",
-		 CF_STATUS_APPLIED);
+	cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_INHERITED});
 	return true;
 }
 
@@ -190,8 +204,7 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
-		cf_policy_refuse(p, CF_VERDICT_ERROR, "can not resolve secret %s (%s)", path,
-				 strerror(-rc));
+		cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_UNRESOLVED, .err = -rc, .arg = {path}});
 		return 0;
 	}
 	/* The name form: resolve the parent of the path as written. */
@@ -422,10 +435,8 @@ static void judge_links(struct cf_policy *p, const struct links *l)
 	for (size_t i = 0; i + 1 < l->pairs.n; i += 2) {
 		const char *in = writable_holding(p, l->pairs.v[i + 1]);
 		if (in) {
-			cf_policy_refuse(p, CF_VERDICT_WRITABLE_LINK,
-					 "writable location %s is reached through symlink %s, "
-					 "which lies in writable location %s",
-					 l->pairs.v[i], l->pairs.v[i + 1], in);
+			cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_WRITABLE_LINK,
+							      .arg = {l->pairs.v[i], l->pairs.v[i + 1], in}});
 			return;
 		}
 	}
@@ -508,9 +519,9 @@ static void judge_overlap(struct cf_policy *p)
 		for (size_t s = 0; s < p->n_denied; s++)
 			if (cf_path_within(p->writable.v[w], p->denied[s].path) ||
 			    cf_path_within(p->denied[s].path, p->writable.v[w])) {
-				cf_policy_refuse(p, CF_VERDICT_OVERLAP,
-						 "writable location %s overlaps secret %s",
-						 p->writable.v[w], p->denied[s].path);
+				cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_OVERLAP,
+								      .arg = {p->writable.v[w],
+									      p->denied[s].path}});
 				return;
 			}
 }
@@ -543,16 +554,19 @@ static void judge_harness_state(struct cf_policy *p, const struct cf_options *o,
 	for (size_t i = 0; i < o->harness_state.n; i++) {
 		char d[PATH_MAX], f[PATH_MAX];
 		if (cf_canon(o->harness_state.v[i], cwd, d, sizeof d, NULL, NULL)) {
-			cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
-					 "--harness-state %s can not be resolved", o->harness_state.v[i]);
+			cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_STATE_UNRESOLVED,
+							      .arg = {o->harness_state.v[i]}});
 			return;
 		}
 		for (size_t s = 0; s < p->n_denied; s++)
 			if (cf_path_within(d, p->denied[s].path) || cf_path_within(p->denied[s].path, d)) {
-				cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
-						 "--harness-state %s %s secret %s (%s)", d,
-						 cf_path_within(d, p->denied[s].path) ? "lies in" : "holds",
-						 p->denied[s].path, p->denied[s].holds);
+				cf_policy_verdict(
+					p, &(struct cf_why){.id = CF_WHY_STATE_SECRET,
+							    .arg = {d,
+								    cf_path_within(d, p->denied[s].path)
+									    ? "lies in"
+									    : "holds",
+								    p->denied[s].path, p->denied[s].holds}});
 				return;
 			}
 		for (size_t r = 0; r < cf_harness_file_count; r++)
@@ -562,13 +576,12 @@ static void judge_harness_state(struct cf_policy *p, const struct cf_options *o,
 						     sizeof f))
 					continue;
 				if (cf_path_within(d, f) || cf_path_within(f, d)) {
-					cf_policy_refuse(p, CF_VERDICT_HARNESS_STATE,
-							 "--harness-state %s %s %s, which %s trusts (%s)", d,
-							 !strcmp(d, f)		? "is"
-							 : cf_path_within(d, f) ? "lies in"
-										: "holds",
-							 f,
-							 h->harness, h->holds);
+					const char *rel = !strcmp(d, f)		? "is"
+							  : cf_path_within(d, f) ? "lies in"
+										 : "holds";
+					cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_STATE_TRUSTED,
+									      .arg = {d, rel, f, h->harness,
+										      h->holds}});
 					return;
 				}
 			}
@@ -610,7 +623,6 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	p->mode = o->mode == CF_MODE_BEST_EFFORT ? CF_MODE_BEST_EFFORT : CF_MODE_REQUIRED;
 	p->max_entries = o->max_entries > 0 ? (size_t)o->max_entries : CF_DEFAULT_MAX_ENTRIES;
 	p->allow_ptys = o->allow_ptys > 0;
-	snprintf(p->reason, sizeof p->reason, "%s", CF_STATUS_APPLIED);
 
 	const char *home = o->home ? o->home : cf_env_get(envp, "HOME");
 	if (home && home[0] == '/')
@@ -624,7 +636,7 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	}
 	p->workspace = canon_dup(o->workspace ? o->workspace : cwd, cwd);
 	if (!p->home && !p->account_home)
-		cf_policy_refuse(p, CF_VERDICT_HOME_EMPTY, "HOME is empty");
+		cf_policy_verdict(p, &(struct cf_why){.id = CF_WHY_HOME_EMPTY});
 	else if ((rc = secret_locations(p, o, envp, cwd)))
 		return rc;
 

@@ -11,6 +11,7 @@
 #define CF_DEFAULT_MAX_ENTRIES 20000
 
 #include "options.h"
+#include "verdict.h"
 
 struct cf_denied {
 	char *path;        /* canonical */
@@ -18,23 +19,6 @@ struct cf_denied {
 	const char *why;   /* "default", the relocating variable, "--deny" */
 };
 
-enum cf_verdict {
-	CF_VERDICT_APPLIED = 0,
-	CF_VERDICT_HOME_EMPTY,
-	CF_VERDICT_OVERLAP,
-	CF_VERDICT_LANDLOCK,  /* set by enforce/ */
-	CF_VERDICT_TOO_MANY,  /* set by the expansion */
-	CF_VERDICT_ERROR,     /* a location could not be resolved */
-	CF_VERDICT_NESTED,    /* fenced already by a policy that does not cover this one */
-	CF_VERDICT_SEATBELT,  /* set by enforce/ on macOS */
-	CF_VERDICT_WRITABLE_LINK, /* a writable location is reached through a symlink
-				     that lies in a writable location */
-	CF_VERDICT_WORKSPACE, /* set by the callers: the workspace is the current
-				 directory, which the command picks with cd */
-	CF_VERDICT_IPC,       /* set by enforce/: the IPC supervisor could not be used */
-	CF_VERDICT_HARNESS_STATE, /* a --harness-state directory holds or lies in a file
-				     the free harness trusts */
-};
 
 struct cf_policy {
 	char *home;           /* canonical $HOME (or --home), NULL when not usable */
@@ -49,8 +33,9 @@ struct cf_policy {
 	char *log;            /* canonical, NULL when there is none or it was refused */
 	char *log_refused;    /* why the log was refused ("the log L lies in ..."), or NULL */
 	size_t max_entries;
-	enum cf_verdict verdict;
-	char reason[2 * PATH_MAX + 128]; /* full status line, "read isolation ..." */
+	enum cf_verdict verdict; /* what WHY is about (cf_why_verdict) */
+	struct cf_why why;       /* the verdict as data; the status line: cf_policy_reason */
+	char why_text[2 * PATH_MAX + 128]; /* WHY's strings: the policy's own copies */
 	struct cf_strv allow_sockets; /* canonical socket paths, or "@name", a fenced program may
 					 connect to although they were bound outside the fence */
 	bool allow_ptys; /* all of /dev/pts gets a device rule, so new ptys open (and other terminals) */
@@ -85,11 +70,13 @@ bool cf_policy_home_dotdir(const struct cf_policy *p, const char *path, char *do
 int cf_policy_outside_writable(const struct cf_policy *p, const char *path, const char *cwd,
 			       char *out, size_t outsz, char *why, size_t whysz);
 
-/* Set the verdict to "not effective" with the reason formatted from FMT. */
-void cf_policy_refuse(struct cf_policy *p, enum cf_verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Set the verdict to W (for the status line: cf_policy_reason), keeping copies of its strings (cut to fit
+ * why_text). The one way any layer sets a verdict. */
+void cf_policy_verdict(struct cf_policy *p, const struct cf_why *w);
 
-#define CF_STATUS_APPLIED "read isolation applied"
-#define CF_STATUS_NOT_EFFECTIVE "read isolation is not effective: "
+/* The status line of P's verdict into OUT (cf_why_words). No allocation:
+ * callable between fork and exec. */
+#define CF_REASON_MAX (sizeof ((struct cf_policy *)0)->why_text + 512)
+void cf_policy_reason(const struct cf_policy *p, char *out, size_t cap);
 
 #endif

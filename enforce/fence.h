@@ -32,7 +32,7 @@ struct cf_fence {
 	bool inherited;            /* this process is fenced already: no new layer */
 };
 
-/* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.
+/* Judge and build. Returns 0 (look at f->ready, f->pol.verdict) or -ENOMEM.
  * CWD may be NULL (then getcwd). */
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd);
@@ -75,7 +75,7 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 /* Between fork and exec: fence the calling thread with the prepared ruleset when
  * it is still current, else with one built here from the same plan (never
  * touching the shared one). No allocation, no errno. Returns 0 or -errno /
- * -CF_ETOOMANY; *RES gets the rule count used (and, for -CF_ETOOMANY, the
+ * -CF_ETOOMANY (decoded by cf_fence_words); *RES gets the rule count used (and, for -CF_ETOOMANY, the
  * directory and its count). */
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
 /* The same, for a caller that checked in normal context, just before it forked,
@@ -84,12 +84,21 @@ int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *res);
 
 /* The status line for RC, a failure of building or entering F's ruleset
- * (RES: for -CF_ETOOMANY the directory and its count), or F's own reason when
- * F is not ready, into OUT. The one place that words a fence failure, for
- * run, status, a harness child and self mode alike. No allocation, no stdio:
- * callable between fork and exec. */
+ * (RES: for -CF_ETOOMANY the directory and its count), or F's own verdict
+ * when F is not ready, into OUT: decoded into a struct cf_why here and worded
+ * by cf_why_words (common/verdict.h), the one place that words a verdict,
+ * for run, status, a harness child and self mode alike. No allocation, no
+ * stdio: callable between fork and exec. */
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
+
+/* F's verdict as its status line ("read isolation applied", ...) into OUT.
+ * Callable between fork and exec. */
+void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap);
+
+/* A caller's own judgement (the workspace it was given): F is not ready, for
+ * W. The same call as on macOS. */
+void cf_fence_refuse(struct cf_fence *f, const struct cf_why *w);
 
 /* The log is opened before the fence goes up (the log file may lie outside
  * every writable location), written after. Both with raw syscalls. Returns an

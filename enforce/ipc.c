@@ -459,69 +459,50 @@ int cf_ipc_ptrace_blocked(const char *scope_file, bool above)
 	return scope;
 }
 
-const char *cf_ipc_why(int err)
+void cf_ipc_verdict(int err, struct cf_why *w)
 {
-	int e = err < 0 ? -err : err;
-	if (e == 0)
-		return "IPC fence applied";
-	if (e >= CF_EIPC_PTRACE && e < CF_EIPC_PTRACE + 1024)
-		return "Yama's ptrace_scope keeps the IPC supervisor from the fenced processes "
-		       "(it needs 1 or less, or CAP_SYS_PTRACE for 2)";
-	if (e >= CF_EIPC_START && e < CF_EIPC_START + 1024)
-		return "the IPC supervisor could not be started";
-	if (e == ENOTCONN)
-		return "no IPC supervisor";
-	if (e >= CF_EPIDFD)
-		return "pidfd_getfd unavailable";
-	if (e < CF_EIPC)
-		return "IPC supervisor unreachable";
-	switch (e - CF_EIPC) {
+	int e = -cf_ipc_err(err);
+	*w = (struct cf_why){.id = CF_WHY_IPC_REFUSED};
+	if (e >= CF_EPIDFD) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_PIDFD, .err = e - CF_EPIDFD};
+		return;
+	}
+	if (e >= CF_EIPC_PTRACE) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_PTRACE, .n = e - CF_EIPC_PTRACE};
+		return;
+	}
+	if (e >= CF_EIPC_START) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_START, .err = e - CF_EIPC_START};
+		return;
+	}
+	w->err = e - CF_EIPC;
+	switch (w->err) {
 	case ENOSYS:
 	case EINVAL:
 	case EOPNOTSUPP:
-		return "seccomp user notification unavailable";
+		w->id = CF_WHY_IPC_NOTIF;
+		break;
 	case EBUSY:
-		return "another seccomp notification listener is installed";
+		w->id = CF_WHY_IPC_BUSY;
+		break;
 	case EACCES:
-		return "seccomp filter refused (no_new_privs not set)";
+		w->id = CF_WHY_IPC_NNP;
+		break;
 	case EAGAIN:
 	case ETIMEDOUT:
-		return "IPC supervisor did not answer";
+		w->id = CF_WHY_IPC_TIMEOUT;
+		break;
 	case EPIPE:
 	case ECONNRESET:
 	case ECONNREFUSED:
-		return "IPC supervisor unreachable";
+		w->id = CF_WHY_IPC_UNREACHABLE;
+		break;
 	case ENOTCONN:
-		return "no IPC supervisor serves this process";
+		w->id = CF_WHY_IPC_NONE;
+		break;
 	default:
-		return "IPC supervisor refused the fence";
+		break;
 	}
-}
-
-void cf_ipc_reason(int err, char *out, size_t outsz)
-{
-	int e = -cf_ipc_err(err);
-	size_t len = 0;
-	int detail;
-	out[0] = '\0';
-	cf_json_raw(out, outsz, &len, "read isolation is not effective: ");
-	cf_json_raw(out, outsz, &len, cf_ipc_why(-e));
-	cf_json_raw(out, outsz, &len, " (");
-	if (e >= CF_EPIDFD)
-		detail = e - CF_EPIDFD;
-	else if (e >= CF_EIPC_PTRACE)
-		detail = -1;
-	else if (e >= CF_EIPC_START)
-		detail = e - CF_EIPC_START;
-	else
-		detail = e - CF_EIPC;
-	if (detail < 0) {
-		cf_json_raw(out, outsz, &len, "ptrace_scope ");
-		cf_json_num(out, outsz, &len, e - CF_EIPC_PTRACE);
-	} else {
-		cf_errno_put(out, outsz, &len, detail);
-	}
-	cf_json_raw(out, outsz, &len, ")");
 }
 
 /* ---- probes (normal context; the work is done in a forked child) ---- */

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "strv.h"
+#include "verdict.h"
 
 /* The supervisor's abstract socket name (no leading NUL, no '@'), NUL-terminated. */
 #define CF_IPC_ADDR_MAX 64
@@ -52,7 +53,7 @@ void cf_ipc_free(struct cf_ipc *ipc);
  * supervisor, install the notification filter on the calling thread, hand
  * the supervisor the listener and the blob, wait for its answer. 0, or
  * -errno, or -(CF_EIPC + errno) when a step after the connect failed
- * (cf_ipc_why() words them). */
+ * (cf_ipc_verdict() decodes them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
 
 /* The tree the next supervisor serves runs as root without the capabilities
@@ -84,15 +85,9 @@ static inline int cf_ipc_err(int rc)
 	return rc >= 0 || rc <= -CF_EIPC ? rc : -(CF_EIPC - rc);
 }
 
-/* The whole status line for such a failure ERR into OUT:
- * "read isolation is not effective: WORDS (DETAIL)". No allocation, no stdio:
- * callable after fork, so that every way in says the same. */
-void cf_ipc_reason(int err, char *out, size_t outsz);
-
-/* The words for a cf_ipc_enter() or cf_ipc_probe() failure ("IPC supervisor
- * unreachable", "seccomp user notification unavailable", ...), without the
- * errno. No allocation. */
-const char *cf_ipc_why(int err);
+/* Such a failure ERR (any code of this module, or a plain -errno) as a
+ * verdict. No allocation: callable after fork. */
+void cf_ipc_verdict(int err, struct cf_why *w);
 
 /* Normal context, not after fork. Start a supervisor: a process of its own
  * (double-forked, so it is nobody's child to reap; its own session; stdio on
@@ -123,8 +118,8 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX]);
 void cf_supervisor_at_end(void (*fn)(const char *), const char *arg);
 
 /* Whether this kernel can do it: seccomp user notification with
- * pidfd_open/pidfd_getfd, found in a forked child. 0 or -errno (words from
- * cf_ipc_why). Normal context. */
+ * pidfd_open/pidfd_getfd, found in a forked child. 0 or -errno (decoded by
+ * cf_ipc_verdict). Normal context. */
 int cf_ipc_probe(void);
 
 /* Whether the calling process already has a notification listener in its

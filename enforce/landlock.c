@@ -224,29 +224,9 @@ int cf_ll_fenced(void)
 	return fd == -EACCES;
 }
 
-#define TTYFILTER_FAILED "seccomp filter for terminal injection could not be installed"
-
 static bool is_ttyfilter(int err)
 {
 	return err <= -CF_ETTYFILTER && err > -(CF_ETTYFILTER + 4096);
-}
-
-static const char *ttyfilter_why(int e)
-{
-	switch (e) {
-	case ENOSYS:
-		return TTYFILTER_FAILED " (no filter for this machine, or no seccomp: ENOSYS)";
-	case EINVAL:
-		return TTYFILTER_FAILED " (the kernel has no seccomp filters: EINVAL)";
-	case EPERM:
-		return TTYFILTER_FAILED " (refused by an outer seccomp or container policy: EPERM)";
-	case EACCES:
-		return TTYFILTER_FAILED " (no_new_privs is not set: EACCES)";
-	case ENOMEM:
-		return TTYFILTER_FAILED " (out of memory, or too many filters: ENOMEM)";
-	default:
-		return NULL;
-	}
 }
 
 static bool is_ipc(int err)
@@ -254,69 +234,22 @@ static bool is_ipc(int err)
 	return err <= -CF_EIPC && err > -(CF_EPIDFD + 4096);
 }
 
-bool cf_ll_words_alone(int err)
+void cf_ll_verdict(int err, int abi, struct cf_why *w)
 {
-	return is_ttyfilter(err) || is_ipc(err) || err == -ELOOP;
-}
-
-const char *cf_ll_why(int err)
-{
+	*w = (struct cf_why){.id = CF_WHY_LANDLOCK, .err = -err};
 	if (is_ipc(err))
-		return cf_ipc_why(err);
-	if (is_ttyfilter(err)) {
-		const char *why = ttyfilter_why(-err - CF_ETTYFILTER);
-		return why ? why : TTYFILTER_FAILED;
-	}
-	switch (err) {
-	case -ENOSYS:
-		return "not built into this kernel: ENOSYS";
-	case -EOPNOTSUPP:
-		return "disabled at boot: EOPNOTSUPP";
-	case -EPERM:
-		return "blocked by seccomp or a container policy: EPERM";
-	case -E2BIG:
-		return "the process already has the 16 stacked Landlock layers the kernel allows: E2BIG";
-	case -ELOOP:
-		return "a location of the plan was replaced by a symlink after the policy was "
-		       "resolved: ELOOP";
-	default:
-		return NULL;
-	}
+		cf_ipc_verdict(err, w);
+	else if (is_ttyfilter(err))
+		*w = (struct cf_why){.id = CF_WHY_TTYFILTER, .err = -err - CF_ETTYFILTER};
+	else if (err == -ELOOP)
+		w->id = CF_WHY_LOOP;
+	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)
+		*w = (struct cf_why){.id = CF_WHY_LANDLOCK_ABI, .n = abi, .limit = CF_LANDLOCK_MIN_ABI};
 }
 
 void cf_ll_reason(int err, int abi, char *out, size_t outsz)
 {
-	const char *why = cf_ll_why(err);
-	size_t len = 0;
-	out[0] = '\0';
-	if (is_ipc(err)) {
-		cf_ipc_reason(err, out, outsz);
-		return;
-	}
-	cf_json_raw(out, outsz, &len, "read isolation is not effective: ");
-	if (is_ttyfilter(err)) {
-		cf_json_raw(out, outsz, &len, why);
-		if (!ttyfilter_why(-err - CF_ETTYFILTER)) {
-			cf_json_raw(out, outsz, &len, " (");
-			cf_errno_put(out, outsz, &len, -err - CF_ETTYFILTER);
-			cf_json_raw(out, outsz, &len, ")");
-		}
-		return;
-	}
-	if (err == -ELOOP) {
-		cf_json_raw(out, outsz, &len, why);
-		return;
-	}
-	cf_json_raw(out, outsz, &len, "landlock unavailable (");
-	if (err == 0 && abi < CF_LANDLOCK_MIN_ABI) {
-		cf_json_raw(out, outsz, &len, "kernel ABI too old: ");
-		cf_json_num(out, outsz, &len, abi);
-		cf_json_raw(out, outsz, &len, ", need ");
-		cf_json_num(out, outsz, &len, CF_LANDLOCK_MIN_ABI);
-	} else if (why) {
-		cf_json_raw(out, outsz, &len, why);
-	} else {
-		cf_errno_put(out, outsz, &len, -err);
-	}
-	cf_json_raw(out, outsz, &len, ")");
+	struct cf_why w;
+	cf_ll_verdict(err, abi, &w);
+	cf_why_words(&w, out, outsz);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "expand.h"
+#include "verdict.h"
 
 #define CF_LANDLOCK_MIN_ABI 1
 
@@ -35,8 +36,7 @@ int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void
 /* landlock_restrict_self() alone, for a thread whose filters are in place. */
 int cf_ll_restrict_self(int ruleset_fd);
 
-/* Apart from every -errno, like CF_ETOOMANY; cf_ll_why() and cf_ll_reason()
- * give its words. */
+/* Apart from every -errno, like CF_ETOOMANY; cf_ll_verdict() decodes it. */
 #define CF_ETTYFILTER 8192
 
 /* Whether restricting would work here, found in a forked child on a ruleset
@@ -48,19 +48,13 @@ int cf_ll_probe(void);
  * of every secret, so a fenced thread can not list it. One syscall. */
 int cf_ll_fenced(void);
 
-/* The words for a failure, as they follow "landlock unavailable (" (NULL: no
- * fixed words, say the errno). For -(CF_ETTYFILTER + e) the words stand on
- * their own: Landlock itself was not the problem. */
-const char *cf_ll_why(int err);
+/* A failure ERR of this backend (an -errno, -(CF_ETTYFILTER + errno), an
+ * IPC code of ipc.h; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
+ * verdict. No allocation: callable after fork. */
+void cf_ll_verdict(int err, int abi, struct cf_why *w);
 
-/* Whether cf_ll_why(ERR) stands on its own, not inside "landlock
- * unavailable (...)": a terminal filter failure, a symlink swapped into the
- * plan. No allocation: callable after fork. */
-bool cf_ll_words_alone(int err);
-
-/* The whole status line for a Landlock failure ERR into OUT (an IPC failure
- * too: cf_ipc_reason). No allocation, no stdio: callable after fork, so that
- * run, status, a harness child and self mode say the same words. */
+/* Its status line into OUT: cf_ll_verdict, then cf_why_words. For the
+ * tests and the probes' messages; callable after fork. */
 void cf_ll_reason(int err, int abi, char *out, size_t outsz);
 
 #endif

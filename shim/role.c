@@ -75,11 +75,7 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 		return;
 	if (o->workspace && *o->workspace && o->workspace[0] != '/') {
 		/* Relative: taken from each process's own directory again. */
-		cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
-				 "CREDFENCE_WORKSPACE='%s' is relative, so each process would take it "
-				 "from its own current directory",
-				 o->workspace);
-		f->ready = false;
+		cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_RELATIVE, .arg = {o->workspace}});
 		return;
 	}
 	if (o->workspace && *o->workspace)
@@ -92,18 +88,14 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 			ws);
 		return;
 	}
-	cf_policy_refuse(&f->pol, CF_VERDICT_WORKSPACE,
-			 "CREDFENCE_WORKSPACE is not set, so the workspace would be the current "
-			 "directory %s",
-			 ws);
-	f->ready = false;
+	cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_UNSET, .arg = {ws}});
 }
 
 void cf_shim_fence_self(void)
 {
 	struct cf_options o;
 	struct cf_fence f;
-	char buf[8192];
+	char buf[8192], reason[CF_REASON_MAX];
 
 	if (cf_shim_options(&o))
 		_exit(125);
@@ -134,7 +126,8 @@ void cf_shim_fence_self(void)
 	if (cf_fence_needs_supervisor(&f))
 		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
-	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, f.pol.reason,
+	cf_fence_reason(&f, reason, sizeof reason);
+	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, reason,
 		     applied ? f.res.rules : 0, buf, sizeof buf);
 	if (logfd >= 0)
 		close(logfd);
@@ -143,12 +136,12 @@ void cf_shim_fence_self(void)
 					   ? "; add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set"
 					   : "";
 		if (f.pol.mode == CF_MODE_REQUIRED) {
-			fprintf(stderr, "credfence: %s%s. Nothing was run.\n", f.pol.reason, hint);
+			fprintf(stderr, "credfence: %s%s. Nothing was run.\n", reason, hint);
 			_exit(125);
 		}
 		if (!f.pol.log)
 			fprintf(stderr, "credfence: %s; running without isolation (best-effort)\n",
-				f.pol.reason);
+				reason);
 	}
 	cf_fence_free(&f);
 	cf_options_free(&o);

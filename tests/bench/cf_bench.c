@@ -39,6 +39,14 @@
 
 #include "fence.h"
 
+/* The status line of P's verdict (a buffer of this file's own). */
+static const char *reason_of(const struct cf_policy *p)
+{
+	static char line[CF_REASON_MAX];
+	cf_policy_reason(p, line, sizeof line);
+	return line;
+}
+
 extern char **environ;
 
 static double now_us(void)
@@ -117,7 +125,7 @@ static int plan(const char *home, const char *ws, int n)
 	for (int i = 0; i < n; i++) {
 		double a = now_us();
 		if (cf_fence_prepare(&f, &o, environ, ws) || !f.ready) {
-			fprintf(stderr, "cf-bench: %s\n", f.pol.reason);
+			fprintf(stderr, "cf-bench: %s\n", reason_of(&f.pol));
 			return 1;
 		}
 		fresh += now_us() - a;

@@ -13,6 +13,14 @@
 #include "policy.h"
 #include "secrets.h"
 
+/* The status line of P's verdict (a buffer of this file's own). */
+static const char *reason_of(const struct cf_policy *p)
+{
+	static char line[CF_REASON_MAX];
+	cf_policy_reason(p, line, sizeof line);
+	return line;
+}
+
 static struct cf_fx fx;
 static struct cf_options o;
 static struct cf_policy p;
@@ -83,13 +91,13 @@ Test(policy, home_is_empty_without_any_usable_home)
 	o.home = NULL;
 	build();
 	cr_expect_eq(p.verdict, CF_VERDICT_HOME_EMPTY);
-	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+	cr_expect_str_eq(reason_of(&p), "read isolation is not effective: HOME is empty");
 	char *rel[] = {"HOME=relative/home", NULL};
 	build_env(rel);
-	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+	cr_expect_str_eq(reason_of(&p), "read isolation is not effective: HOME is empty");
 	char *empty[] = {"HOME=", NULL};
 	build_env(empty);
-	cr_expect_str_eq(p.reason, "read isolation is not effective: HOME is empty");
+	cr_expect_str_eq(reason_of(&p), "read isolation is not effective: HOME is empty");
 }
 
 Test(policy, home_comes_from_the_environment_when_not_given)
@@ -99,7 +107,7 @@ Test(policy, home_comes_from_the_environment_when_not_given)
 	cf_fx_fmt(env, sizeof env, "HOME=%s", fx.home);
 	char *envp[] = {env, NULL};
 	build_env(envp);
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	cr_expect_str_eq(p.home, fx.home);
 	expect_denied(at(fx.home, ".ssh"), "default");
 }
@@ -109,7 +117,7 @@ Test(policy, account_home_alone_is_enough_and_is_denied)
 	o.home = NULL;
 	o.account_home = fx.home;
 	build();
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	cr_expect_str_eq(p.account_home, fx.home);
 	expect_denied(at(fx.home, ".ssh"), "default");
 }
@@ -121,7 +129,7 @@ Test(policy, account_home_is_denied_too_when_it_differs)
 	cf_fx_mkdirs(acct);
 	o.account_home = acct;
 	build();
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	cr_expect_str_eq(p.account_home, acct);
 	for (size_t i = 0; i < cf_secret_count; i++) {
 		cr_expect(covered(at(fx.home, cf_secret_table[i].rel)), "%s", cf_secret_table[i].rel);
@@ -136,8 +144,8 @@ Test(policy, account_home_is_denied_too_when_it_differs)
 Test(policy, every_row_is_denied_under_home_with_what_it_holds)
 {
 	build();
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
-	cr_expect_str_eq(p.reason, "read isolation applied");
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
+	cr_expect_str_eq(reason_of(&p), "read isolation applied");
 	for (size_t i = 0; i < cf_secret_count; i++) {
 		const char *path = at(fx.home, cf_secret_table[i].rel);
 		cr_expect(covered(path), "%s is not covered", path);
@@ -226,7 +234,7 @@ Test(policy, each_relocating_variable_is_denied)
 		cf_fx_fmt(env, sizeof env, "%s=%s", cases[i].var, at(fx.root, cases[i].value_rel));
 		char *envp[] = {env, NULL};
 		build_env(envp);
-		cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s: %s", cases[i].var, p.reason);
+		cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s: %s", cases[i].var, reason_of(&p));
 		for (size_t k = 0; k < 3 && cases[i].want[k]; k++)
 			expect_denied(at(fx.root, cases[i].want[k]), cases[i].var);
 		cr_expect(covered(at(fx.home, ".ssh")), "%s: the defaults stay", cases[i].var);
@@ -312,7 +320,7 @@ Test(policy, writable_locations)
 	char *envp[] = {env, NULL};
 	cf_strv_add(&o.writable, extra);
 	build_env(envp);
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	const char *want[] = {fx.ws, "/tmp", "/var/tmp", "/dev/shm", tmpdir,
 			      at(fx.home, ".cache"), at(fx.home, ".npm"), at(fx.home, ".cargo/registry"),
 			      at(fx.home, ".cargo/git"), extra};
@@ -340,7 +348,7 @@ Test(policy, harness_private_tmpdir_is_never_writable)
 			o.harness_tmpdir = priv;
 			o.child_tmpdir = with_child ? child : NULL;
 			build_env(envs[e]);
-			cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+			cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 			for (size_t i = 0; i < p.writable.n; i++)
 				cr_expect(!cf_path_within(p.writable.v[i], priv) &&
 						  !cf_path_within(priv, p.writable.v[i]),
@@ -358,7 +366,7 @@ Test(policy, harness_state)
 	cf_fx_mkdirs(snap);
 	cf_strv_add(&o.harness_state, snap);
 	build();
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	cr_expect(cf_strv_has(&p.writable, snap));
 	const char *bad[] = {at(fx.home, ".claude"), at(fx.home, ".claude/plugins"),
 			     at(fx.home, ".config/opencode/plugin"), at(fx.home, ".codex"),
@@ -367,7 +375,7 @@ Test(policy, harness_state)
 		cf_strv_free(&o.harness_state);
 		cf_strv_add(&o.harness_state, bad[i]);
 		build();
-		cr_expect_eq(p.verdict, CF_VERDICT_HARNESS_STATE, "%s: %s", bad[i], p.reason);
+		cr_expect_eq(p.verdict, CF_VERDICT_HARNESS_STATE, "%s: %s", bad[i], reason_of(&p));
 	}
 }
 
@@ -387,7 +395,7 @@ Test(policy, writable_containing_a_secret_overlaps)
 	cf_fx_fmt(want, sizeof want,
 		 "read isolation is not effective: writable location %s overlaps secret %s/.aws",
 		 fx.home, fx.home);
-	cr_expect_str_eq(p.reason, want);
+	cr_expect_str_eq(reason_of(&p), want);
 }
 
 Test(policy, writable_inside_a_secret_overlaps)
@@ -400,7 +408,7 @@ Test(policy, writable_inside_a_secret_overlaps)
 	cf_fx_fmt(want, sizeof want,
 		 "read isolation is not effective: writable location %s overlaps secret %s/.ssh", in,
 		 fx.home);
-	cr_expect_str_eq(p.reason, want);
+	cr_expect_str_eq(reason_of(&p), want);
 
 	cf_options_free(&o);
 	cf_options_init(&o);
@@ -411,7 +419,7 @@ Test(policy, writable_inside_a_secret_overlaps)
 	cf_fx_fmt(want, sizeof want,
 		 "read isolation is not effective: writable location %s/.netrc overlaps secret "
 		 "%s/.netrc", fx.home, fx.home);
-	cr_expect_str_eq(p.reason, want);
+	cr_expect_str_eq(reason_of(&p), want);
 }
 
 Test(policy, secret_relocated_into_the_workspace_overlaps)
@@ -420,8 +428,8 @@ Test(policy, secret_relocated_into_the_workspace_overlaps)
 	cf_fx_fmt(env, sizeof env, "CARGO_HOME=%s/cargo", fx.ws);
 	char *envp[] = {env, NULL};
 	build_env(envp);
-	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
-	cr_expect(strstr(p.reason, "overlaps secret"), "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", reason_of(&p));
+	cr_expect(strstr(reason_of(&p), "overlaps secret"), "%s", reason_of(&p));
 }
 
 Test(policy, options_from_env)
@@ -483,8 +491,8 @@ static void expect_link_refused(const char *loc, const char *link, const char *i
 		  "read isolation is not effective: writable location %s is reached through "
 		  "symlink %s, which lies in writable location %s",
 		  loc, link, in);
-	cr_expect_eq(p.verdict, CF_VERDICT_WRITABLE_LINK, "%s", p.reason);
-	cr_expect_str_eq(p.reason, want);
+	cr_expect_eq(p.verdict, CF_VERDICT_WRITABLE_LINK, "%s", reason_of(&p));
+	cr_expect_str_eq(reason_of(&p), want);
 }
 
 Test(policy, workspace_through_a_symlink_in_a_writable_location_is_refused)
@@ -561,7 +569,7 @@ Test(policy, relocated_caches_are_writable_where_they_moved)
 	cf_fx_fmt(e3, sizeof e3, "npm_config_cache=%s", npm);
 	char *envp[] = {e1, e2, e3, NULL};
 	build_env(envp);
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	const char *moved[] = {at(cargo, "registry"), at(cargo, "git"), xdg, npm};
 	for (size_t i = 0; i < sizeof moved / sizeof *moved; i++)
 		cr_expect(writable_has(moved[i]), "%s is not writable", moved[i]);
@@ -611,20 +619,20 @@ Test(policy, relocated_cache_that_overlaps_a_secret_is_not_effective)
 	cf_fx_fmt(env, sizeof env, "npm_config_cache=%s/.ssh/npm", fx.home);
 	char *envp[] = {env, NULL};
 	build_env(envp);
-	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", reason_of(&p));
 	char want[PATH_MAX * 3];
 	cf_fx_fmt(want, sizeof want,
 		  "read isolation is not effective: writable location %s/.ssh/npm overlaps secret "
 		  "%s/.ssh",
 		  fx.home, fx.home);
-	cr_expect_str_eq(p.reason, want);
+	cr_expect_str_eq(reason_of(&p), want);
 
 	/* XDG_CACHE_HOME=$HOME makes the whole home writable. */
 	char env2[PATH_MAX * 2];
 	cf_fx_fmt(env2, sizeof env2, "XDG_CACHE_HOME=%s", fx.home);
 	char *envp2[] = {env2, NULL};
 	build_env(envp2);
-	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_OVERLAP, "%s", reason_of(&p));
 }
 
 Test(policy, relocated_cache_through_a_symlink_in_a_writable_location_is_refused)
@@ -650,7 +658,7 @@ Test(policy, user_symlink_outside_every_writable_location_stays_accepted)
 	cr_assert(symlink(at(fx.root, "data"), at(fx.root, "datalink")) == 0);
 	cf_strv_add(&o.writable, "../datalink");
 	build();
-	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", p.reason);
+	cr_expect_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
 	cr_expect_str_eq(p.workspace, fx.ws);
 	cr_expect(cf_strv_has(&p.writable, at(fx.root, "data")));
 }

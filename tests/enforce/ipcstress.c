@@ -33,6 +33,16 @@
 #include "strv.h"
 #include "supervisor.h"
 
+/* The status line of an IPC failure ERR. */
+static const char *ipc_words(int err)
+{
+	static char line[512];
+	struct cf_why w;
+	cf_ipc_verdict(err, &w);
+	cf_why_words(&w, line, sizeof line);
+	return line;
+}
+
 struct shared {
 	atomic_int inside_failed, outside_reached, chmod_failed, outside_accepts, enter;
 };
@@ -230,7 +240,7 @@ int main(int argc, char **argv)
 	char c;
 	if (read(ready[0], &c, 1) != 1) {
 		fprintf(stderr, "cf-ipcstress: the inside server did not start (%d: %s)\n",
-			reap(server), cf_ipc_why(sh->enter));
+			reap(server), ipc_words(sh->enter));
 		return 1;
 	}
 	pid_t kids[4];
@@ -241,7 +251,7 @@ int main(int argc, char **argv)
 		int st = reap(kids[i]);
 		if (st) {
 			fprintf(stderr, "cf-ipcstress: fenced process %d ended with %d (%s)\n", i, st,
-				st == 121 ? cf_ipc_why(sh->enter) : "");
+				st == 121 ? ipc_words(sh->enter) : "");
 			bad++;
 		}
 	}

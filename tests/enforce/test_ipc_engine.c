@@ -37,6 +37,16 @@
 #include "ipc.h"
 #include "supervisor.h"
 
+/* The status line of an IPC failure ERR (a buffer of this file's own). */
+static const char *ipc_words(int err)
+{
+	static __thread char line[512];
+	struct cf_why w;
+	cf_ipc_verdict(err, &w);
+	cf_why_words(&w, line, sizeof line);
+	return line;
+}
+
 CF_SUITE_STATE()
 
 /* What fenced children report: errnos and counts, in memory shared with them. */
@@ -187,7 +197,7 @@ static void run(struct sup *s, child_fn fn, void *arg)
 {
 	int st = reap(spawn(s, fn, arg));
 	cr_assert_eq(st, 0, "child status %d (enter: %d %s)", st, sh->e[63],
-		     sh->e[63] ? cf_ipc_why(sh->e[63]) : "");
+		     sh->e[63] ? ipc_words(sh->e[63]) : "");
 }
 
 /* ---- servers ---- */
@@ -298,16 +308,19 @@ Test(ipc_engine, probes_and_words)
 	struct sup s;
 	int r = cf_ipc_probe();
 	if (r < 0)
-		cf_test_unavailable("seccomp user notification: %s", cf_ipc_why(r));
+		cf_test_unavailable("seccomp user notification: %s", ipc_words(r));
 	cr_expect_eq(cf_ipc_covered(), 0, "no listener in the test process");
 	sup_start(&s, NULL);
 	run(&s, child_covered, NULL);
 	cr_expect_eq(sh->e[0], 1, "a fenced process is covered: %d", sh->e[0]);
-	cr_expect_str_eq(cf_ipc_why(-ECONNREFUSED), "IPC supervisor unreachable");
-	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + ENOSYS)), "seccomp user notification unavailable");
-	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + EBUSY)),
-			 "another seccomp notification listener is installed");
-	cr_expect_str_eq(cf_ipc_why(-(CF_EIPC + EAGAIN)), "IPC supervisor did not answer");
+	cr_expect_str_eq(ipc_words(-ECONNREFUSED), CF_STATUS_NOT_EFFECTIVE
+			 "IPC supervisor unreachable (Connection refused)");
+	cr_expect_str_eq(ipc_words(-(CF_EIPC + ENOSYS)), CF_STATUS_NOT_EFFECTIVE
+			 "seccomp user notification unavailable (Function not implemented)");
+	cr_expect_str_eq(ipc_words(-(CF_EIPC + EBUSY)), CF_STATUS_NOT_EFFECTIVE
+			 "another seccomp notification listener is installed (Device or resource busy)");
+	cr_expect_str_eq(ipc_words(-(CF_EIPC + EAGAIN)), CF_STATUS_NOT_EFFECTIVE
+			 "IPC supervisor did not answer (Resource temporarily unavailable)");
 	struct cf_ipc none = {0};
 	cr_expect_eq(cf_ipc_enter(&none), -ENOTCONN);
 	cf_ipc_free(&s.ipc);
@@ -1194,8 +1207,7 @@ Test(ipc_engine, yama_ptrace_scope_is_judged)
 	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), cap ? 0 : 2, "scope 2 needs CAP_SYS_PTRACE");
 	cf_fx_write(f, "3\n");
 	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), 3, "nothing passes scope 3");
-	char why[512];
-	cf_ipc_reason(-(CF_EIPC_PTRACE + 1), why, sizeof why);
+	const char *why = ipc_words(-(CF_EIPC_PTRACE + 1));
 	cr_expect(strstr(why, "read isolation is not effective: Yama's ptrace_scope") &&
 			  strstr(why, "(ptrace_scope 1)"),
 		  "%s", why);

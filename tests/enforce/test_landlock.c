@@ -66,17 +66,26 @@ Test(landlock_rights, dev_creates_nothing)
 
 Test(landlock_rights, words_for_each_fault)
 {
-	cr_expect_str_eq(cf_ll_why(-ENOSYS), "not built into this kernel: ENOSYS");
-	cr_expect_str_eq(cf_ll_why(-EOPNOTSUPP), "disabled at boot: EOPNOTSUPP");
-	cr_expect_str_eq(cf_ll_why(-EPERM), "blocked by seccomp or a container policy: EPERM");
-	cr_expect(strstr(cf_ll_why(-E2BIG), "16") && strstr(cf_ll_why(-E2BIG), "E2BIG"));
 	char r[512];
+	cf_ll_reason(-EOPNOTSUPP, 7, r, sizeof r);
+	cr_expect_str_eq(r, "read isolation is not effective: landlock unavailable (disabled at boot: "
+			    "EOPNOTSUPP)");
+	cf_ll_reason(-EPERM, 7, r, sizeof r);
+	cr_expect_str_eq(r, "read isolation is not effective: landlock unavailable (blocked by seccomp "
+			    "or a container policy: EPERM)");
+	cf_ll_reason(-E2BIG, 7, r, sizeof r);
+	cr_expect(strstr(r, "16") && strstr(r, "E2BIG)"), "%s", r);
+	cf_ll_reason(-EINVAL, 7, r, sizeof r);
+	cr_expect_str_eq(r, "read isolation is not effective: landlock unavailable (Invalid argument)");
+	struct cf_why w;
+	cf_ll_verdict(-ENOSYS, 7, &w);
+	cr_expect(w.id == CF_WHY_LANDLOCK && w.err == ENOSYS, "decoded as data: %d %d", w.id, w.err);
 	cf_ll_reason(-ENOSYS, -ENOSYS, r, sizeof r);
 	cr_expect_str_eq(r, "read isolation is not effective: landlock unavailable (not built into "
 			    "this kernel: ENOSYS)");
 	cf_ll_reason(0, 0, r, sizeof r);
-	cr_expect(strstr(r, "read isolation is not effective: landlock unavailable (kernel ABI too old"),
-		  "%s", r);
+	cr_expect_str_eq(r, "read isolation is not effective: landlock unavailable (kernel ABI too "
+			    "old: 0, need 1)");
 }
 
 /* In a child: a rule with RIGHTS on PATH is accepted (0) or the errno. */

@@ -15,6 +15,14 @@
 #include "fence.h"
 #include "fixture.h"
 
+/* The status line of P's verdict (a buffer of this file's own). */
+static const char *reason_of(const struct cf_policy *p)
+{
+	static char line[CF_REASON_MAX];
+	cf_policy_reason(p, line, sizeof line);
+	return line;
+}
+
 extern char **environ;
 
 static struct cf_fx fx;
@@ -50,9 +58,9 @@ static void prepare(struct cf_fence *f)
 	o.home = fx.home;
 	o.workspace = fx.ws;
 	cr_assert_eq(cf_fence_prepare(f, &o, environ, fx.ws), 0);
-	cr_assert(f->ready, "%s", f->pol.reason);
+	cr_assert(f->ready, "%s", reason_of(&f->pol));
 	/* Children enter the IPC fence too: a supervisor for this test process. */
-	cr_assert_eq(cf_fence_start_supervisor(f, getpid(), -1, false), 0, "%s", f->pol.reason);
+	cr_assert_eq(cf_fence_start_supervisor(f, getpid(), -1, false), 0, "%s", reason_of(&f->pol));
 	cf_options_free(&o);
 }
 

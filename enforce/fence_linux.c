@@ -97,6 +97,18 @@ static const char *uncovered(const struct cf_policy *p)
 	return NULL;
 }
 
+static void decode(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		   struct cf_why *w);
+
+/* F is not ready, for the failure RC (RES: the expansion's, or NULL). */
+static void refuse(struct cf_fence *f, int rc, const struct cf_expand_result *res)
+{
+	struct cf_why w;
+	decode(f, rc, res, &w);
+	cf_policy_verdict(&f->pol, &w);
+	f->ready = false;
+}
+
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd)
 {
@@ -124,9 +136,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		 * IPC included: its supervisor's listener is in our seccomp chain. */
 		f->inherited = f->ready = cf_policy_inherit(&f->pol, uncovered(&f->pol));
 		if (f->ready && cf_ipc_covered() != 1) {
-			cf_policy_refuse(&f->pol, CF_VERDICT_NESTED,
-					 "this process is fenced already, by a fence without an IPC "
-					 "supervisor; start it from outside that fence");
+			cf_policy_verdict(&f->pol, &(struct cf_why){.id = CF_WHY_NESTED_NO_IPC});
 			f->inherited = f->ready = false;
 		}
 		return 0;
@@ -134,8 +144,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if ((rc = cf_ipc_prepare(&f->ipc, &f->pol.writable, &f->pol.allow_sockets, o->supervisor)))
 		return rc;
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
-		cf_ll_reason(f->abi < 0 ? f->abi : 0, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_LANDLOCK;
+		refuse(f, f->abi < 0 ? f->abi : 0, NULL);
 		return 0;
 	}
 	if ((rc = cf_plan_prepare(&f->plan, &f->pol)))
@@ -144,16 +153,9 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (!f->stamps)
 		return -ENOMEM;
 	rc = cf_ll_build(&f->plan, f->abi, scratch, sizeof scratch, &f->res, f->stamps);
-	if (rc == -CF_ETOOMANY) {
-		cf_fence_words(f, rc, &f->res, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_TOO_MANY;
-		f->res.rules = 0;
-		return 0;
-	}
 	if (rc < 0) {
+		refuse(f, rc, &f->res);
 		f->res.rules = 0;
-		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_LANDLOCK;
 		return 0;
 	}
 	f->ruleset = rc;
@@ -203,55 +205,50 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 	if (rc) {
 		if (rc > -CF_EIPC)
 			rc = -(CF_EIPC_START - rc); /* the start failed */
-		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_IPC;
-		f->ready = false;
+		refuse(f, rc, NULL);
 	}
 	return rc;
+}
+
+/* The failure RC of building or entering F's ruleset as a verdict. */
+static void decode(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		   struct cf_why *w)
+{
+	if (rc == -CF_ETOOMANY)
+		*w = (struct cf_why){.id = CF_WHY_TOO_MANY, .n = (long long)res->over_count,
+				     .limit = (long long)f->pol.max_entries, .arg = {res->over_dir}};
+	else if (rc == -ESTALE)
+		*w = (struct cf_why){.id = CF_WHY_STALE};
+	else
+		cf_ll_verdict(rc, f->abi, w);
 }
 
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
 {
-	size_t len = 0;
-	out[0] = '\0';
-	if (!f->ready && rc != -CF_ETOOMANY) {
-		cf_json_raw(out, cap, &len, f->pol.reason);
-		return;
-	}
-	if (rc != -CF_ETOOMANY && rc != -ESTALE) {
-		cf_ll_reason(rc, f->abi, out, cap);
-		return;
-	}
-	cf_json_raw(out, cap, &len, CF_STATUS_NOT_EFFECTIVE);
-	if (rc == -ESTALE) {
-		cf_json_raw(out, cap, &len, "a symlink on the way to a secret changed since the harness "
-				     "prepared its plan; start the harness again");
-		return;
-	}
-	cf_json_raw(out, cap, &len, "too many entries under ");
-	cf_json_raw(out, cap, &len, res->over_dir ? res->over_dir : "?");
-	cf_json_raw(out, cap, &len, " (");
-	cf_json_num(out, cap, &len, (long long)res->over_count);
-	cf_json_raw(out, cap, &len, " > ");
-	cf_json_num(out, cap, &len, (long long)f->pol.max_entries);
-	cf_json_raw(out, cap, &len, ")");
+	struct cf_why w = f->pol.why;
+	if (f->ready || rc == -CF_ETOOMANY)
+		decode(f, rc, res, &w);
+	cf_why_words(&w, out, cap);
+}
+
+void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap)
+{
+	cf_policy_reason(&f->pol, out, cap);
+}
+
+void cf_fence_refuse(struct cf_fence *f, const struct cf_why *w)
+{
+	cf_policy_verdict(&f->pol, w);
+	f->ready = false;
 }
 
 int cf_fence_probe(struct cf_fence *f)
 {
 	int probe = cf_ll_probe();
 	int ipc = probe ? 0 : cf_ipc_probe();
-	if (probe) {
-		cf_ll_reason(probe, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_LANDLOCK;
-	} else if (ipc) {
-		cf_ll_reason(cf_ipc_err(ipc), f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = CF_VERDICT_IPC;
-	} else {
-		return 0;
-	}
-	f->ready = false;
+	if (probe || ipc)
+		refuse(f, probe ? probe : cf_ipc_err(ipc), NULL);
 	return probe ? probe : ipc;
 }
 
@@ -267,12 +264,8 @@ int cf_fence_apply(struct cf_fence *f)
 	if (f->inherited)
 		return 0;
 	int rc = cf_ll_restrict_with(f->ruleset, ipc_between, &f->ipc);
-	if (rc) {
-		cf_ll_reason(rc, f->abi, f->pol.reason, sizeof f->pol.reason);
-		f->pol.verdict = rc <= -CF_EIPC && rc > -(CF_EIPC + 4096) ? CF_VERDICT_IPC
-									 : CF_VERDICT_LANDLOCK;
-		f->ready = false;
-	}
+	if (rc)
+		refuse(f, rc, NULL);
 	return rc;
 }
 
