@@ -226,6 +226,9 @@ const char *cf_cli_hint(enum cf_verdict v)
 		       "(a fenced program could retarget it), or remove that symlink";
 	case CF_VERDICT_WORKSPACE:
 		return "cd to your project directory, or pass --workspace DIR";
+	case CF_VERDICT_SECCOMP:
+		return "run where seccomp filters can be installed (a container's seccomp policy may "
+		       "refuse them), or pass --best-effort to run without isolation";
 	case CF_VERDICT_IPC:
 		return "run on a kernel with seccomp user notification (Linux 5.9 or later, not "
 		       "blocked by a container policy), or pass --best-effort to run without isolation";

@@ -71,10 +71,10 @@ static const struct row {
 				       "CREDFENCE_WORKSPACE='{DIR}' is relative, so each process "
 				       "would take it from its own current directory",
 				       NULL},
-	[CF_WHY_TTYFILTER] = {CF_VERDICT_LANDLOCK,
+	[CF_WHY_TTYFILTER] = {CF_VERDICT_SECCOMP,
 			      "seccomp filter for terminal injection could not be installed ({E})",
 			      ttyfilter_words},
-	[CF_WHY_LOOP] = {CF_VERDICT_LANDLOCK,
+	[CF_WHY_LOOP] = {CF_VERDICT_ERROR,
 			 "a location of the plan was replaced by a symlink after the policy was "
 			 "resolved: ELOOP",
 			 NULL},

@@ -17,7 +17,7 @@ enum cf_verdict {
 	CF_VERDICT_APPLIED = 0,
 	CF_VERDICT_HOME_EMPTY,
 	CF_VERDICT_OVERLAP,
-	CF_VERDICT_LANDLOCK,  /* Landlock, or a filter set with it, can not be used */
+	CF_VERDICT_LANDLOCK,  /* Landlock can not be used */
 	CF_VERDICT_TOO_MANY,  /* the expansion met an overgrown directory */
 	CF_VERDICT_ERROR,     /* a location could not be resolved; the plan changed */
 	CF_VERDICT_NESTED,    /* fenced already by a policy that does not cover this one */
@@ -29,6 +29,7 @@ enum cf_verdict {
 	CF_VERDICT_IPC,       /* the IPC supervisor could not be used */
 	CF_VERDICT_HARNESS_STATE, /* a --harness-state directory holds or lies in a
 				     file the free harness trusts, or a secret */
+	CF_VERDICT_SECCOMP,   /* the terminal filter could not be installed */
 };
 
 /* One row of the words table: the exact reason. */

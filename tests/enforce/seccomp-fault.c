@@ -4,7 +4,10 @@
  * container whose seccomp policy blocks it look to credfence.
  * seccomp-fault NOTIFY CMD [ARG...]: make seccomp() refuse a filter that asks
  * for a user-notification listener with EINVAL, as a kernel older than 5.0
- * (or one built without it) does; Landlock stays. */
+ * (or one built without it) does; Landlock stays.
+ * seccomp-fault FILTER CMD [ARG...]: make seccomp() refuse a plain filter (no
+ * flags: the terminal filter, ttyfilter.c) with EPERM, as an outer seccomp or
+ * container policy may; a listener's filter and Landlock stay. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
 		err = EPERM;
 	else if (strcmp(argv[1], "NOTIFY") == 0)
 		err = 0;
+	else if (strcmp(argv[1], "FILTER") == 0)
+		err = -1;
 	else {
 		fprintf(stderr, "seccomp-fault: unknown errno %s\n", argv[1]);
 		return 2;
@@ -72,10 +77,26 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	struct sock_filter plain[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_SET_MODE_FILTER, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
 	if (err == 0) {
 		prog.len = sizeof notify / sizeof *notify;
 		prog.filter = notify;
+	} else if (err < 0) {
+		prog.len = sizeof plain / sizeof *plain;
+		prog.filter = plain;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("seccomp-fault: install the filter");
