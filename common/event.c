@@ -1,8 +1,15 @@
 #include "event.h"
 #include "protocol.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#ifdef __linux__
+#include "sys.h"
+#else
+#include <unistd.h>
+#endif
 
 #include "json.h"
 
@@ -60,4 +67,29 @@ size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap)
 	cf_json_num(buf, cap, &len, (long long)e->rules);
 	cf_json_raw(buf, cap, &len, ",");
 	return len;
+}
+
+/* writev never writes through iov_base. */
+static void *iov_base(const char *s)
+{
+	return (void *)(uintptr_t)s;
+}
+
+void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *buf, size_t cap)
+{
+	if (fd < 0)
+		return;
+	size_t len = cf_event_head(e, buf, cap), n = 0;
+	while (lists && lists[n])
+		n++;
+	struct iovec iov[3] = {
+		{buf, len},
+		{iov_base(lists ? lists : ""), n},
+		{iov_base("}\n"), 2},
+	};
+#ifdef __linux__
+	(void)cf_sys3(SYS_writev, fd, iov, 3);
+#else
+	(void)!writev(fd, iov, 3);
+#endif
 }

@@ -27,4 +27,9 @@ struct cf_event {
  * No allocation: safe between fork and exec. Returns its length. */
 size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap);
 
+/* The whole line (HEAD, LISTS from cf_event_lists, "}\n") to FD with one
+ * writev, formatted into BUF. FD < 0: nothing. No allocation, no errno on
+ * Linux (a raw system call): safe between fork and exec. */
+void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *buf, size_t cap);
+
 #endif

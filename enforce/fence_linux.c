@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -357,14 +356,6 @@ int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	if (fd < 0)
-		return;
 	struct cf_event e = {pid, program, "landlock", f->abi, applied, reason, f->pol.mode, rules};
-	size_t len = cf_event_head(&e, buf, bufsz);
-	struct iovec iov[3] = {
-		{buf, len},
-		{f->lists_json ? f->lists_json : (char *)"", f->lists_json ? strlen(f->lists_json) : 0},
-		{(char *)"}\n", 2},
-	};
-	(void)cf_sys3(SYS_writev, fd, iov, 3);
+	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }
