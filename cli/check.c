@@ -10,9 +10,6 @@
 
 #include "cli.h"
 #include "paths.h"
-#ifdef __APPLE__
-#include "seatbelt.h"
-#endif
 
 #ifdef __APPLE__
 /* macOS has no strerrorname_np: the names a check can meet. */
@@ -69,8 +66,7 @@ static int try_create(const char *dir, const char *path)
 		snprintf(probe, sizeof probe, "%s/.credfence-check-probe", dir);
 		path = probe;
 	}
-	int r = cf_sb_allows("file-write-create", path);
-	return r == 1 ? 0 : r == 0 ? EPERM : -r;
+	return -cf_fence_may_create(path);
 #else
 	(void)path;
 	return try_open(dir, O_TMPFILE | O_WRONLY);

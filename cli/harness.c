@@ -680,33 +680,29 @@ int cf_cmd_harness(int argc, char **argv)
 	/* One supervisor for the whole harness: a socket bound by one fenced
 	 * child is reachable from the next. It outlives this process image (the
 	 * harness execs in its place) and serves until the harness and every
-	 * fenced process are gone. */
+	 * fenced process are gone. macOS has no IPC fence yet, so no supervisor
+	 * (fence_darwin.h). */
 #ifdef __linux__
 	/* static: the waiter, a copy of this process, removes it at the end. */
 	static char priv[PATH_MAX];
 	priv[0] = '\0';
 	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
 		return rc;
-#endif
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);
-#ifdef __linux__
 		/* A root harness gives up capabilities in its guard; so does
 		 * the supervisor that acts for its children. */
 		if (geteuid() == 0 && f.ready && !f.inherited)
 			cf_ipc_serve_without_root_caps();
-#endif
 		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
 		if (sup)
 			cf_cli_log(&f, logfd, c.cmd[0], false);
 		if (logfd >= 0)
 			close(logfd);
-#ifdef __linux__
 		if (sup && priv[0]) { /* no waiter: nobody else removes it */
 			cf_cli_remove_tmpdir(priv);
 			priv[0] = '\0';
 		}
-#endif
 		if (sup) {
 			if (f.pol.mode == CF_MODE_REQUIRED) {
 				cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
@@ -719,7 +715,6 @@ int cf_cmd_harness(int argc, char **argv)
 			return CF_EXIT_FAIL;
 		}
 	}
-#ifdef __linux__
 	/* Here, in the process that becomes the harness (the supervisor, when
 	 * there is one, was started above it and stays outside the guard). A
 	 * process fenced already reads no secret: nothing to guard. */

@@ -108,9 +108,20 @@ struct probe_report {
 	char reason[sizeof ((struct cf_policy *)0)->reason];
 };
 
+int cf_fence_resolve(void)
+{
+	return cf_sb_probe();
+}
+
 int cf_fence_fenced(void)
 {
 	return cf_sb_active() == 1;
+}
+
+int cf_fence_may_create(const char *path)
+{
+	int r = cf_sb_allows("file-write-create", path);
+	return r == 1 ? 0 : r == 0 ? -EPERM : r;
 }
 
 int cf_fence_probe(struct cf_fence *f)
@@ -169,23 +180,40 @@ bool cf_fence_current(const struct cf_fence *f)
 	return f->ready && cf_policy_resolves_same(&f->pol);
 }
 
-int cf_fence_enter(const struct cf_fence *f, char *reason, size_t reasonsz)
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res)
 {
-	if (!f->ready) {
-		snprintf(reason, reasonsz, "%s", f->pol.reason);
+	res->rules = 0;
+	res->refusal = NULL;
+	if (!f->ready)
 		return -EPERM;
-	}
 	if (f->inherited) {
-		snprintf(reason, reasonsz, "%s", f->pol.reason);
+		res->rules = f->res.rules;
 		return 0;
 	}
-	if (!cf_policy_resolves_same(&f->pol)) {
-		snprintf(reason, reasonsz,
+	if (!cf_policy_resolves_same(&f->pol))
+		return -ESTALE;
+	int rc = cf_sb_apply(&f->pf, buf, bufsz);
+	if (rc)
+		res->refusal = buf;
+	else
+		res->rules = f->res.rules;
+	return rc;
+}
+
+void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap)
+{
+	if (!f->ready)
+		snprintf(out, cap, "%s", f->pol.reason);
+	else if (rc == -ESTALE)
+		snprintf(out, cap,
 			 "%sa symlink on the way to a secret changed since the harness prepared its plan",
 			 CF_STATUS_NOT_EFFECTIVE);
-		return -ESTALE;
-	}
-	return cf_sb_apply(&f->pf, reason, reasonsz);
+	else if (res && res->refusal)
+		snprintf(out, cap, "%s", res->refusal);
+	else
+		snprintf(out, cap, "%sseatbelt unavailable (%s)", CF_STATUS_NOT_EFFECTIVE,
+			 strerror(-rc));
 }
 
 int cf_fence_log_open(const struct cf_fence *f)

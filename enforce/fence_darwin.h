@@ -18,22 +18,32 @@
 #include "policy.h"
 #include "profile.h"
 
-struct cf_fence_count {
-	size_t rules; /* rules in the profile, for status and the log */
+/* What entering a fence gave. Named as Linux's (the expansion's result) so
+ * that cf_fence_enter and cf_fence_words have one signature on both systems. */
+struct cf_expand_result {
+	size_t rules;         /* rules in the profile, for status and the log */
+	const char *refusal;  /* cf_fence_enter: the kernel's refusal, as a status
+				 line in the caller's BUF, or NULL */
 };
 
 struct cf_fence {
 	struct cf_policy pol;
 	struct cf_profile pf;
-	struct cf_fence_count res;
+	struct cf_expand_result res; /* .refusal is not used here */
 	char *lists_json; /* "denied":[...],"writable":[...] for the log */
 	bool ready;       /* the verdict is "applied" so far */
 	bool inherited;   /* this process is sandboxed already by a sandbox that
 			     denies every secret of the policy: nothing is added */
 };
 
+/* Resolve the sandbox calls (seatbelt.c): 0, or -ENOSYS when this system
+ * lacks them. Once, in normal context, before any fork: dlsym takes dyld's
+ * lock. The shim's constructor calls it first; every call below resolves on
+ * first use as well. macOS only: Landlock needs no lookup. */
+int cf_fence_resolve(void);
+
 /* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.
- * CWD may be NULL (then getcwd). It resolves the sandbox calls (cf_sb_probe). */
+ * CWD may be NULL (then getcwd). It resolves the sandbox calls. */
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd);
 void cf_fence_free(struct cf_fence *f);
@@ -50,15 +60,28 @@ int cf_fence_probe(struct cf_fence *f);
 /* Whether the calling process is sandboxed already (seatbelt.c). 1 or 0. */
 int cf_fence_fenced(void);
 
+/* Whether the sandbox in force lets the calling process create PATH, asked
+ * of the kernel without touching PATH and without logging a violation (macOS
+ * has no O_TMPFILE to try it with): 0 allowed, -EPERM denied, -ENOSYS or
+ * -EINVAL when the kernel can not be asked. macOS only (credfence check). */
+int cf_fence_may_create(const char *path);
+
 /* Whether every secret still resolves as it did when the profile was built. */
 bool cf_fence_current(const struct cf_fence *f);
 
 /* In a fork child of the harness: sandbox the calling process with the
  * prepared profile when it is still current. Leaves F as it is (it may be the
- * harness's shared copy). Returns 0, -ESTALE when it is no longer current (the
- * caller prepares a fresh one), -EPERM when F is not ready, or the -errno of
- * the kernel's refusal with the status line in REASON. */
-int cf_fence_enter(const struct cf_fence *f, char *reason, size_t reasonsz);
+ * harness's shared copy). Returns 0 (RES->rules: the profile's), -ESTALE when
+ * it is no longer current (the caller prepares a fresh one), -EPERM when F is
+ * not ready, or the -errno of the kernel's refusal, whose words go to BUF
+ * (RES->refusal). The same call as on Linux; cf_fence_words words a failure. */
+int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
+
+/* The status line for RC, a failure of cf_fence_enter (RES as it left it),
+ * or F's own reason when F is not ready, into OUT. The same call as on Linux:
+ * the one place that words a fence failure. */
+void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
+		    char *out, size_t cap);
 
 /* The log is opened before the sandbox goes up (the log file may lie outside
  * every writable location), written after. Returns an fd, or a negative value

@@ -129,22 +129,14 @@ int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
  * then gives each fenced child the user's TMPDIR. */
 void cf_env_tmpdir_init(void);
 
-/* In a wrapper: fence the child (or fail the call with EPERM), and name in
- * ENVP_OUT the environment it gets: ENVP_IN, less the shim when fenced. */
-#define CF_ENTER_CHILD(program, envp_in, envp_out)                                      \
-	int fenced_ = cf_shim_child_enter(program);                                     \
-	if (fenced_ < 0) {                                                              \
-		errno = EPERM;                                                          \
-		return -1;                                                              \
-	}                                                                               \
-	size_t envn_ = fenced_ ? cf_env_count(envp_in) + 1 : 1;                          \
-	if (envn_ > CF_CHILD_ENV_MAX)                                                   \
-		envn_ = 1;                                                              \
-	char *envbuf_[envn_];                                                           \
-	char ldbuf_[fenced_ ? 4096 : 1];                                                \
-	char *const *envp_out = fenced_ ? cf_env_without_shim((envp_in), envbuf_, envn_,  \
-							      ldbuf_, sizeof ldbuf_)     \
-					: (envp_in)
+/* In a wrapper (macOS, darwin/child.c): fence the child about to run PROGRAM
+ * (cf_shim_child_enter), then return CALL(ENV, ARG), ENV being ENVP less the
+ * shim when fenced, built on this function's stack: CALL is the exec or
+ * spawn itself. When the child must not run, CALL is not made: -1, errno
+ * EPERM. */
+typedef int (*cf_child_call_fn)(char *const env[], const void *arg);
+int cf_shim_child_call(const char *program, char *const envp[], cf_child_call_fn call,
+		       const void *arg);
 
 /* The roles (role.c), from the constructor: the options from the environment
  * (0, or -errno after a message), fence this process (or exit 125 in required

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "environ.h"
-#include "seatbelt.h"
 #include "shim.h"
 
 int cf_shim_options(struct cf_options *o);
@@ -51,6 +50,7 @@ int cf_shim_child_enter(const char *program)
 		return 1;
 
 	struct cf_fence fresh, *f;
+	struct cf_expand_result res = {0};
 	bool mine;
 	char buf[8192], reason[1024 + PATH_MAX];
 	int rc;
@@ -59,11 +59,13 @@ int cf_shim_child_enter(const char *program)
 			 CF_STATUS_NOT_EFFECTIVE);
 		rc = -ENOMEM;
 		f = cf_shim.fence; /* for the mode and the log */
+	} else if ((rc = cf_fence_enter(f, buf, sizeof buf, &res))) {
+		cf_fence_words(f, rc, &res, reason, sizeof reason);
 	} else {
-		rc = cf_fence_enter(f, reason, sizeof reason);
+		snprintf(reason, sizeof reason, "%s", f->inherited ? f->pol.reason : CF_STATUS_APPLIED);
 	}
 	int logfd = cf_fence_log_open(f);
-	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? f->res.rules : 0, buf,
+	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? res.rules : 0, buf,
 		     sizeof buf);
 	if (logfd >= 0)
 		close(logfd);
@@ -76,4 +78,22 @@ int cf_shim_child_enter(const char *program)
 		return 0;
 	fprintf(stderr, "credfence: %s. Nothing was run.\n", reason);
 	return -EPERM;
+}
+
+int cf_shim_child_call(const char *program, char *const envp[], cf_child_call_fn call,
+		       const void *arg)
+{
+	int fenced = cf_shim_child_enter(program);
+	if (fenced < 0) {
+		errno = EPERM;
+		return -1;
+	}
+	size_t envn = fenced ? cf_env_count(envp) + 1 : 1;
+	if (envn > CF_CHILD_ENV_MAX)
+		envn = 1;
+	char *envbuf[envn];
+	char ldbuf[fenced ? 4096 : 1];
+	char *const *env = fenced ? cf_env_without_shim(envp, envbuf, envn, ldbuf, sizeof ldbuf)
+				  : envp;
+	return call(env, arg);
 }

@@ -6,6 +6,8 @@
  * put back when the call fails. This runs in fork children only (vfork is
  * turned into fork, see vfork.c), so switching environ touches no parent. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "environ.h"
@@ -13,90 +15,106 @@
 #include "interpose.h"
 #include "shim.h"
 
-/* A guarded call: the outermost runs FENCED, a nested one runs REAL. errno
- * is the call's own on return. */
-#define GUARDED(real, fenced)                 \
-	int r_, e_;                           \
-	if (cf_guard_enter())                 \
-		r_ = (real);                  \
-	else                                  \
-		r_ = (fenced);                \
-	e_ = errno;                           \
-	cf_guard_leave();                     \
-	errno = e_;                           \
-	return r_
+/* One exec call: the file (or PATH) to run, execvP's search path, the
+ * arguments. The environment is cf_shim_child_call's. */
+struct exec_call {
+	const char *file, *search_path;
+	char *const *argv;
+};
 
-static int with_environ(char *const *env, int (*call)(const void *), const void *arg)
+static int call_execve(char *const env[], const void *arg)
+{
+	const struct exec_call *c = arg;
+	return execve(c->file, c->argv, env);
+}
+
+static int call_exect(char *const env[], const void *arg)
+{
+	const struct exec_call *c = arg;
+	return exect(c->file, c->argv, env);
+}
+
+/* execvp and execvP read environ: ENV for the call, the old one back when
+ * it fails (errno kept). */
+static char **environ_set(char *const env[])
 {
 	char **saved = environ;
-	environ = (char **)env;
-	int r = call(arg);
+	environ = (char **)(uintptr_t)env;
+	return saved;
+}
+
+static int environ_back(char **saved, int r)
+{
 	int e = errno;
 	environ = saved;
 	errno = e;
 	return r;
 }
 
-static int fenced_execve(const char *path, char *const argv[], char *const envp[])
+static int call_execvp(char *const env[], const void *arg)
 {
-	CF_ENTER_CHILD(path, envp, env);
-	return execve(path, argv, env);
+	const struct exec_call *c = arg;
+	char **saved = environ_set(env);
+	return environ_back(saved, execvp(c->file, c->argv));
 }
 
-static int fenced_exect(const char *path, char *const argv[], char *const envp[])
+static int call_execvP(char *const env[], const void *arg)
 {
-	CF_ENTER_CHILD(path, envp, env);
-	return exect(path, argv, env);
+	const struct exec_call *c = arg;
+	char **saved = environ_set(env);
+	return environ_back(saved, execvP(c->file, c->search_path, c->argv));
 }
 
-struct vp_call {
-	const char *file, *search_path;
-	char *const *argv;
-};
-
-static int call_execvp(const void *arg)
+/* The end of a guarded call (guard.h): the guard left, the call's own errno
+ * kept, its result returned. */
+static int guard_left(int r)
 {
-	const struct vp_call *c = arg;
-	return execvp(c->file, c->argv);
+	int e = errno;
+	cf_guard_leave();
+	errno = e;
+	return r;
 }
 
-static int call_execvP(const void *arg)
-{
-	const struct vp_call *c = arg;
-	return execvP(c->file, c->search_path, c->argv);
-}
-
-static int fenced_environ_exec(const char *file, int (*call)(const void *), const void *arg)
-{
-	CF_ENTER_CHILD(file, environ, env);
-	return with_environ(env, call, arg);
-}
-
+/* Each replacement: the outermost call on the thread fences the child, a
+ * nested one (execvp reaching execve) is the real call. */
 static int cf_darwin_execve(const char *path, char *const argv[], char *const envp[])
 {
-	GUARDED(execve(path, argv, envp), fenced_execve(path, argv, envp));
+	struct exec_call c = {path, NULL, argv};
+	bool nested = cf_guard_enter();
+	return guard_left(nested ? execve(path, argv, envp)
+				 : cf_shim_child_call(path, envp, call_execve, &c));
 }
 
 static int cf_darwin_exect(const char *path, char *const argv[], char *const envp[])
 {
-	GUARDED(exect(path, argv, envp), fenced_exect(path, argv, envp));
+	struct exec_call c = {path, NULL, argv};
+	bool nested = cf_guard_enter();
+	return guard_left(nested ? exect(path, argv, envp)
+				 : cf_shim_child_call(path, envp, call_exect, &c));
 }
 
 static int cf_darwin_execv(const char *path, char *const argv[])
 {
-	GUARDED(execv(path, argv), fenced_execve(path, argv, environ));
+	struct exec_call c = {path, NULL, argv};
+	bool nested = cf_guard_enter();
+	return guard_left(nested ? execv(path, argv)
+				 : cf_shim_child_call(path, environ, call_execve, &c));
 }
 
 static int cf_darwin_execvp(const char *file, char *const argv[])
 {
-	struct vp_call c = {file, NULL, argv};
-	GUARDED(execvp(file, argv), fenced_environ_exec(file, call_execvp, &c));
+	struct exec_call c = {file, NULL, argv};
+	bool nested = cf_guard_enter();
+	return guard_left(nested ? execvp(file, argv)
+				 : cf_shim_child_call(file, environ, call_execvp, &c));
 }
 
 static int cf_darwin_execvP(const char *file, const char *search_path, char *const argv[])
 {
-	struct vp_call c = {file, search_path, argv};
-	GUARDED(execvP(file, search_path, argv), fenced_environ_exec(file, call_execvP, &c));
+	struct exec_call c = {file, search_path, argv};
+	bool nested = cf_guard_enter();
+	return guard_left(nested ? execvP(file, search_path, argv)
+				 : cf_shim_child_call(file, environ, call_execvP, &c));
 }
 
 CF_INTERPOSE(cf_darwin_execve, execve);

@@ -9,7 +9,6 @@
 
 #include "environ.h"
 #include "proc.h"
-#include "seatbelt.h"
 #include "shim.h"
 
 struct cf_shim cf_shim;
@@ -18,12 +17,12 @@ __attribute__((constructor)) static void cf_shim_init(void)
 {
 	cf_shim.role = CF_ROLE_PASS;
 	/* Resolve the sandbox calls now, before any fork: dlsym takes dyld's lock. */
-	(void)cf_sb_probe();
+	(void)cf_fence_resolve();
 	/* Sandboxed already: descendants are covered by inheritance. Unlike
 	 * Landlock's answer on Linux, sandbox_check says yes for any sandbox
 	 * (an app's, someone's sandbox-exec), so fence_self() checks that the
 	 * one in force denies every secret, and refuses when it does not. */
-	if (cf_sb_active() == 1) {
+	if (cf_fence_fenced()) {
 		cf_shim_fence_self();
 		return;
 	}

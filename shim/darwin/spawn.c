@@ -41,11 +41,26 @@ struct spawn_call {
 	char *const *argv, *const *envp;
 };
 
-/* Fence this process and exec. Returns an errno value (only on failure). */
+/* The real spawn, with the environment cf_shim_child_call gives. */
+struct spawn_now {
+	const struct spawn_call *c;
+	const posix_spawnattr_t *attr;
+	pid_t *pid;
+};
+
+static int call_spawn(char *const env[], const void *arg)
+{
+	const struct spawn_now *n = arg;
+	const struct spawn_call *c = n->c;
+	return c->real(n->pid, c->path, c->fa, n->attr, c->argv, env);
+}
+
+/* Fence this process and exec. Returns an errno value (only on failure), or
+ * -1 with errno EPERM when the child must not run. */
 static int fenced_spawn(const struct spawn_call *c, const posix_spawnattr_t *attr, pid_t *pid)
 {
-	CF_ENTER_CHILD(c->path, c->envp, env); /* on refusal: -1, errno EPERM */
-	return c->real(pid, c->path, c->fa, attr, c->argv, env);
+	struct spawn_now n = {c, attr, pid};
+	return cf_shim_child_call(c->path, c->envp, call_spawn, &n);
 }
 
 static int errno_of(int rc)
@@ -53,25 +68,27 @@ static int errno_of(int rc)
 	return rc == -1 ? (errno ? errno : EPERM) : rc;
 }
 
-/* In the fork child: the caller's attributes plus POSIX_SPAWN_SETEXEC. The
- * attribute object is this process's own copy of the parent's memory, so
- * setting a flag on it changes nothing in the parent. */
+/* In the fork child: the caller's attributes plus POSIX_SPAWN_SETEXEC, set
+ * on a copy of the caller's posix_spawnattr_t. On macOS that is a handle: the
+ * copy names the caller's attribute object, which is this process's own copy
+ * of the parent's memory, so setting a flag on it changes nothing in the
+ * parent. */
 static int child_spawn(const struct spawn_call *c)
 {
-	posix_spawnattr_t own;
-	posix_spawnattr_t *attr = (posix_spawnattr_t *)c->attr;
+	posix_spawnattr_t attr;
 	short flags = 0;
 	int rc;
-	if (!attr) {
-		if ((rc = posix_spawnattr_init(&own)))
+	if (!c->attr) {
+		if ((rc = posix_spawnattr_init(&attr)))
 			return rc;
-		attr = &own;
-	} else if ((rc = posix_spawnattr_getflags(attr, &flags))) {
-		return rc;
+	} else {
+		attr = *c->attr;
+		if ((rc = posix_spawnattr_getflags(&attr, &flags)))
+			return rc;
 	}
-	if ((rc = posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETEXEC)))
+	if ((rc = posix_spawnattr_setflags(&attr, flags | POSIX_SPAWN_SETEXEC)))
 		return rc;
-	return errno_of(fenced_spawn(c, attr, NULL));
+	return errno_of(fenced_spawn(c, &attr, NULL));
 }
 
 static __attribute__((noreturn)) void child(const struct spawn_call *c, int wfd)
