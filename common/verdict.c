@@ -104,6 +104,7 @@ static const struct row {
 	[CF_WHY_SEATBELT_REFUSED] = {CF_VERDICT_SEATBELT, "seatbelt unavailable ({WHY})", NULL},
 	[CF_WHY_SEATBELT_PROFILE] = {CF_VERDICT_ERROR, "can not build the seatbelt profile ({E})",
 				     NULL},
+	[CF_WHY_CHILD_NOMEM] = {CF_VERDICT_ERROR, "the child could not prepare its fence", NULL},
 };
 
 static const struct row *row_of(enum cf_why_id id)

@@ -67,6 +67,7 @@ enum cf_why_id {
 	CF_WHY_SEATBELT_MISSING,
 	CF_WHY_SEATBELT_REFUSED,   /* {WHY}: the system's words, made one line */
 	CF_WHY_SEATBELT_PROFILE,   /* err */
+	CF_WHY_CHILD_NOMEM,        /* macOS: a harness's child had no memory for its fence */
 	CF_WHY_COUNT
 };
 

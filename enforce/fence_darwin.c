@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,8 +55,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (f->pol.verdict != CF_VERDICT_APPLIED)
 		return 0;
 	if (cf_sb_probe()) {
-		cf_policy_refuse(&f->pol, CF_VERDICT_SEATBELT,
-				 "seatbelt unavailable (sandbox_init_with_parameters not found)");
+		cf_policy_verdict(&f->pol, &(struct cf_why){.id = CF_WHY_SEATBELT_MISSING});
 		return 0;
 	}
 	if (cf_sb_active() == 1) {
@@ -71,8 +69,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
-		cf_policy_refuse(&f->pol, CF_VERDICT_ERROR, "can not build the seatbelt profile (%s)",
-				 strerror(-rc));
+		cf_policy_verdict(&f->pol, &(struct cf_why){.id = CF_WHY_SEATBELT_PROFILE, .err = -rc});
 		return 0;
 	}
 	f->res.rules = count_rules(f->pf.text);
@@ -94,18 +91,28 @@ int cf_fence_apply(struct cf_fence *f)
 		return -EPERM;
 	if (f->inherited)
 		return 0;
-	int rc = cf_sb_apply(&f->pf, f->pol.reason, sizeof f->pol.reason);
-	if (rc) {
-		f->pol.verdict = CF_VERDICT_SEATBELT;
-		f->ready = false;
-	}
+	char why[1024];
+	int rc = cf_sb_apply(&f->pf, why, sizeof why);
+	if (rc)
+		cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {why}});
 	return rc;
 }
 
-/* The child's verdict: its return code, then its status line. */
+void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap)
+{
+	cf_policy_reason(&f->pol, out, cap);
+}
+
+void cf_fence_refuse(struct cf_fence *f, const struct cf_why *w)
+{
+	cf_policy_verdict(&f->pol, w);
+	f->ready = false;
+}
+
+/* The child's verdict: its return code, then the system's words. */
 struct probe_report {
 	int rc;
-	char reason[sizeof ((struct cf_policy *)0)->reason];
+	char why[1024];
 };
 
 int cf_fence_resolve(void)
@@ -141,7 +148,7 @@ int cf_fence_probe(struct cf_fence *f)
 	if (pid == 0) {
 		static struct probe_report mine;
 		close(fds[0]);
-		mine.rc = cf_sb_apply(&f->pf, mine.reason, sizeof mine.reason);
+		mine.rc = cf_sb_apply(&f->pf, mine.why, sizeof mine.why);
 		(void)!write(fds[1], &mine, sizeof mine);
 		_exit(0);
 	}
@@ -161,14 +168,11 @@ int cf_fence_probe(struct cf_fence *f)
 		;
 	if (got != sizeof r) {
 		r.rc = -EPIPE;
-		snprintf(r.reason, sizeof r.reason, "%sseatbelt unavailable (the probe child died)",
-			 CF_STATUS_NOT_EFFECTIVE);
+		snprintf(r.why, sizeof r.why, "the probe child died");
 	}
 	if (r.rc) {
-		r.reason[sizeof r.reason - 1] = '\0';
-		snprintf(f->pol.reason, sizeof f->pol.reason, "%s", r.reason);
-		f->pol.verdict = CF_VERDICT_SEATBELT;
-		f->ready = false;
+		r.why[sizeof r.why - 1] = '\0';
+		cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {r.why}});
 	}
 	return r.rc;
 }
@@ -203,17 +207,16 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
 {
+	struct cf_why w = f->pol.why;
 	if (!f->ready)
-		snprintf(out, cap, "%s", f->pol.reason);
+		; /* its own verdict */
 	else if (rc == -ESTALE)
-		snprintf(out, cap,
-			 "%sa symlink on the way to a secret changed since the harness prepared its plan",
-			 CF_STATUS_NOT_EFFECTIVE);
+		w = (struct cf_why){.id = CF_WHY_STALE};
 	else if (res && res->refusal)
-		snprintf(out, cap, "%s", res->refusal);
+		w = (struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {res->refusal}};
 	else
-		snprintf(out, cap, "%sseatbelt unavailable (%s)", CF_STATUS_NOT_EFFECTIVE,
-			 strerror(-rc));
+		w = (struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {strerror(-rc)}};
+	cf_why_words(&w, out, cap);
 }
 
 int cf_fence_log_open(const struct cf_fence *f)
@@ -226,16 +229,7 @@ int cf_fence_log_open(const struct cf_fence *f)
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	if (fd < 0)
-		return;
 	struct cf_event e = {pid, program, "seatbelt", -1, applied, reason, f->pol.mode, rules};
-	size_t len = cf_event_head(&e, buf, bufsz);
-	/* One write, so that lines of concurrent processes do not interleave. */
-	struct iovec iov[3] = {
-		{buf, len},
-		{f->lists_json ? f->lists_json : (char *)"", f->lists_json ? strlen(f->lists_json) : 0},
-		{(char *)"}\n", 2},
-	};
-	(void)!writev(fd, iov, 3);
+	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }
 #endif

@@ -22,8 +22,8 @@
  * that cf_fence_enter and cf_fence_words have one signature on both systems. */
 struct cf_expand_result {
 	size_t rules;         /* rules in the profile, for status and the log */
-	const char *refusal;  /* cf_fence_enter: the kernel's refusal, as a status
-				 line in the caller's BUF, or NULL */
+	const char *refusal;  /* cf_fence_enter: the system's words for the
+				 refusal (cf_sb_apply) in the caller's BUF, or NULL */
 };
 
 struct cf_fence {
@@ -42,7 +42,7 @@ struct cf_fence {
  * first use as well. macOS only: Landlock needs no lookup. */
 int cf_fence_resolve(void);
 
-/* Judge and build. Returns 0 (look at f->pol.verdict / f->pol.reason) or -ENOMEM.
+/* Judge and build. Returns 0 (look at f->ready, f->pol.verdict) or -ENOMEM.
  * CWD may be NULL (then getcwd). It resolves the sandbox calls. */
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd);
@@ -78,10 +78,16 @@ bool cf_fence_current(const struct cf_fence *f);
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
 
 /* The status line for RC, a failure of cf_fence_enter (RES as it left it),
- * or F's own reason when F is not ready, into OUT. The same call as on Linux:
- * the one place that words a fence failure. */
+ * or F's own verdict when F is not ready, into OUT: decoded into a struct
+ * cf_why and worded by cf_why_words (common/verdict.h), as on Linux. */
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
+
+/* F's verdict as its status line into OUT. The same call as on Linux. */
+void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap);
+
+/* A caller's own judgement: F is not ready, for W. The same call as on Linux. */
+void cf_fence_refuse(struct cf_fence *f, const struct cf_why *w);
 
 /* The log is opened before the sandbox goes up (the log file may lie outside
  * every writable location), written after. Returns an fd, or a negative value

@@ -59,32 +59,21 @@ int cf_sb_allows(const char *operation, const char *path)
 	return r < 0 ? -EINVAL : r == 0;
 }
 
-/* The status line stays one line whatever the compiler's message holds. */
-static void refuse(char *reason, size_t reasonsz, const char *why)
-{
-	int n = snprintf(reason, reasonsz, "%sseatbelt unavailable (%s)", CF_STATUS_NOT_EFFECTIVE,
-			 why);
-	for (int i = 0; n > 0 && i < n && (size_t)i < reasonsz; i++)
-		if (reason[i] == '\n' || reason[i] == '\r')
-			reason[i] = ' ';
-}
-
-int cf_sb_apply(const struct cf_profile *pf, char *reason, size_t reasonsz)
+int cf_sb_apply(const struct cf_profile *pf, char *why, size_t whysz)
 {
 	char *err = NULL;
 	if (cf_sb_probe()) {
-		refuse(reason, reasonsz, "sandbox_init_with_parameters not found");
+		snprintf(why, whysz, "sandbox_init_with_parameters not found");
 		return -ENOSYS;
 	}
 	errno = 0;
 	if (sb.init(pf->text, 0, pf->params, &err) != 0) {
 		int e = errno ? errno : EPERM;
-		refuse(reason, reasonsz, err && *err ? err : strerror(e));
+		snprintf(why, whysz, "%s", err && *err ? err : strerror(e));
 		if (err && sb.free_error)
 			sb.free_error(err);
 		return -e;
 	}
-	snprintf(reason, reasonsz, "%s", CF_STATUS_APPLIED);
 	return 0;
 }
 #endif

@@ -26,10 +26,11 @@ int cf_sb_active(void);
  * missing, -EINVAL when the kernel could not answer. */
 int cf_sb_allows(const char *operation, const char *path);
 
-/* Sandbox the calling process with PF. Returns 0 with CF_STATUS_APPLIED in
- * REASON, or -errno with the whole "read isolation is not effective: seatbelt
- * unavailable (...)" line in REASON. Safe in a fork child (not a vfork child):
- * it allocates, which libSystem's fork handlers make safe. */
-int cf_sb_apply(const struct cf_profile *pf, char *reason, size_t reasonsz);
+/* Sandbox the calling process with PF. Returns 0, or -errno with the
+ * system's words for the refusal in WHY (the kernel's message, or
+ * "sandbox_init_with_parameters not found"): the {WHY} of the verdict row
+ * CF_WHY_SEATBELT_REFUSED, which words it. Safe in a fork child (not a vfork
+ * child): it allocates, which libSystem's fork handlers make safe. */
+int cf_sb_apply(const struct cf_profile *pf, char *why, size_t whysz);
 
 #endif

@@ -55,14 +55,13 @@ int cf_shim_child_enter(const char *program)
 	char buf[8192], reason[1024 + PATH_MAX];
 	int rc;
 	if (!(f = fence_for_child(&fresh, &mine))) {
-		snprintf(reason, sizeof reason, "%sthe child could not prepare its fence",
-			 CF_STATUS_NOT_EFFECTIVE);
+		cf_why_words(&(struct cf_why){.id = CF_WHY_CHILD_NOMEM}, reason, sizeof reason);
 		rc = -ENOMEM;
 		f = cf_shim.fence; /* for the mode and the log */
 	} else if ((rc = cf_fence_enter(f, buf, sizeof buf, &res))) {
 		cf_fence_words(f, rc, &res, reason, sizeof reason);
 	} else {
-		snprintf(reason, sizeof reason, "%s", f->inherited ? f->pol.reason : CF_STATUS_APPLIED);
+		cf_fence_reason(f, reason, sizeof reason); /* applied, or inherited */
 	}
 	int logfd = cf_fence_log_open(f);
 	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? res.rules : 0, buf,

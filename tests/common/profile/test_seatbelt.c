@@ -83,7 +83,7 @@ static void run_checks(struct check *checks, size_t n, const char *extra_deny)
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		char reason[PATH_MAX];
+		char reason[PATH_MAX] = ""; /* the system's words for a refusal */
 		close(fds[0]);
 		int rc = cf_sb_apply(&pf, reason, sizeof reason);
 		int active = cf_sb_active();
@@ -106,7 +106,7 @@ static void run_checks(struct check *checks, size_t n, const char *extra_deny)
 	waitpid(pid, &st, 0);
 	cr_assert(strstr(reason, fx.tag) == NULL, "a marker reached the report");
 	cr_assert_eq(res[0], 0, "%s", reason);
-	cr_assert_str_eq(reason, CF_STATUS_APPLIED);
+	cr_assert_str_eq(reason, "", "a sandbox applied leaves no words of refusal");
 	cr_expect_eq(res[1], 1, "sandbox_check does not see the sandbox");
 	cr_expect_eq(cf_sb_active(), 0, "the parent is not sandboxed");
 	for (size_t i = 0; i < n; i++) {
