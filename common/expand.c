@@ -211,7 +211,8 @@ static struct cf_ancestor *ancestor_of(struct cf_plan *pl, const char *path)
 
 /* Writable locations that lie directly in an ancestor get their rights on the
  * entry's one rule; the others keep a rule of their own. The ancestors' wide
- * lists are laid out one after the other, in ancestor order. */
+ * lists are laid out one after the other, in ancestor order. The names and
+ * paths are the policy's own strings, borrowed (expand.h). */
 static int place_wide(struct cf_plan *pl, const struct cf_policy *p)
 {
 	size_t n = p->writable.n;
@@ -317,7 +318,8 @@ static int place_devices(struct cf_plan *pl, const struct cf_policy *p)
 
 /* The names inside the ancestor OUT that get no rule: ancestors and secrets,
  * and /dev (its devices get their own rules), unless the user made all of /dev
- * writable. NAMES has room for every one. */
+ * writable. NAMES has room for every one. A secret's name is borrowed from
+ * the policy (expand.h). */
 static void skip_children(struct cf_plan *pl, const struct cf_policy *p, struct cf_ancestor *out,
 			  const char **names)
 {
@@ -369,7 +371,8 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 	if (rc)
 		goto fail;
 	cf_strv_sort(&anc);
-	/* One storage list owns all strings; the plan points into it. */
+	/* The plan's own strings, the ancestors, are in one list that it owns;
+	 * the secrets' and writable locations' stay the policy's (expand.h). */
 	pl->anc = calloc(anc.n ? anc.n : 1, sizeof *pl->anc);
 	pl->names = calloc(anc.n + p->n_denied + 2, sizeof *pl->names); /* + /dev */
 	if (!pl->anc || !pl->names) {

@@ -8,7 +8,15 @@
  * Every path in a plan is canonical. A symlink met on the way to one means the
  * tree changed after the policy was resolved (a fenced command may swap a
  * directory it can write for a symlink): cf_expand() then fails with -ELOOP
- * rather than put a rule on whatever the symlink points at. */
+ * rather than put a rule on whatever the symlink points at.
+ *
+ * A plan borrows from the policy it was prepared from: the names it skips and
+ * widens (struct cf_ancestor's skip and wide) and its own writable paths
+ * point into that policy's secrets (denied[].path) and writable locations
+ * (writable). The plan owns only the ancestors' paths, the device paths and
+ * the arrays. So the policy must outlive the plan, and its secrets and
+ * writable locations must not change while the plan lives: struct cf_fence
+ * holds both, and frees the plan first. */
 #ifndef CF_EXPAND_H
 #define CF_EXPAND_H
 
@@ -59,15 +67,16 @@ struct cf_plan {
 	const char *const *devs;
 	size_t n_devs;
 	size_t max_entries;
-	/* storage */
-	struct cf_strv strings;
-	const char **names;
-	const char **wide_names, **rest;
+	/* storage, owned by the plan; the strings of the policy are not copied */
+	struct cf_strv strings;             /* the ancestors' paths */
+	const char **names;                 /* every skip list */
+	const char **wide_names, **rest;    /* every wide list; writable */
 	unsigned char *wide_kinds;
-	struct cf_strv dev_paths;
+	struct cf_strv dev_paths;           /* devs */
 };
 
-int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p); /* 0 or -ENOMEM */
+/* 0 or -ENOMEM. The plan borrows from P (above): P must outlive it. */
+int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p);
 void cf_plan_free(struct cf_plan *pl);
 
 /* Called once per rule with an O_PATH descriptor (closed by cf_expand after the

@@ -127,7 +127,7 @@ struct launch {
 	struct sched_param param;
 	sigset_t sigdefault, sigmask, oldmask;
 	char *const *argv, *const *envp;
-	const struct cf_fence *fence;
+	const struct cf_fence *fence; /* borrowed from the cache, or the launch's own */
 	bool checked;
 	int err; /* the child's errno when it could not exec, 0 when it did */
 };
@@ -397,23 +397,26 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 			l.path_var = "/bin:/usr/bin";
 		l.program = cf_shim_which(file, l.path_var, found, sizeof found);
 	}
-	l.fence = cf_shim_fence_now_checked(&l.checked);
-	/* A child whose environment moves a secret elsewhere than the harness's
-	 * gets a fence built from its own: here, before the launch, it can be. */
-	struct cf_fence own;
-	bool use_own = false;
+	struct cf_fence_loan loan = cf_shim_fence_lend();
 	const struct cf_envsnap *snap = cf_shim_snap();
-	if (!snap || snap->fence != l.fence || !cf_envsnap_same(snap, envp)) {
-		err = cf_fence_prepare(&own, cf_shim_harness_options(), envp, NULL);
-		if (err)
-			return -err;
-		use_own = true;
+	if (snap && snap->fence == loan.fence && cf_envsnap_same(snap, envp)) {
+		l.fence = loan.fence;
+		l.checked = loan.current;
+		return spawn(&l, pid, pidfd);
+	}
+	/* A child whose environment moves a secret elsewhere than the harness's
+	 * gets a fence built from its own: here, before the launch, it can be.
+	 * This launch owns it. */
+	struct cf_fence own;
+	int rc = cf_fence_prepare(&own, cf_shim_harness_options(), envp, NULL);
+	if (rc == 0) {
 		l.fence = &own;
 		l.checked = own.ready && !own.racy;
+		err = spawn(&l, pid, pidfd);
+	} else {
+		err = -rc;
 	}
-	err = spawn(&l, pid, pidfd);
-	if (use_own)
-		cf_fence_free(&own);
+	cf_fence_free(&own);
 	return err;
 }
 

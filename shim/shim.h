@@ -41,7 +41,9 @@ struct cf_real {
 struct cf_shim {
 	enum cf_role role;
 	pid_t harness_pid;
-	struct cf_fence *fence; /* harness: the current prepared fence */
+	/* harness: the current prepared fence. Owned by the fence cache
+	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
+	struct cf_fence *fence;
 	struct cf_real real;
 };
 
@@ -147,12 +149,21 @@ void cf_shim_become_harness(void);
 /* The harness's options, as read at its start (role.c). */
 const struct cf_options *cf_shim_harness_options(void);
 
+/* A fence lent by the harness's fence cache (thread.c) to one launch. The
+ * cache owns it: the borrower reads it and never frees or changes it. When
+ * the cache replaces it, its ruleset is closed at once (cf_fence_enter reads
+ * that fd once, atomically, and builds its own when it is gone) and its
+ * memory is kept CF_RETIRE_SECONDS more (thread.c), for a vfork child of
+ * another thread that may still read it: a launch must be done with it
+ * by then. */
+struct cf_fence_loan {
+	const struct cf_fence *fence; /* never NULL in the harness */
+	bool current; /* current when lent (a failed rebuild lends the old one):
+			 a child launched at once may skip the check */
+};
 /* In the harness, in normal context: the fence for the next child, rebuilt
- * when the one at hand is no longer current. Never NULL in the harness. */
-struct cf_fence *cf_shim_fence_now(void);
-/* The same, saying whether it is current now (a failed rebuild keeps the old
- * one): a child launched at once may then skip the check. */
-struct cf_fence *cf_shim_fence_now_checked(bool *current);
+ * when the one at hand is no longer current. */
+struct cf_fence_loan cf_shim_fence_lend(void);
 
 /* Fence the calling thread for PROGRAM and report (child.c). 1 when fenced,
  * 0 when it goes on unfenced (best effort), -EPERM when it must not run.

@@ -1,7 +1,14 @@
 /* The harness's fence cache: the fence for the next child, rebuilt when the
  * one at hand is no longer current, and the fork handlers that check it
  * before a fork. No thread of the harness is ever fenced: a child that shared
- * a thread's Landlock domain could trace that thread, and so the harness. */
+ * a thread's Landlock domain could trace that thread, and so the harness.
+ *
+ * Ownership: the cache owns the current generation (a fence and the
+ * environment it was built from, published in cf_shim.fence and snap for
+ * readers that take no lock); a launch only borrows it (struct
+ * cf_fence_loan). A replaced generation moves into the graveyard, which owns
+ * it until it is freed, CF_RETIRE_SECONDS later. Only rebuild() moves a
+ * generation, under LOCK. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -18,18 +25,25 @@
 
 extern char **environ;
 
-/* Fences replaced while children may still read them (a vfork child of another
- * thread) are kept a while before they are freed. */
+struct generation {
+	struct cf_fence *fence;
+	struct cf_envsnap *snap; /* what of environ FENCE was built from; NULL when out of memory */
+};
+
+/* A replaced generation: children may still read it (a vfork child of another
+ * thread, which holds no lock), so it is kept a while before it is freed. */
 struct retired {
-	struct cf_fence *f;
-	struct cf_envsnap *snap;
+	struct generation g;
 	time_t when;
 	struct retired *next;
 };
 
+#define CF_RETIRE_SECONDS 10
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct retired *graveyard;
-static struct cf_envsnap *snap; /* what of environ the current fence was built from */
+/* The current generation's snapshot; its fence is cf_shim.fence. */
+static struct cf_envsnap *snap;
 
 const struct cf_envsnap *cf_shim_snap(void)
 {
@@ -44,7 +58,12 @@ static bool fits(const struct cf_fence *f)
 	return cf_fence_current(f) && s && s->fence == f && cf_envsnap_same(s, environ);
 }
 
-#define CF_RETIRE_SECONDS 10
+static void free_generation(struct generation g)
+{
+	cf_fence_free(g.fence);
+	free(g.fence);
+	cf_envsnap_free(g.snap);
+}
 
 static void free_old(time_t now)
 {
@@ -56,70 +75,84 @@ static void free_old(time_t now)
 			continue;
 		}
 		*p = r->next;
-		cf_fence_free(r->f);
-		free(r->f);
-		cf_envsnap_free(r->snap);
+		free_generation(r->g);
 		free(r);
 	}
 }
 
-struct cf_fence *cf_shim_fence_now(void)
+/* A generation prepared now, from the harness's options and environment,
+ * into *OUT (the caller owns it). false when out of memory: nothing held. */
+static bool build(struct generation *out)
 {
-	bool current;
-	return cf_shim_fence_now_checked(&current);
+	struct cf_fence *f = calloc(1, sizeof *f);
+	struct cf_envsnap *s;
+	if (!f)
+		return false;
+	if (cf_fence_prepare(f, cf_shim_harness_options(), environ, NULL) == 0 &&
+	    (s = cf_envsnap_take(f, environ))) {
+		*out = (struct generation){.fence = f, .snap = s};
+		return true;
+	}
+	cf_fence_free(f);
+	free(f);
+	return false;
 }
 
-struct cf_fence *cf_shim_fence_now_checked(bool *current)
+/* OLD, replaced, into the graveyard at SLOT (allocated beforehand, so that
+ * this can not fail), which owns it from now on. Its ruleset is closed now: a
+ * child still holding the old fence then finds its fd closed (or another
+ * file's) and builds its own; the fence's memory stays a while for it. */
+static void bury(struct retired *slot, struct generation old, time_t now)
 {
-	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
-	if ((*current = fits(cur)))
-		return cur;
+	if (old.fence->ruleset >= 0) {
+		int fd = old.fence->ruleset;
+		/* atomic: read unlocked by those children (enforce/fence.c) */
+		__atomic_store_n(&old.fence->ruleset, -1, __ATOMIC_RELAXED);
+		close(fd);
+	}
+	*slot = (struct retired){.g = old, .when = now, .next = graveyard};
+	graveyard = slot;
+}
+
+/* FRESH becomes the current generation, which the cache owns. The snapshot
+ * first: a reader that sees the new fence sees its snapshot too. */
+static void publish(struct generation fresh)
+{
+	__atomic_store_n(&snap, fresh.snap, __ATOMIC_RELEASE);
+	__atomic_store_n(&cf_shim.fence, fresh.fence, __ATOMIC_RELEASE);
+}
+
+/* Under LOCK: replace the current generation with one built now. false when
+ * out of memory: the old one stays, and children build their own from it. */
+static bool rebuild(void)
+{
+	struct retired *slot = calloc(1, sizeof *slot);
+	struct generation fresh;
+	if (!slot || !build(&fresh)) {
+		free(slot);
+		return false;
+	}
+	time_t now = time(NULL);
+	bury(slot, (struct generation){.fence = cf_shim.fence, .snap = snap}, now);
+	publish(fresh);
+	free_old(now);
+	return true;
+}
+
+struct cf_fence_loan cf_shim_fence_lend(void)
+{
+	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	if (fits(f))
+		return (struct cf_fence_loan){.fence = f, .current = true};
 	pthread_mutex_lock(&lock);
-	cur = cf_shim.fence;
-	if ((*current = fits(cur))) {
-		/* another thread rebuilt it meanwhile */
-	} else {
-		struct cf_fence *f = calloc(1, sizeof *f);
-		struct retired *r = calloc(1, sizeof *r);
-		struct cf_envsnap *s = NULL;
-		if (f && r) {
-			if (cf_fence_prepare(f, cf_shim_harness_options(), environ, NULL) == 0 &&
-			    (s = cf_envsnap_take(f, environ))) {
-				time_t now = time(NULL);
-				/* Close the old ruleset now: a child still holding the old
-				 * fence then finds its fd closed (or another file's) and
-				 * builds its own; the fence's memory stays a while for it. */
-				if (cur->ruleset >= 0) {
-					int old = cur->ruleset;
-					/* atomic: read unlocked by those children (fence.c) */
-					__atomic_store_n(&cur->ruleset, -1, __ATOMIC_RELAXED);
-					close(old);
-				}
-				r->f = cur;
-				r->snap = snap;
-				r->when = now;
-				r->next = graveyard;
-				graveyard = r;
-				r = NULL;
-				__atomic_store_n(&snap, s, __ATOMIC_RELEASE);
-				__atomic_store_n(&cf_shim.fence, f, __ATOMIC_RELEASE);
-				cur = f;
-				f = NULL;
-				s = NULL;
-				*current = cf_fence_current(cur);
-				free_old(now);
-			}
-		}
-		/* On failure keep the old fence: children then build their own from it. */
-		cf_envsnap_free(s);
-		if (f) {
-			cf_fence_free(f);
-			free(f);
-		}
-		free(r);
+	/* It may fit now: another thread rebuilt it meanwhile. */
+	struct cf_fence_loan loan = {.fence = cf_shim.fence, .current = fits(cf_shim.fence)};
+	if (!loan.current && rebuild()) {
+		loan.fence = cf_shim.fence;
+		loan.current = cf_fence_current(loan.fence);
 	}
 	pthread_mutex_unlock(&lock);
-	return cur;
+	return loan;
 }
 
 /* fork(): the prepare handler checks the fence in normal context, so the
@@ -129,7 +162,9 @@ __thread struct cf_checked cf_shim_checked __attribute__((tls_model("initial-exe
 static void before_fork(void)
 {
 	if (cf_shim.role == CF_ROLE_HARNESS) {
-		cf_shim_checked.fence = cf_shim_fence_now();
+		struct cf_fence_loan loan = cf_shim_fence_lend();
+		/* Not current (a rebuild failed): the child checks for itself. */
+		cf_shim_checked.fence = loan.current ? loan.fence : NULL;
 		cf_shim_checked.at_ns = cf_shim_now_ns();
 	}
 	pthread_mutex_lock(&lock);
@@ -148,8 +183,9 @@ static void after_fork_child(void)
 
 void cf_shim_thread_init(void)
 {
-	/* Out of memory: no snapshot, and every launch then rebuilds and
-	 * finds out for itself. */
+	/* The cache takes the fence the harness role prepared (role.c) as its
+	 * first generation. Out of memory: no snapshot, and every launch then
+	 * rebuilds and finds out for itself. */
 	snap = cf_envsnap_take(cf_shim.fence, environ);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

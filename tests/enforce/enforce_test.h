@@ -1,5 +1,5 @@
-/* Shared by the tests of tests/enforce and tests/tools: the helper programs
- * built beside them, an argv builder and line matching. */
+/* Shared by the tests of tests/enforce, tests/cli and tests/tools: the helper
+ * programs built beside them, an argv builder and line matching. */
 #ifndef CF_ENFORCE_TEST_H
 #define CF_ENFORCE_TEST_H
 

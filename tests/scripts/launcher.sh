@@ -33,7 +33,7 @@ grep -q '^\[[0-9]*/[0-9]*\] ' a.err || fail "no build progress on stderr: $(cat 
 grep -q 'waiting for another call' b.err || fail "the second call did not say it waits: $(cat b.err)"
 [ -x prefix/bin/credfence ] || fail "credfence is not installed"
 # Only the tool: no tests, no benchmark driver.
-for t in tests/bench/cf-bench tests/enforce/test_enforce tests/common/test_common; do
+for t in tests/bench/cf-bench tests/enforce/test_enforce tests/cli/test_cli tests/common/test_common; do
 	[ ! -e "src/build-tool/$t" ] || fail "$t was built"
 done
 [ ! -e src/build-tool/tests/enforce ] || fail "the tests were configured"
