@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -207,6 +208,7 @@ struct server {
 	struct sockaddr_un sa;
 	socklen_t len;
 	atomic_int accepts;
+	atomic_int started;
 	pthread_t t;
 	const char *reply;
 };
@@ -214,6 +216,7 @@ struct server {
 static void *serve(void *arg)
 {
 	struct server *sv = arg;
+	atomic_store(&sv->started, 1);
 	for (;;) {
 		int c = accept(sv->fd, NULL, NULL);
 		if (c < 0) {
@@ -256,6 +259,11 @@ static void server_start(struct server *sv, const char *where, const char *reply
 		  strerror(errno));
 	cr_assert(listen(sv->fd, 64) == 0);
 	cr_assert(pthread_create(&sv->t, NULL, serve, sv) == 0);
+	/* Started before the test forks a supervisor: a thread still starting
+	 * may hold the allocator's lock (AddressSanitizer's has no fork
+	 * handler), and the supervisor's child would inherit it locked. */
+	while (!atomic_load(&sv->started))
+		sched_yield();
 }
 
 static void server_stop(struct server *sv)
