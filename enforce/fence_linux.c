@@ -301,9 +301,9 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		return f->abi < 0 ? f->abi : -ENOSYS;
 	bool between_done = false;
 	if (checked || cf_fence_current(f)) {
-		/* The harness's fence cache closes a replaced fence's ruleset while
-		 * a vfork child of another thread may read it (shim/thread.c): one
-		 * atomic load, of a valid fd or -1. */
+		/* The harness's fence cache closes a replaced fence's ruleset
+		 * (shim/thread.c, bury) while a vfork child of another thread may
+		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
 		int rc = cf_ll_restrict_with(ruleset, ipc_between, &f->ipc);
 		if (rc == 0) {
