@@ -80,20 +80,34 @@ static void prepare_current(struct cf_fence *f)
 }
 
 /* In a forked child: cf_fence_enter, then try to open PATH; the child's exit
- * code is 0 readable, 1 EACCES, 2 other errno, 3 enter refused -ESTALE, 4 other. */
+ * code is 0 readable, 1 EACCES, 2 other errno, 3 enter refused -ESTALE, 4 other.
+ * A refusal's status line, as the child words it (cf_fence_words), goes to
+ * the static buffer child_words. */
+static char child_words[1024];
+
 static int child_reads(const struct cf_fence *f, const char *path)
 {
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
 	pid_t pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		char buf[8192];
+		char buf[8192], words[sizeof child_words];
 		struct cf_expand_result res;
+		close(p[0]);
 		int rc = cf_fence_enter(f, buf, sizeof buf, &res);
-		if (rc)
+		if (rc) {
+			cf_fence_words(f, rc, &res, words, sizeof words);
+			(void)!write(p[1], words, strlen(words));
 			_exit(rc == -ESTALE ? 3 : 4);
+		}
 		int fd = open(path, O_RDONLY);
 		_exit(fd >= 0 ? 0 : errno == EACCES ? 1 : 2);
 	}
+	close(p[1]);
+	ssize_t n = read(p[0], child_words, sizeof child_words - 1);
+	child_words[n > 0 ? n : 0] = '\0';
+	close(p[0]);
 	int st;
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st));
@@ -178,6 +192,9 @@ Test(reuse, replaced_secret_symlink_forces_a_rebuild_and_never_opens_the_new_tar
 	cr_assert_not(cf_policy_resolves_same(&f.pol));
 	/* The stale plan allows keys-b; a child must refuse rather than use it. */
 	cr_assert_eq(child_reads(&f, key), 3, "a child holding a stale plan must fail closed");
+	cr_expect_str_eq(child_words, CF_STATUS_NOT_EFFECTIVE
+			 "a symlink on the way to a secret changed since the harness prepared its "
+			 "plan; start the harness again");
 
 	/* The rebuilt plan denies the new target and lets the old one be read. */
 	struct cf_fence g;
