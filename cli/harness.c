@@ -710,7 +710,7 @@ int cf_cmd_harness(int argc, char **argv)
 			}
 			cf_err("%s; the harness runs and its children run without isolation "
 			       "(best-effort mode)", cf_cli_reason(&f));
-		} else if (setenv("CREDFENCE_SUPERVISOR", f.ipc.addr, 1)) {
+		} else if (setenv("CREDFENCE_SUPERVISOR", cf_fence_supervisor(&f), 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
 		}

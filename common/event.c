@@ -79,12 +79,10 @@ void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *b
 {
 	if (fd < 0)
 		return;
-	size_t len = cf_event_head(e, buf, cap), n = 0;
-	while (lists && lists[n])
-		n++;
+	size_t len = cf_event_head(e, buf, cap);
 	struct iovec iov[3] = {
 		{buf, len},
-		{iov_base(lists ? lists : ""), n},
+		{iov_base(lists ? lists : ""), lists ? strlen(lists) : 0},
 		{iov_base("}\n"), 2},
 	};
 #ifdef __linux__

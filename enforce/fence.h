@@ -72,6 +72,10 @@ bool cf_fence_needs_supervisor(const struct cf_fence *f);
  * -errno. Normal context. */
 int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above);
 
+/* The address of F's supervisor (CREDFENCE_SUPERVISOR, for what F's
+ * process starts), or NULL when it has none. The same call as on macOS. */
+const char *cf_fence_supervisor(const struct cf_fence *f);
+
 /* Between fork and exec: fence the calling thread with the prepared ruleset when
  * it is still current, else with one built here from the same plan (never
  * touching the shared one). No allocation, no errno. Returns 0 or -errno /

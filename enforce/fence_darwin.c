@@ -207,15 +207,12 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
 {
-	struct cf_why w = f->pol.why;
-	if (!f->ready)
-		; /* its own verdict */
-	else if (rc == -ESTALE)
+	struct cf_why w = f->pol.why; /* not ready: its own verdict */
+	if (f->ready && rc == -ESTALE)
 		w = (struct cf_why){.id = CF_WHY_STALE};
-	else if (res && res->refusal)
-		w = (struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {res->refusal}};
-	else
-		w = (struct cf_why){.id = CF_WHY_SEATBELT_REFUSED, .arg = {strerror(-rc)}};
+	else if (f->ready)
+		w = (struct cf_why){.id = CF_WHY_SEATBELT_REFUSED,
+				    .arg = {res && res->refusal ? res->refusal : strerror(-rc)}};
 	cf_why_words(&w, out, cap);
 }
 

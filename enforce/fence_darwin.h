@@ -103,6 +103,11 @@ static inline bool cf_fence_needs_supervisor(const struct cf_fence *f)
 	(void)f;
 	return false;
 }
+static inline const char *cf_fence_supervisor(const struct cf_fence *f)
+{
+	(void)f;
+	return NULL;
+}
 static inline int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
 {
 	(void)f;

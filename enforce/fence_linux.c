@@ -96,8 +96,18 @@ static const char *uncovered(const struct cf_policy *p)
 	return NULL;
 }
 
+/* The failure RC of building or entering F's ruleset as a verdict. */
 static void decode(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
-		   struct cf_why *w);
+		   struct cf_why *w)
+{
+	if (rc == -CF_ETOOMANY)
+		*w = (struct cf_why){.id = CF_WHY_TOO_MANY, .n = (long long)res->over_count,
+				     .limit = (long long)f->pol.max_entries, .arg = {res->over_dir}};
+	else if (rc == -ESTALE)
+		*w = (struct cf_why){.id = CF_WHY_STALE};
+	else
+		cf_ll_verdict(rc, f->abi, w);
+}
 
 /* F is not ready, for the failure RC (RES: the expansion's, or NULL). */
 static void refuse(struct cf_fence *f, int rc, const struct cf_expand_result *res)
@@ -187,6 +197,11 @@ static int ipc_between(const void *ctx)
 	return rc;
 }
 
+const char *cf_fence_supervisor(const struct cf_fence *f)
+{
+	return f->ipc.addr[0] ? f->ipc.addr : NULL;
+}
+
 bool cf_fence_needs_supervisor(const struct cf_fence *f)
 {
 	return f->ready && !f->inherited && !f->ipc.addr[0];
@@ -207,19 +222,6 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 		refuse(f, rc, NULL);
 	}
 	return rc;
-}
-
-/* The failure RC of building or entering F's ruleset as a verdict. */
-static void decode(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
-		   struct cf_why *w)
-{
-	if (rc == -CF_ETOOMANY)
-		*w = (struct cf_why){.id = CF_WHY_TOO_MANY, .n = (long long)res->over_count,
-				     .limit = (long long)f->pol.max_entries, .arg = {res->over_dir}};
-	else if (rc == -ESTALE)
-		*w = (struct cf_why){.id = CF_WHY_STALE};
-	else
-		cf_ll_verdict(rc, f->abi, w);
 }
 
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,

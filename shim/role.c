@@ -126,11 +126,14 @@ void cf_shim_fence_self(void)
 	if (cf_fence_needs_supervisor(&f))
 		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
-	cf_fence_reason(&f, reason, sizeof reason);
-	cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, reason,
-		     applied ? f.res.rules : 0, buf, sizeof buf);
-	if (logfd >= 0)
+	/* Worded only for someone to read it: this runs in every program. */
+	if (logfd >= 0 || !applied)
+		cf_fence_reason(&f, reason, sizeof reason);
+	if (logfd >= 0) {
+		cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, reason,
+			     applied ? f.res.rules : 0, buf, sizeof buf);
 		close(logfd);
+	}
 	if (!applied) {
 		const char *hint = f.pol.verdict == CF_VERDICT_WORKSPACE
 					   ? "; add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set"
