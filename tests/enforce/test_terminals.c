@@ -388,6 +388,42 @@ Test(terminals, new_pty_works_by_default)
 	cr_expect(has_line(o.out, "sti new pty: EPERM"), "%s", o.out);
 }
 
+/* The other ways in: a child of a harness (fenced by the shim at its launch)
+ * and a self-mode process get their new ptys from their own supervisor. */
+Test(terminals, new_pty_works_in_the_harness_and_in_self_mode)
+{
+	cf_test_require_landlock();
+	char script[PATH_MAX * 2];
+	/* not the shell's last command, which it may exec in place, unfenced */
+	cf_fx_fmt(script, sizeof script, "%s newpty; %s open %s/.ssh/id_ed25519; true", CF_TTYPROBE,
+		  CF_TTYPROBE, fx.home);
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", "/bin/sh", "-c", script));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "peer is the slave: OK"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave to master: OK"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave by name: EACCES"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read %s/.ssh/id_ed25519: EACCES", fx.home),
+		  "the child is fenced\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+
+	const char *b = getenv("CREDFENCE_BUILD");
+	cr_assert(b && *b, "CREDFENCE_BUILD is not set; run with meson test");
+	char pre[PATH_MAX + 32], home[PATH_MAX + 32], ws[PATH_MAX + 32];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s/shim/libcredfence.so", b);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
+	char **env = cf_fx_env(&fx, (const char *[]){pre, home, ws, NULL});
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", script));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "peer is the slave: OK"), "self mode\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave by name: EACCES"), "self mode\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read %s/.ssh/id_ed25519: EACCES", fx.home),
+		  "self mode is fenced\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
 Test(terminals, peer_of_what_is_not_a_master_is_refused)
 {
 	cf_test_require_landlock();
