@@ -1,7 +1,8 @@
 /* Real programs that make terminals of their own, inside credfence run with
  * no option (issue 19): the supervisor gives them the slave of each new pty
  * (enforce/supervisor_pty.h). A tool that is missing skips locally and fails
- * under CI=true (scripts/setup installs them). */
+ * under CI=true (scripts/setup installs them). node-pty works the same way
+ * (glibc's openpty), but needs a native build: checked by hand, not here. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -74,6 +75,27 @@ Test(ptys, tmux_new_detached_then_ls)
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.out, "cfpty: 1 windows"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.err, "fork failed"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(ptys, pexpect_spawns_and_matches)
+{
+	/* Debian's python3-pexpect (scripts/setup), for the system python3. */
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", "import pexpect"));
+	cf_fx_env_free(env);
+	if (o.status != 0)
+		cf_test_unavailable("no pexpect for /usr/bin/python3 (apt-get install python3-pexpect)");
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, NULL,
+	       CF_ARGV("/usr/bin/python3", "-c",
+		       "import pexpect\n"
+		       "c = pexpect.spawn('sh', ['-c', 'echo pexpect-$((6 * 7)); tty'])\n"
+		       "c.expect('pexpect-42')\n"
+		       "c.expect(pexpect.EOF)\n"
+		       "print('matched on', c.before.decode().strip())\n"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "matched on /dev/pts/"), OUT_FMT, OUT_ARGS(o));
 	cf_fx_assert_no_marker(&fx, &o);
 }
 
