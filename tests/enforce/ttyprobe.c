@@ -420,15 +420,12 @@ static int write_file(const char *path, const char *text)
 }
 
 /* In a child: a mount namespace (in a user namespace of its own unless
- * root), a new devpts instance on a fresh directory, its ptmx opened and
- * sent back. */
-static void other_instance_child(int sock)
+ * root), a new devpts instance on DIR, its ptmx opened and sent back. */
+static void other_instance_child(int sock, const char *dir)
 {
-	char dir[] = "/tmp/ttyprobe-devpts-XXXXXX", map[64], ptmx[64];
+	char map[64], ptmx[64];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	if (!mkdtemp(dir))
-		_exit(10);
 	if (unshare(uid ? CLONE_NEWUSER | CLONE_NEWNS : CLONE_NEWNS))
 		_exit(11);
 	if (uid) {
@@ -465,13 +462,14 @@ static void other_instance_child(int sock)
 static int other_devpts(char **argv)
 {
 	int sv[2], at = atoi(argv[0]), st = 0;
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
-		perror("ttyprobe: socketpair");
+	char dir[] = "/tmp/ttyprobe-devpts-XXXXXX";
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) || !mkdtemp(dir)) {
+		perror("ttyprobe: socketpair or mkdtemp");
 		return 2;
 	}
 	pid_t pid = fork();
 	if (pid == 0)
-		other_instance_child(sv[1]);
+		other_instance_child(sv[1], dir);
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
@@ -481,6 +479,7 @@ static int other_devpts(char **argv)
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
 			     .msg_controllen = sizeof c.b};
 	waitpid(pid, &st, 0);
+	rmdir(dir); /* the instance lived in the child's namespace only */
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || recvmsg(sv[0], &msg, MSG_DONTWAIT) != 1) {
 		fprintf(stderr, "ttyprobe: no devpts instance of our own (step %d)\n",
 			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
