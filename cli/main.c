@@ -25,8 +25,9 @@
 	"  --required        refuse to run when isolation can not be applied (the default)\n"       \
 	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"        \
 	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"  \
-	"  --allow-ptys      let fenced programs open new ptys, and so every terminal of yours\n"   \
-	"                    under /dev/pts (CREDFENCE_ALLOW_PTYS=1)\n"                           \
+	"  --allow-ptys      let fenced programs open any pty by its name under /dev/pts, and so\n" \
+	"                    every terminal of yours; new ptys work without it\n"                \
+	"                    (CREDFENCE_ALLOW_PTYS=1)\n"                                         \
 	"  --allow-socket S  let fenced programs connect to the Unix socket S (a path, or @NAME\n" \
 	"                    for an abstract one) bound outside the fence, repeatable\n"         \
 	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \

@@ -306,9 +306,10 @@ static int place_devices(struct cf_plan *pl, const struct cf_policy *p)
 		rc = add_device(pl, p, cf_devices[i]);
 	for (int fd = 0; !rc && fd <= 2; fd++)
 		rc = add_own_terminal(pl, p, fd);
-	/* A new pty's slave is opened by path, even by ioctl(TIOCGPTPEER), and
-	 * Landlock checks that open: without all of /dev/pts, openpty() fails
-	 * with EACCES. All of /dev/pts is every terminal of the user, though. */
+	/* Landlock checks every open of a pty's slave, even the one
+	 * ioctl(TIOCGPTPEER) makes; the supervisor makes that one for a fenced
+	 * program (enforce/supervisor_pty.h). Opening a slave by its name needs
+	 * all of /dev/pts, which is every terminal of the user. */
 	if (!rc && p->allow_ptys)
 		rc = add_device(pl, p, "/dev/pts");
 	pl->devs = (const char *const *)pl->dev_paths.v;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -42,6 +43,9 @@
 #define FS_IOC_FSSETXATTR 0x401c5820U
 #endif
 #define CF_FS_IOC32_SETFLAGS 0x40046602U /* _IOW('f', 2, int) */
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER 0x5441U /* _IO('T', 0x41) */
+#endif
 
 /* Three more answers, the same number in every table of this machine:
  * io_uring_setup: a ring reaches connect, setxattr and the rest without any
@@ -133,6 +137,7 @@ enum {
 	I_N_SETFLAGS,
 	I_N_SETFLAGS32,
 	I_N_FSSETXATTR,
+	I_N_PTPEER,
 	I_N_CMD_ALLOW,
 	I_TRAP,
 	I_PRCTL_OP,
@@ -203,7 +208,9 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_N_CMD] = LOAD(LOW(1)),
 	[I_N_SETFLAGS] = IF_EQ(I_N_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_TRAP, I_N_SETFLAGS32),
 	[I_N_SETFLAGS32] = IF_EQ(I_N_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_TRAP, I_N_FSSETXATTR),
-	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_CMD_ALLOW),
+	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_PTPEER),
+	/* A new pty's slave, opened by the supervisor (supervisor_pty.h). */
+	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_CMD_ALLOW),
 	[I_N_CMD_ALLOW] = RET(ALLOW_V),
 	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
 	[I_PRCTL_OP] = LOAD(LOW(0)),

@@ -56,6 +56,7 @@
 #include "ipc.h"
 #include "json.h"
 #include "supervisor.h"
+#include "supervisor_pty.h"
 #include "sys.h"
 
 #ifndef SYS_close_range
@@ -1244,6 +1245,13 @@ static void notification(struct listener *l)
 	}
 	if (u.n.data.arch != AUDIT_ARCH_NATIVE) {
 		respond(l->fd, c.id, -EPERM, false);
+		caller_close(&c);
+		return;
+	}
+	if (cf_pty_is_peer_call(&u.n.data)) {
+		r = same_creds(&c) ? cf_pty_give_peer(l->fd, c.id, c.pidfd, &u.n.data) : -EACCES;
+		if (r < 0)
+			respond(l->fd, c.id, r, false);
 		caller_close(&c);
 		return;
 	}

@@ -1057,6 +1057,8 @@ Test(ipc_engine, the_32_bit_tables_do_not_bypass)
 		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SETFLAGS | (1ULL << 32), NOTIF},
 		{AUDIT_ARCH_X86_64, 16, 3, 0x40046602, NOTIF},
 		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_FSSETXATTR, NOTIF},
+		{AUDIT_ARCH_X86_64, 16, 3, TIOCGPTPEER | (1ULL << 32), NOTIF}, /* supervisor_pty.h */
+		{AUDIT_ARCH_X86_64, 0x40000000 | 514, 3, TIOCGPTPEER, ALLOW}, /* Landlock refuses */
 		{AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETFLAGS, ALLOW},
 		{AUDIT_ARCH_X86_64, 44, 3, 0, ALLOW}, /* sendto */
 		{AUDIT_ARCH_X86_64, 0x40000000 | 42, 3, 0, DENY},

@@ -1,7 +1,9 @@
 /* Terminals and the fence: a fenced command can not push input into the
  * user's terminal (TIOCSTI, TIOCLINUX) nor open another terminal of the user;
- * its own terminal and the harmless devices keep working; new ptys need the
- * opt-in. Each attack runs unfenced too, so that a pass is the fence's doing. */
+ * its own terminal and the harmless devices keep working; new ptys work, their
+ * slave given by the supervisor (TIOCGPTPEER), and only by their name do they
+ * need the opt-in. Each attack runs unfenced too, so that a pass is the
+ * fence's doing. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -361,15 +363,147 @@ Test(terminals, harmless_devices_and_std_links_work)
 
 /* ---- new ptys ---- */
 
-Test(terminals, new_pty_is_refused_by_default)
+Test(terminals, new_pty_works_by_default)
 {
 	cf_test_require_landlock();
 	fenced(&o, &fx, NULL, NULL, CF_ARGV(CF_TTYPROBE, "openpty"));
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "ptmx: OK"), "%s", o.out);
-	/* Landlock checks the slave's open, even the one TIOCGPTPEER makes. */
-	cr_expect(has_line(o.out, "peer: EACCES"), "%s", o.out);
-	cr_expect(has_line(o.out, "openpty: EACCES"), "%s", o.out);
+	/* The supervisor opens the slave for TIOCGPTPEER (supervisor_pty.h). */
+	cr_expect(has_line(o.out, "peer: OK"), "%s", o.out);
+	cr_expect(has_line(o.out, "openpty: OK"), "%s", o.out);
+
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, NULL, CF_ARGV(CF_TTYPROBE, "newpty"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	const char *ok[] = {"peer", "peer is the slave", "slave to master", "master to slave",
+			    "peer O_NONBLOCK", "peer no FD_CLOEXEC", "peer O_RDWR", "peer O_CLOEXEC",
+			    "peer O_WRONLY"};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		cr_expect(has_line(o.out, "%s: OK", ok[i]), "%s\n%s", ok[i], o.out);
+	/* Flags the kernel would take but that mean nothing here: refused. */
+	cr_expect(has_line(o.out, "peer O_APPEND: EINVAL"), "%s", o.out);
+	/* By its name the slave stays closed: /dev/pts has no rule (SECURITY.md). */
+	cr_expect(has_line(o.out, "slave by name: EACCES"), "%s", o.out);
+	cr_expect(has_line(o.out, "sti new pty: EPERM"), "%s", o.out);
+}
+
+/* The other ways in: a child of a harness (fenced by the shim at its launch)
+ * and a self-mode process get their new ptys from their own supervisor. */
+Test(terminals, new_pty_works_in_the_harness_and_in_self_mode)
+{
+	cf_test_require_landlock();
+	char script[PATH_MAX * 2];
+	/* not the shell's last command, which it may exec in place, unfenced */
+	cf_fx_fmt(script, sizeof script, "%s newpty; %s open %s/.ssh/id_ed25519; true", CF_TTYPROBE,
+		  CF_TTYPROBE, fx.home);
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", "/bin/sh", "-c", script));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "peer is the slave: OK"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave to master: OK"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave by name: EACCES"), "harness\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read %s/.ssh/id_ed25519: EACCES", fx.home),
+		  "the child is fenced\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+
+	const char *b = getenv("CREDFENCE_BUILD");
+	cr_assert(b && *b, "CREDFENCE_BUILD is not set; run with meson test");
+	char pre[PATH_MAX + 32], home[PATH_MAX + 32], ws[PATH_MAX + 32];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s/shim/libcredfence.so", b);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
+	char **env = cf_fx_env(&fx, (const char *[]){pre, home, ws, NULL});
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", script));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "peer is the slave: OK"), "self mode\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "slave by name: EACCES"), "self mode\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read %s/.ssh/id_ed25519: EACCES", fx.home),
+		  "self mode is fenced\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(terminals, peer_of_what_is_not_a_master_is_refused)
+{
+	cf_test_require_landlock();
+	struct term t;
+	term_open(&t, true);
+	run_on(&t, true, CF_ARGV(CF_TTYPROBE, "peer-bad"));
+	char *shown = pending(t.master);
+	cr_expect_eq(o.status, 0, OUT_FMT "\n--- terminal\n%s", OUT_ARGS(o), shown);
+	const char *want[][2] = {{"/dev/null", "ENOTTY"}, {"pipe", "ENOTTY"},
+				 {"file", "ENOTTY"},     {"O_PATH ptmx", "EBADF"},
+				 {"closed", "EBADF"},    {"slave", "ENOTTY"},
+				 {"own terminal", "ENOTTY"}};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		cr_expect(has_line(shown, "peer-bad %s: %s", want[i][0], want[i][1]), "%s\n%s",
+			  want[i][0], shown);
+	free(shown);
+	term_close(&t);
+}
+
+/* CMD run with a master of a devpts instance of its own (made by ttyprobe in
+ * a mount namespace) inherited as descriptor 7, fenced or not. */
+static void with_other_instance(bool fence, char *const cmd[])
+{
+	static struct argvb b;
+	b.n = 0;
+	argvb_add(&b, "%s", CF_TTYPROBE);
+	argvb_add(&b, "other-devpts");
+	argvb_add(&b, "7");
+	if (fence) {
+		const char *run[] = {cf_fx_bin(), "run", "--home", fx.home, "--workspace", fx.ws, "--"};
+		for (size_t i = 0; i < sizeof run / sizeof *run; i++)
+			argvb_add(&b, "%s", run[i]);
+	}
+	for (int i = 0; cmd[i]; i++)
+		argvb_add(&b, "%s", cmd[i]);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL, b.v);
+	cf_fx_env_free(env);
+	if (o.status == 3 && strstr(o.err, "no devpts instance of our own"))
+		cf_test_unavailable("no mount namespace for a devpts instance here: %s", o.err);
+}
+
+Test(terminals, peer_of_another_devpts_instance_is_refused)
+{
+	cf_test_require_landlock();
+	with_other_instance(true, CF_ARGV(CF_TTYPROBE, "peer-of", "7"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "peer-of 7: EACCES"), OUT_FMT, OUT_ARGS(o));
+	/* Control: unfenced, the kernel gives that instance's slave. */
+	with_other_instance(false, CF_ARGV(CF_TTYPROBE, "peer-of", "7"));
+	cr_expect(has_line(o.out, "peer-of 7: OK"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* "race: ok N refused N wrong N" of O's output. */
+static void race_counts(int *ok, int *refused, int *wrong)
+{
+	const char *l = strstr(o.out, "race: ");
+	*ok = *refused = *wrong = -1;
+	cr_assert(l && sscanf(l, "race: ok %d refused %d wrong %d", ok, refused, wrong) == 3,
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(terminals, peer_is_made_on_the_descriptor_judged)
+{
+	cf_test_require_landlock();
+	int ok, refused, wrong;
+	/* A thread switches one number between a new master of the fence's own
+	 * and a master of another devpts instance while TIOCGPTPEER waits for
+	 * the supervisor: every slave given must be the judged master's. */
+	with_other_instance(true, CF_ARGV(CF_TTYPROBE, "peer-race", "7", "3000"));
+	race_counts(&ok, &refused, &wrong);
+	cr_expect_eq(wrong, 0, "slaves of another master were given\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect_gt(ok, 0, OUT_FMT, OUT_ARGS(o));
+	if (refused == 0)
+		cr_log_warn("the switch never won the race in 3000 calls: %s", o.out);
+	/* Control: unfenced, the kernel answers for whatever is there. */
+	with_other_instance(false, CF_ARGV(CF_TTYPROBE, "peer-race", "7", "3000"));
+	race_counts(&ok, &refused, &wrong);
+	cr_expect_gt(wrong, 0, "the control never raced\n" OUT_FMT, OUT_ARGS(o));
 }
 
 /* The fence of a policy with allow_ptys as given, entered in a child that then
@@ -424,6 +558,8 @@ Test(terminals, allow_ptys_opens_new_ptys_and_every_terminal)
 {
 	cf_test_require_landlock();
 	char out[4096];
+	/* Landlock alone (no supervisor here) refuses the slave, even the one
+	 * TIOCGPTPEER opens: the supervisor is what gives it by default. */
 	fenced_by_plan(false, CF_ARGV(CF_TTYPROBE, "openpty"), out, sizeof out);
 	cr_expect(has_line(out, "openpty: EACCES"), "by default\n%s", out);
 	fenced_by_plan(true, CF_ARGV(CF_TTYPROBE, "openpty"), out, sizeof out);
@@ -446,10 +582,15 @@ Test(terminals, allow_ptys_option_and_twin)
 				    "(struct cf_options, cli/options.c)");
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "openpty: OK"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
+	/* What only the opt-in gives: a new pty's slave by its name. */
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, CF_ARGV("--allow-ptys"), CF_ARGV(CF_TTYPROBE, "newpty"));
+	cr_expect(has_line(o.out, "slave by name: OK"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
 	cf_fx_out_free(&o);
 	fenced(&o, &fx, (const char *[]){"CREDFENCE_ALLOW_PTYS=1", NULL}, NULL,
-	       CF_ARGV(CF_TTYPROBE, "openpty"));
-	cr_expect(has_line(o.out, "openpty: OK"), "CREDFENCE_ALLOW_PTYS=1\n" OUT_FMT, OUT_ARGS(o));
+	       CF_ARGV(CF_TTYPROBE, "newpty"));
+	cr_expect(has_line(o.out, "slave by name: OK"), "CREDFENCE_ALLOW_PTYS=1\n" OUT_FMT,
+		  OUT_ARGS(o));
 }
 
 /* ---- the filter must be there, or nothing runs ---- */

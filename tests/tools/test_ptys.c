@@ -1,0 +1,120 @@
+/* Real programs that make terminals of their own, inside credfence run with
+ * no option (issue 19): the supervisor gives them the slave of each new pty
+ * (enforce/supervisor_pty.h). A tool that is missing skips locally and fails
+ * under CI=true (scripts/setup installs them). node-pty works the same way
+ * (glibc's openpty), but needs a native build: checked by hand, not here. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+
+CF_SUITE_STATE()
+
+static void setup(void)
+{
+	cf_suite_setup();
+	cf_test_require_landlock();
+}
+
+TestSuite(ptys, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+
+static void sh(char *const opts[], const char *script)
+{
+	fenced(&o, &fx, NULL, opts, CF_ARGV("sh", "-c", (char *)script));
+}
+
+Test(ptys, script_runs_a_command_on_a_new_pty)
+{
+	cf_test_require_tool("script");
+	sh(NULL, "script -qec 'tty; echo in-script-$((6 * 7))' /dev/null");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "in-script-42"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "/dev/pts/"), "tty on the new pty\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "pseudo-terminal"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(ptys, python_openpty_fork_and_spawn)
+{
+	cf_test_require_tool("python3");
+	/* os.openpty (glibc openpty), pty.fork (forkpty), pty.spawn: each one
+	 * carries a line through the new terminal. */
+	sh(NULL, "python3 -c '\n"
+		 "import os, pty, sys\n"
+		 "m, s = os.openpty()\n"
+		 "os.write(s, b\"through-openpty\\n\")\n"
+		 "print(os.read(m, 100).decode().strip(), os.ttyname(s).startswith(\"/dev/pts/\"))\n"
+		 "pid, fd = pty.fork()\n"
+		 "if pid == 0:\n"
+		 "    print(\"child-on\", os.isatty(0), flush=True)\n"
+		 "    os._exit(0)\n"
+		 "print(os.read(fd, 100).decode().strip())\n"
+		 "os.waitpid(pid, 0)\n"
+		 "sys.stdout.flush()\n"
+		 "pty.spawn([\"sh\", \"-c\", \"echo spawned-$((6 * 7))\"])\n"
+		 "' </dev/null");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "through-openpty True"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "child-on True"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "spawned-42"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(ptys, tmux_new_detached_then_ls)
+{
+	cf_test_require_tool("tmux");
+	char script[PATH_MAX * 3];
+	cf_fx_fmt(script, sizeof script,
+		  /* the pane's shell: nobody's own is nologin */
+		  "export SHELL=/bin/sh; S=%s/tmux.sock;"
+		  " tmux -S $S new -d -s cfpty 'sleep 60' && tmux -S $S ls;"
+		  " r=$?; tmux -S $S kill-server; exit $r",
+		  fx.ws);
+	sh(NULL, script);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "cfpty: 1 windows"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "fork failed"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(ptys, pexpect_spawns_and_matches)
+{
+	/* Debian's python3-pexpect (scripts/setup), for the system python3. */
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", "import pexpect"));
+	cf_fx_env_free(env);
+	if (o.status != 0)
+		cf_test_unavailable("no pexpect for /usr/bin/python3 (apt-get install python3-pexpect)");
+	cf_fx_out_free(&o);
+	fenced(&o, &fx, NULL, NULL,
+	       CF_ARGV("/usr/bin/python3", "-c",
+		       "import pexpect\n"
+		       "c = pexpect.spawn('sh', ['-c', 'echo pexpect-$((6 * 7)); tty'])\n"
+		       "c.expect('pexpect-42')\n"
+		       "c.expect(pexpect.EOF)\n"
+		       "print('matched on', c.before.decode().strip())\n"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "matched on /dev/pts/"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* Tcl Expect opens the slave by its name (exp_getptyslave) in the spawned
+ * child: that stays refused without --allow-ptys (SECURITY.md). */
+static const char *const expect_script =
+	"expect -c 'spawn sh -c {echo hello-from-$((6 * 7))};"
+	" expect hello-from-42 {puts matched-spawn; exit 0}; exit 5'";
+
+Test(ptys, expect_needs_allow_ptys)
+{
+	cf_test_require_tool("expect");
+	sh(CF_ARGV("--allow-ptys"), expect_script);
+	cr_expect_eq(o.status, 0, "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "matched-spawn"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	sh(NULL, expect_script);
+	cr_expect(!has_line(o.out, "matched-spawn"), "by default\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "open(slave pty)") || strstr(o.err, "open(slave pty)"),
+		  "by default, refused by name\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
