@@ -1,7 +1,7 @@
-/* The fence never covers its own machinery: the credfence command, the shim a
- * harness loads, and the launcher script that ran credfence must not lie in a
- * writable location of the fence they set up. A fenced command could replace
- * any of them, and the user's next call would then run unfenced. */
+/* The fence never covers its own machinery: the credfence command and the
+ * shim a harness loads must not lie in a writable location of the fence they
+ * set up. A fenced command could replace either, and the user's next call
+ * would then run unfenced. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -65,19 +65,16 @@ int cf_cli_check_machinery(const struct cf_policy *p, const char *shim)
 	} parts[] = {
 		{"the credfence command", cf_cli_self_path()},
 		{"the shim", shim},
-		{"the launcher script", cf_cli_script_path()},
 	};
+	/* The launcher script is not judged: it has run already, and one that a
+	 * fenced command rewrote would not call us at all. It only tells the
+	 * user to call the installed copy next time (scripts/credfence); status
+	 * still shows where it lies. Read here so that CMD does not inherit it. */
+	(void)cf_cli_script_path();
 	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
 		const char *w = cf_cli_writable_holding(p, parts[i].path);
 		if (!w)
 			continue;
-		if (i == 2 && parts[0].path && !cf_cli_writable_holding(p, parts[0].path)) {
-			cf_err("the launcher script %s lies in the writable location %s: a fenced command "
-			       "could rewrite it and your next call would run unfenced; run the "
-			       "installed credfence directly: %s. Nothing was run.",
-			       parts[i].path, w, parts[0].path);
-			return CF_EXIT_FAIL;
-		}
 		cf_err("%s %s lies in the writable location %s: a fenced command could replace it "
 		       "and your next call would run unfenced; install credfence outside every "
 		       "writable location (meson install, or scripts/credfence, which installs into "

@@ -1,9 +1,10 @@
 /* The fence never covers its own machinery (issue 8, finding 6): run and
- * harness refuse, exit 125 with the fix, when the credfence command, the shim
- * a harness would load, or the launcher script lies in a writable location of
- * the fence; status shows where each lies. The attack it stops: a fenced
- * shell rewrote scripts/credfence in the workspace, and the user's next call
- * ran unfenced. */
+ * harness refuse, exit 125 with the fix, when the credfence command or the
+ * shim a harness would load lies in a writable location of the fence; status
+ * shows where each lies, the launcher script too. A launcher script in the
+ * workspace is not refused (issue 19): the refusal came after the script had
+ * run, and a rewritten one would not call credfence; scripts/credfence tells
+ * the user to call the installed copy instead. */
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,12 +77,18 @@ Test(machinery, shim_in_a_writable_location_is_refused_by_harness)
 	assert_refused("the shim");
 }
 
-Test(machinery, launcher_script_in_the_workspace_is_refused)
+/* The launcher script is not refused (issue 19 item 4): it ran already, and
+ * one that a fenced command rewrote would not call credfence at all. The
+ * command runs fenced, and the variable does not reach it. */
+Test(machinery, launcher_script_in_the_workspace_runs)
 {
 	const char *script = cf_fx_at(fx.ws, "credfence-launcher");
 	cf_fx_write(script, "#!/bin/sh\n");
 	run_as(cf_fx_bin(), "run", NULL, script);
-	assert_refused("the launcher script");
+	cf_fx_assert_no_marker(&fx, &o);
+	cr_expect_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	cr_expect_eq(access(cf_fx_at(fx.ws, "ran"), F_OK), 0, "the command did not run");
+	cr_expect(strstr(o.err, "Permission denied"), "the key was not refused: %s", o.err);
 }
 
 /* The same parts outside every writable location: the command runs fenced. */
