@@ -45,13 +45,16 @@ void *cf_shim_dlnext(const char *name)
 }
 
 /* glibc's fallback for a file the kernel will not execute (ENOEXEC): the same
- * arguments to the shell, FILE in place of argv[0]. Returns -errno. */
+ * arguments to the shell, FILE in place of argv[0]. Returns -errno. The new
+ * argv is on the stack, so it is bounded as cf_shim_relaunch bounds its own
+ * (glibc's allows INT_MAX - 1 arguments). */
+#define CF_SCRIPT_ARGS_MAX 16384
 static int exec_script(const char *file, char *const argv[], char *const envp[])
 {
 	size_t argc = 0;
 	while (argv && argv[argc])
 		argc++;
-	if (argc > 1 << 20)
+	if (argc > CF_SCRIPT_ARGS_MAX)
 		return -E2BIG;
 	char *sh_argv[argc + 3];
 	size_t n = 0;
