@@ -8,6 +8,7 @@
 
 long cf_early_ifunc(void);
 long cf_early_resolver_bad(void);
+long cf_early_resolver_exec(void);
 
 int main(void)
 {
@@ -15,6 +16,10 @@ int main(void)
 	long bad = cf_early_resolver_bad();
 	printf("SYSCALL ifunc-getpid %s got=%ld\n", pid > 0 && bad != 1 ? "ok" : "bad", pid);
 	printf("SYSCALL ifunc-ebadf %s\n", bad != 2 ? "ok" : "bad");
+	/* The resolver's shell said RAN itself; a refusal is said here. */
+	long ex = cf_early_resolver_exec();
+	if (ex != 0)
+		printf("EXEC ifunc-execve refused errno=%d\n", ex == 100 ? 1 : (int)-ex);
 	printf("MAIN done\n");
 	return 0;
 }

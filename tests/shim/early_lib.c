@@ -5,7 +5,8 @@
  * constructor calls syscall() with several numbers, from a signal handler,
  * a thread and a vfork child too, each exec form, posix_spawn, system and
  * popen; an IFUNC resolver, which runs while the program is relocated,
- * before any constructor, calls syscall(). One line a call on stdout:
+ * before any constructor, calls syscall() and starts a shell through it.
+ * One line a call on stdout:
  *   SYSCALL name ok|bad ...   the result is the real one
  *   EXEC name refused errno=N the shim refused the launch (N: the errno)
  *   RAN name                  the launched shell ran (it also tried to cat
@@ -38,8 +39,42 @@ static void say(const char *fmt, ...)
 		(void)!write(1, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-/* The IFUNC: its resolver calls syscall() during relocation. */
-static long resolver_pid, resolver_bad;
+/* The IFUNC: its resolver runs while cf-early is relocated, before every
+ * constructor, when libc's environ is not set yet. It calls syscall(), and
+ * starts a shell with syscall(SYS_clone) and syscall(SYS_execve) (libc is not
+ * initialized: raw calls only), which tries the key named by CF_T_KEY (read
+ * from /proc/self/environ) and says RAN ifunc-execve. The child exits 100
+ * when the exec was refused with EPERM. */
+static long resolver_pid, resolver_bad, resolver_exec = -1;
+static char resolver_key[4096];
+
+static void resolver_read_key(void)
+{
+	static char env[65536];
+	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	long n = fd < 0 ? -1 : syscall(SYS_read, fd, env, sizeof env - 1);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	for (long i = 0; n > 0 && i < n; i += (long)strlen(env + i) + 1)
+		if (strncmp(env + i, "CF_T_KEY=", 9) == 0)
+			snprintf(resolver_key, sizeof resolver_key, "%s", env + i + 9);
+}
+
+static void resolver_exec_shell(void)
+{
+	static char *argv[] = {"sh", "-c", "cat \"$0\" 2>&1; echo RAN ifunc-execve", resolver_key, NULL};
+	static char *envp[] = {NULL};
+	resolver_read_key();
+	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0) {
+		syscall(SYS_execve, "/bin/sh", argv, envp);
+		syscall(SYS_exit_group, errno == EPERM ? 100 : 101);
+	}
+	int st = 0;
+	if (pid > 0 && syscall(SYS_wait4, pid, &st, 0, 0) == pid)
+		resolver_exec = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 static long early_ifunc_impl(void)
 {
 	return resolver_pid;
@@ -52,6 +87,7 @@ static long (*resolve_early_ifunc(void))(void)
 	errno = 0;
 	if (syscall(SYS_close, -1) != -1 || errno != EBADF)
 		resolver_bad = 2;
+	resolver_exec_shell();
 	return early_ifunc_impl;
 }
 long cf_early_ifunc(void) __attribute__((ifunc("resolve_early_ifunc")));
@@ -60,6 +96,13 @@ long cf_early_resolver_bad(void);
 long cf_early_resolver_bad(void)
 {
 	return resolver_bad;
+}
+
+/* The exit status of the resolver's shell: 0 it ran, 100 refused (EPERM). */
+long cf_early_resolver_exec(void);
+long cf_early_resolver_exec(void)
+{
+	return resolver_exec;
 }
 
 static void check(const char *name, int ok, long got, long want)

@@ -5,7 +5,8 @@
  * its constructor, syscall() with several numbers (also from a signal
  * handler and a thread), each exec form (one from a vfork child),
  * posix_spawn, posix_spawnp, system and popen; cf-early's IFUNC resolver,
- * which runs before every constructor, calls syscall(). Whatever the order:
+ * which runs before every constructor, calls syscall() and starts a shell
+ * with syscall(SYS_clone) and syscall(SYS_execve). Whatever the order:
  * no crash, each syscall() gives the real result, and each launch is either
  * refused (EPERM, one line on stderr: the process is not fenced yet and its
  * role is not decided) or fenced (a fenced process's child inherits the
@@ -36,7 +37,7 @@ static void teardown(void)
 TestSuite(shim_early, .init = setup, .fini = teardown, .timeout = 120);
 
 #define N_SYSCALLS 20 /* 6 each from the constructor, a signal handler, a thread; 2 in the resolver */
-#define N_LAUNCHES 16 /* 12 exec forms, posix_spawn, posix_spawnp, system, popen */
+#define N_LAUNCHES 16 /* the constructor's: 12 exec forms, posix_spawn(p), system, popen */
 
 enum order { LIB_NEEDED, LIB_AFTER_SHIM, LIB_BEFORE_SHIM };
 
@@ -107,30 +108,38 @@ static void assert_syscalls(const struct cf_fx_out *o)
 	cr_expect(strstr(o->out, "MAIN done\n"), "main did not run");
 }
 
-/* Each launch refused with EPERM, said once on stderr, nothing ran. */
-static void assert_refused(const struct cf_fx_out *o)
+/* REFUSED launches refused with EPERM, each said once on stderr, and RAN
+ * launches made fenced: their cat of the key failed with EACCES. */
+static void assert_launches(const struct cf_fx_out *o, size_t refused, size_t ran)
 {
 	assert_syscalls(o);
-	cr_expect_eq(st_count(o->out, "EXEC "), N_LAUNCHES, "%zu refused, expected %d",
-		     st_count(o->out, "EXEC "), N_LAUNCHES);
-	cr_expect_eq(st_count(o->out, " refused errno=1\n"), N_LAUNCHES, "not each one EPERM");
-	cr_expect_eq(st_count(o->out, "RAN "), 0, "a launch ran unfenced before the constructor");
-	cr_expect_eq(st_count(o->err, "before credfence's shim had set up this process"), N_LAUNCHES,
-		     "%zu refusal lines, expected %d", st_count(o->err, "before credfence's shim"),
-		     N_LAUNCHES);
-	cr_expect_eq(st_count(o->err, "Nothing was run.\n"), N_LAUNCHES);
+	cr_expect_eq(st_count(o->out, "EXEC "), refused, "%zu refused, expected %zu",
+		     st_count(o->out, "EXEC "), refused);
+	cr_expect_eq(st_count(o->out, " refused errno=1\n"), refused, "not each one EPERM");
+	cr_expect_eq(st_count(o->err, "before credfence's shim had set up this process"), refused,
+		     "%zu refusal lines, expected %zu", st_count(o->err, "before credfence's shim"),
+		     refused);
+	cr_expect_eq(st_count(o->err, "Nothing was run.\n"), refused);
+	cr_expect_eq(st_count(o->out, "RAN "), ran, "%zu ran, expected %zu", st_count(o->out, "RAN "),
+		     ran);
+	cr_expect_eq(st_count(o->out, "Permission denied"), ran,
+		     "%zu reads of the key refused with EACCES, expected %zu",
+		     st_count(o->out, "Permission denied"), ran);
 }
 
-/* Each launch ran fenced: its cat of the key failed with EACCES. */
-static void assert_ran_fenced(const struct cf_fx_out *o)
+/* The constructor's launches and the resolver's, all before the shim's
+ * constructor in a process not fenced yet: all refused, nothing ran. */
+static void assert_refused(const struct cf_fx_out *o)
 {
-	assert_syscalls(o);
-	cr_expect_eq(st_count(o->out, "RAN "), N_LAUNCHES, "%zu ran, expected %d",
-		     st_count(o->out, "RAN "), N_LAUNCHES);
-	cr_expect_eq(st_count(o->out, "EXEC "), 0, "a launch was refused");
-	cr_expect_eq(st_count(o->out, "Permission denied"), N_LAUNCHES,
-		     "%zu reads of the key refused with EACCES, expected %d",
-		     st_count(o->out, "Permission denied"), N_LAUNCHES);
+	assert_launches(o, N_LAUNCHES + 1, 0);
+}
+
+/* The constructor ran after the shim's: its launches fenced; the resolver's
+ * shell still came first, refused. */
+static void assert_ctor_ran_fenced(const struct cf_fx_out *o)
+{
+	assert_launches(o, 1, N_LAUNCHES);
+	cr_expect(strstr(o->out, "EXEC ifunc-execve refused errno=1\n"), "%s", o->out);
 }
 
 Test(shim_early, self_mode_needed_library_runs_first)
@@ -151,13 +160,14 @@ Test(shim_early, self_mode_library_preloaded_after_the_shim)
 	cf_fx_out_free(&o);
 }
 
-/* Its constructor runs after the shim's, which fenced the process. */
+/* Its constructor runs after the shim's, which fenced the process; the
+ * resolver's shell came before and is refused. */
 Test(shim_early, self_mode_library_preloaded_before_the_shim)
 {
 	struct cf_fx_out o;
 	self_mode(&o, LIB_BEFORE_SHIM);
 	st_dump("self mode, LD_PRELOAD=lib:shim", &o);
-	assert_ran_fenced(&o);
+	assert_ctor_ran_fenced(&o);
 	cf_fx_out_free(&o);
 }
 
@@ -179,23 +189,25 @@ Test(shim_early, harness_library_preloaded_after_the_shim)
 	cf_fx_out_free(&o);
 }
 
-/* Its constructor runs after the shim's: each launch is the harness's, fenced. */
+/* Its constructor runs after the shim's: each of its launches is the
+ * harness's, fenced; the resolver's shell came before and is refused. */
 Test(shim_early, harness_library_preloaded_before_the_shim)
 {
 	struct cf_fx_out o;
 	harness(&o, LIB_BEFORE_SHIM);
 	st_dump("harness, LD_PRELOAD=lib:shim", &o);
-	assert_ran_fenced(&o);
+	assert_ctor_ran_fenced(&o);
 	cf_fx_out_free(&o);
 }
 
 /* Fenced already when the shim loads: an early launch inherits the fence, so
- * it is made (as the real call) rather than refused. */
+ * it is made (as the real call) rather than refused, the resolver's too. */
 Test(shim_early, fenced_process_launches_early)
 {
 	struct cf_fx_out o;
 	fenced(&o, LIB_AFTER_SHIM);
 	st_dump("credfence run, LD_PRELOAD=shim:lib", &o);
-	assert_ran_fenced(&o);
+	assert_launches(&o, 0, N_LAUNCHES + 1);
+	cr_expect(strstr(o.out, "RAN ifunc-execve\n"), "the resolver's shell did not run");
 	cf_fx_out_free(&o);
 }
