@@ -79,7 +79,8 @@ static long early_ifunc_impl(void)
 {
 	return resolver_pid;
 }
-static long (*resolve_early_ifunc(void))(void)
+/* used: clang does not count the ifunc attribute as a use. */
+__attribute__((used)) static long (*resolve_early_ifunc(void))(void)
 {
 	resolver_pid = syscall(SYS_getpid);
 	if (resolver_pid != getpid())
