@@ -167,6 +167,11 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 		       "harness refuse it; install credfence outside every writable location "
 		       "(meson install, or scripts/credfence)\n",
 		       cf_cli_esc(w));
+	const char *link = cf_cli_link_path();
+	if ((w = cf_cli_writable_holding(p, link)))
+		printf("warning: the link %s you called credfence by lies in the writable location "
+		       "%s: run and harness refuse it; call the command above directly\n",
+		       cf_cli_esc(link), cf_cli_esc(w));
 	/* Not refused: it has run already; the next call should not use it. */
 	if ((w = cf_cli_writable_holding(p, script)))
 		printf("warning: the launcher script lies in the writable location %s: a fenced "

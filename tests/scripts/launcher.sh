@@ -106,6 +106,13 @@ else
 	(cd other && ../src/scripts/credfence status) >f.out 2>f.err
 	grep -q "^command: *$bin\$" f.out || fail "status did not run the installed copy: $(cat f.out f.err)"
 	grep -q "^launcher: *$work/src/scripts/credfence\$" f.out || fail "no launcher line: $(cat f.out)"
+	# The link is machinery too: called by it with ~/.local/bin writable,
+	# the installed command refuses.
+	(cd other && credfence run --writable "$HOME/.local/bin" -- true) >h.out 2>h.err
+	h=$?
+	[ $h = 125 ] || fail "a writable link: exit $h, not 125: $(cat h.err)"
+	grep -q "^credfence: the link $HOME/.local/bin/credfence you called credfence by lies in the writable location $HOME/.local/bin" h.err ||
+		fail "the installed command did not name the link: $(cat h.err)"
 	# A fenced command can not replace the installed copy: the installed
 	# command refuses to fence with itself writable, and nothing runs.
 	cp "$bin" g.before
