@@ -1,11 +1,13 @@
-/* The fence never covers its own machinery: the credfence command, the shim a
- * harness loads, and the launcher script that ran credfence must not lie in a
- * writable location of the fence they set up. A fenced command could replace
- * any of them, and the user's next call would then run unfenced. */
+/* The fence never covers its own machinery: the credfence command, the
+ * symlink the user called it by, and the shim a harness loads must not lie in
+ * a writable location of the fence they set up. A fenced command could
+ * replace any of them, and the user's next call would then run unfenced. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __APPLE__
@@ -31,6 +33,50 @@ const char *cf_cli_self_path(void)
 	exe[n > 0 ? n : 0] = '\0';
 #endif
 	return exe[0] ? exe : NULL;
+}
+
+/* How the user called credfence: argv[0], set by main. */
+static const char *invoked_as;
+
+void cf_cli_set_invoked(const char *argv0)
+{
+	invoked_as = argv0;
+}
+
+/* The symlink the user called credfence by (~/.local/bin/credfence, which
+ * scripts/credfence makes), its directory canonical: argv[0], searched in
+ * PATH as the shell did when it holds no slash; NULL when it is no symlink
+ * or not found. */
+const char *cf_cli_link_path(void)
+{
+	static char link[PATH_MAX];
+	char try[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	const char *name = invoked_as, *path = getenv("PATH");
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/')) {
+		if ((size_t)snprintf(try, sizeof try, "%s", name) >= sizeof try)
+			return NULL;
+	} else {
+		for (try[0] = '\0'; path && *path;) {
+			size_t k = strcspn(path, ":");
+			if ((size_t)snprintf(try, sizeof try, "%.*s/%s", (int)k, path, name) < sizeof try &&
+			    k && access(try, X_OK) == 0)
+				break;
+			try[0] = '\0';
+			path += k + (path[k] == ':');
+		}
+	}
+	if (!try[0] || lstat(try, &st) || !S_ISLNK(st.st_mode))
+		return NULL;
+	char *slash = strrchr(try, '/');
+	*slash = '\0';
+	if (!realpath(*try ? try : "/", dir) ||
+	    (size_t)snprintf(link, sizeof link, "%s/%s", strcmp(dir, "/") ? dir : "", slash + 1) >=
+		    sizeof link)
+		return NULL;
+	return link;
 }
 
 /* The launcher script that ran us (scripts/credfence sets CREDFENCE_SCRIPT),
@@ -65,19 +111,24 @@ int cf_cli_check_machinery(const struct cf_policy *p, const char *shim)
 	} parts[] = {
 		{"the credfence command", cf_cli_self_path()},
 		{"the shim", shim},
-		{"the launcher script", cf_cli_script_path()},
 	};
+	/* The launcher script is not judged: it has run already, and one that a
+	 * fenced command rewrote would not call us at all. It only tells the
+	 * user to call the installed copy next time (scripts/credfence); status
+	 * still shows where it lies. Read here so that CMD does not inherit it. */
+	(void)cf_cli_script_path();
+	const char *link = cf_cli_link_path(), *w = cf_cli_writable_holding(p, link);
+	if (w) {
+		cf_err("the link %s you called credfence by lies in the writable location %s: a fenced "
+		       "command could replace it and your next call would run unfenced; call the "
+		       "installed copy directly (%s), or link it from a directory outside every "
+		       "writable location. Nothing was run.",
+		       link, w, cf_cli_self_path() ? cf_cli_self_path() : "PREFIX/bin/credfence");
+		return CF_EXIT_FAIL;
+	}
 	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-		const char *w = cf_cli_writable_holding(p, parts[i].path);
-		if (!w)
+		if (!(w = cf_cli_writable_holding(p, parts[i].path)))
 			continue;
-		if (i == 2 && parts[0].path && !cf_cli_writable_holding(p, parts[0].path)) {
-			cf_err("the launcher script %s lies in the writable location %s: a fenced command "
-			       "could rewrite it and your next call would run unfenced; run the "
-			       "installed credfence directly: %s. Nothing was run.",
-			       parts[i].path, w, parts[0].path);
-			return CF_EXIT_FAIL;
-		}
 		cf_err("%s %s lies in the writable location %s: a fenced command could replace it "
 		       "and your next call would run unfenced; install credfence outside every "
 		       "writable location (meson install, or scripts/credfence, which installs into "

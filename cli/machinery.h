@@ -10,6 +10,11 @@ const char *cf_cli_self_path(void);
 /* Where the shim is: next to this program (installed or build tree), or
  * installed (harness.c); NULL when not found. */
 const char *cf_cli_find_shim(void);
+/* argv[0] of this process (main), for cf_cli_link_path. */
+void cf_cli_set_invoked(const char *argv0);
+/* The symlink the user called credfence by (argv[0], searched in PATH when
+ * it holds no slash), its directory canonical; NULL when none. */
+const char *cf_cli_link_path(void);
 /* The launcher script named by CREDFENCE_SCRIPT (then unset), or NULL. */
 const char *cf_cli_script_path(void);
 /* The writable location of P that holds PATH, or NULL (also for a NULL PATH). */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "machinery.h"
 
 #ifndef CF_VERSION
 #define CF_VERSION "0.0.0"
@@ -101,6 +102,7 @@ static int command_help(const char *name)
 
 int main(int argc, char **argv)
 {
+	cf_cli_set_invoked(argv[0]);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return CF_EXIT_FAIL;

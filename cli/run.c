@@ -1,11 +1,66 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "harness_names.h"
 #include "machinery.h"
 #ifdef __linux__
 #endif
+
+/* ARG as the shell reads it back: as is when it holds only plain
+ * characters, else in single quotes. */
+static size_t put_quoted(char *out, const char *arg)
+{
+	size_t n = 0;
+	bool plain = *arg != '\0';
+	for (const char *p = arg; *p; p++)
+		plain = plain && (strchr("_-./=:,@%+", *p) || (*p >= '0' && *p <= '9') ||
+				  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'));
+	if (plain) {
+		memcpy(out, arg, strlen(arg));
+		return strlen(arg);
+	}
+	out[n++] = '\'';
+	for (const char *p = arg; *p; p++) {
+		if (*p == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n++] = '\'';
+	return n;
+}
+
+/* A known agent harness under run would be fenced itself, and refused its
+ * own state and login (they lie among the secrets): it belongs under
+ * credfence harness. 0 to go on, or CF_EXIT_FAIL after one line with the
+ * command to type, the same options and CMD. */
+static int refuse_harness(const struct cf_cli *c, int argc, char **argv)
+{
+	const char *product = cf_known_harness(c->cmd[0]);
+	if (!product)
+		return 0;
+	size_t cap = 1;
+	for (int i = 0; i < argc; i++)
+		cap += 4 * strlen(argv[i]) + 3;
+	char *line = malloc(cap);
+	size_t n = 0;
+	for (int i = 0; line && i < argc; i++) {
+		line[n++] = ' ';
+		n += put_quoted(line + n, argv[i]);
+	}
+	if (line)
+		line[n] = '\0';
+	cf_err("%s is %s, an agent harness: under credfence run it would be fenced itself and "
+	       "refused its own state and login; run it as `credfence harness%s`. Nothing was run.",
+	       c->cmd[0], product, line ? line : " -- ...");
+	free(line);
+	return CF_EXIT_FAIL;
+}
 
 /* Refuse (required) or warn and go on (best effort). Returns 0 to go on. */
 static int not_effective(const struct cf_fence *f, int logfd, const char *program)
@@ -24,7 +79,7 @@ int cf_cmd_run(int argc, char **argv)
 	struct cf_cli c;
 	struct cf_fence f;
 	int rc = cf_cli_parse(&c, "run", argc, argv, true, false);
-	if (rc || (rc = cf_cli_finish(&c)))
+	if (rc || (rc = cf_cli_finish(&c)) || (rc = refuse_harness(&c, argc, argv)))
 		return rc;
 	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
 		cf_err("out of memory while building the policy");

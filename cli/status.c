@@ -161,15 +161,22 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 	printf("command:      %s\n", self ? cf_cli_esc(self) : "(not known)");
 	if (script)
 		printf("launcher:     %s\n", cf_cli_esc(script));
-	const char *parts[][2] = {{"the credfence command", self}, {"the launcher script", script}};
-	for (size_t i = 0; i < 2; i++) {
-		const char *w = cf_cli_writable_holding(p, parts[i][1]);
-		if (w)
-			printf("warning: %s lies in the writable location %s: run and harness refuse "
-			       "it; install credfence outside every writable location (meson install, "
-			       "or scripts/credfence)\n",
-			       parts[i][0], cf_cli_esc(w));
-	}
+	const char *w = cf_cli_writable_holding(p, self);
+	if (w)
+		printf("warning: the credfence command lies in the writable location %s: run and "
+		       "harness refuse it; install credfence outside every writable location "
+		       "(meson install, or scripts/credfence)\n",
+		       cf_cli_esc(w));
+	const char *link = cf_cli_link_path();
+	if ((w = cf_cli_writable_holding(p, link)))
+		printf("warning: the link %s you called credfence by lies in the writable location "
+		       "%s: run and harness refuse it; call the command above directly\n",
+		       cf_cli_esc(link), cf_cli_esc(w));
+	/* Not refused: it has run already; the next call should not use it. */
+	if ((w = cf_cli_writable_holding(p, script)))
+		printf("warning: the launcher script lies in the writable location %s: a fenced "
+		       "command could rewrite it; call the installed command above instead\n",
+		       cf_cli_esc(w));
 	if (p->log_refused)
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",

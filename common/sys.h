@@ -1,4 +1,5 @@
-/* Raw system calls that return -errno and touch no libc state (not even errno).
+/* Raw system calls that return -errno and touch no libc state (not even errno),
+ * on x86-64, aarch64 and riscv64; other architectures do not build.
  * They are what code between fork and exec may call: a vfork child shares the
  * parent's memory, so it must not write errno, take locks or allocate. */
 #ifndef CF_SYS_H
@@ -52,21 +53,26 @@ static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long 
 			 : "memory");
 	return x0;
 }
-#else
-#include <errno.h>
-#include <unistd.h>
-/* Other architectures: libc's syscall(), which writes errno. Not vfork-safe
- * in the strict sense; documented in SECURITY.md. */
+#elif defined(__riscv) && __riscv_xlen == 64
 static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long f)
 {
-	int saved = errno;
-	long r = syscall(n, a, b, c, d, e, f);
-	if (r == -1) {
-		r = -errno;
-		errno = saved;
-	}
-	return r;
+	register long a7 __asm__("a7") = n;
+	register long a0 __asm__("a0") = a;
+	register long a1 __asm__("a1") = b;
+	register long a2 __asm__("a2") = c;
+	register long a3 __asm__("a3") = d;
+	register long a4 __asm__("a4") = e;
+	register long a5 __asm__("a5") = f;
+	__asm__ volatile("ecall"
+			 : "+r"(a0)
+			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory");
+	return a0;
 }
+#else
+/* No fallback to libc's syscall function: in libcredfence.so that name is
+ * the shim's own exported wrapper, and it writes errno. */
+#error "common/sys.h: no raw system call for this architecture (x86-64, aarch64 and riscv64 have one); add cf_sys6 for it"
 #endif
 
 #define cf_sys0(n) cf_sys6((n), 0, 0, 0, 0, 0, 0)

@@ -246,13 +246,14 @@ static int caller_open(struct caller *c)
 {
 	char p[64];
 	c->tgid = c->tid;
-	c->pidfd = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+	int fd = (int)cf_sys2(SYS_pidfd_open, c->tid, PIDFD_THREAD);
 	snprintf(p, sizeof p, "/proc/%d/status", (int)c->tid);
 	int r = read_creds(p, &c->tgid, c->creds, sizeof c->creds);
-	if (c->pidfd < 0 && errno == EINVAL) /* before 6.9: the thread group leader */
-		c->pidfd = (int)syscall(SYS_pidfd_open, c->tgid, 0);
-	if (c->pidfd < 0)
-		return -errno;
+	if (fd == -EINVAL) /* before 6.9: the thread group leader */
+		fd = (int)cf_sys2(SYS_pidfd_open, c->tgid, 0);
+	if (fd < 0)
+		return fd;
+	c->pidfd = fd;
 	if (r < 0)
 		return r;
 	return valid(c) ? 0 : -ENOENT;
@@ -266,8 +267,7 @@ static void caller_close(struct caller *c)
 
 static int take_fd(const struct caller *c, int fd)
 {
-	int r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
-	return r < 0 ? -errno : r;
+	return (int)cf_sys3(SYS_pidfd_getfd, c->pidfd, fd, 0);
 }
 
 /* LEN bytes of the caller's memory at ADDR, all of them, or -EFAULT. */
@@ -1033,10 +1033,10 @@ static long act_meta(struct meta *m, int t, bool is_pin)
 	case OP_CHMOD:
 		if (!is_pin)
 			return fchmod(t, m->mode) < 0 ? -errno : 0;
-		r = syscall(NR_FCHMODAT2, t, "", m->mode, AT_EMPTY_PATH);
-		if (r < 0 && errno == ENOSYS) /* before 6.6: through the pinned file's magic link */
-			r = chmod(p, m->mode);
-		return r < 0 ? -errno : 0;
+		r = cf_sys4(NR_FCHMODAT2, t, "", m->mode, AT_EMPTY_PATH);
+		if (r == -ENOSYS) /* before 6.6: through the pinned file's magic link */
+			r = chmod(p, m->mode) < 0 ? -errno : 0;
+		return r < 0 ? r : 0;
 	case OP_CHOWN:
 		if (!is_pin)
 			return fchown(t, m->uid, m->gid) < 0 ? -errno : 0;
@@ -1044,11 +1044,11 @@ static long act_meta(struct meta *m, int t, bool is_pin)
 	case OP_UTIMES: {
 		const struct timespec *ts = m->ts_null ? NULL : m->ts;
 		if (!is_pin)
-			return syscall(SYS_utimensat, t, NULL, ts, 0) < 0 ? -errno : 0;
-		r = syscall(SYS_utimensat, t, "", ts, AT_EMPTY_PATH);
-		if (r < 0 && errno == EINVAL)
-			r = syscall(SYS_utimensat, AT_FDCWD, p, ts, 0);
-		return r < 0 ? -errno : 0;
+			return cf_sys4(SYS_utimensat, t, NULL, ts, 0);
+		r = cf_sys4(SYS_utimensat, t, "", ts, AT_EMPTY_PATH);
+		if (r == -EINVAL)
+			r = cf_sys4(SYS_utimensat, AT_FDCWD, p, ts, 0);
+		return r;
 	}
 	case OP_SETXATTR:
 		return -ENOSYS; /* setxattr_with_value: the value is copied first */
@@ -1554,7 +1554,7 @@ static void close_others(const int *keep, size_t n)
 	unsigned from = 3;
 	for (size_t i = 0; i <= n; i++) {
 		unsigned to = i < n ? (unsigned)keep[i] : ~0U;
-		if (to > from && syscall(SYS_close_range, from, to - 1, 0) < 0) {
+		if (to > from && cf_sys3(SYS_close_range, from, to - 1, 0) < 0) {
 			for (unsigned fd = from; fd < to && fd < 65536; fd++)
 				close((int)fd);
 		}
@@ -1611,7 +1611,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	if (null != 0 || dup2(0, 1) != 1 || dup2(0, 2) != 2)
 		_exit(1);
 	struct seccomp_notif_sizes sz;
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0 || sz.seccomp_notif > 512 ||
+	if (cf_sys3(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0 || sz.seccomp_notif > 512 ||
 	    sz.seccomp_notif_resp > 256)
 		_exit(1); /* notification() and respond() hold them on the stack */
 	S.log_fd = fds[2];
@@ -1655,11 +1655,10 @@ int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 	int ls = listening_socket(name);
 	if (ls < 0)
 		return ls;
-	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
+	int kp = (int)cf_sys2(SYS_pidfd_open, keeper, 0);
 	if (kp < 0) {
-		int e = -errno;
 		close(ls);
-		return e;
+		return kp;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -1796,7 +1795,7 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 	 * ptrace_scope 1 lets a process take descriptors only from its
 	 * descendants), and orphans come back to it. */
 	close(st[0]);
-	int waiter = (int)syscall(SYS_pidfd_open, getppid(), 0);
+	int waiter = (int)cf_sys2(SYS_pidfd_open, getppid(), 0);
 	if (waiter < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(125);
 	pid_t keeper = fork();
@@ -1812,7 +1811,7 @@ int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 	}
 	int pid = (int)keeper;
 	(void)!write(st[1], &pid, sizeof pid);
-	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
+	int kp = (int)cf_sys2(SYS_pidfd_open, keeper, 0);
 	if (kp < 0)
 		_exit(125);
 	become_supervisor(ls, kp, log_fd, st[1], keeper, waiter);

@@ -32,22 +32,8 @@ struct call {
 	char *const *argv, *const *envp;
 };
 
-static int real_exec(const struct call *c, char *const *env)
-{
-	switch (c->how) {
-	case BY_PATH:
-		return cf_shim.real.execve(c->path, c->argv, env);
-	case BY_SEARCH:
-		return cf_shim.real.execvpe(c->path, c->argv, env);
-	case BY_FD:
-		return cf_shim.real.fexecve(c->fd, c->argv, env);
-	default:
-		return cf_shim.real.execveat(c->fd, c->path, c->argv, env, c->flags);
-	}
-}
-
 /* PATH as glibc's execvp reads it: from environ, not from the new
- * environment; its default when unset. */
+ * environment; NULL (its default) when unset. */
 static const char *search_path(void)
 {
 	for (char **e = environ; e && *e; e++) {
@@ -55,7 +41,32 @@ static const char *search_path(void)
 		if (s[0] == 'P' && s[1] == 'A' && s[2] == 'T' && s[3] == 'H' && s[4] == '=')
 			return s + 5;
 	}
-	return "/bin:/usr/bin";
+	return NULL;
+}
+
+/* The call itself, as glibc makes it (fexecve's checks included), by raw
+ * system calls: nothing to resolve, so it is the same before the constructor
+ * and in a vfork child. -1 with errno, as the real call. */
+static int real_exec(const struct call *c, char *const *env)
+{
+	long rc;
+	switch (c->how) {
+	case BY_PATH:
+		rc = cf_sys3(SYS_execve, c->path, c->argv, env);
+		break;
+	case BY_SEARCH:
+		rc = cf_shim_raw_execvpe(c->path, c->argv, env, search_path());
+		break;
+	case BY_FD:
+		rc = c->fd < 0 || !opaque(c->argv) || !opaque(env)
+			     ? -EINVAL
+			     : cf_sys5(SYS_execveat, c->fd, "", c->argv, env, AT_EMPTY_PATH);
+		break;
+	default:
+		rc = cf_sys5(SYS_execveat, c->fd, c->path, c->argv, env, c->flags);
+	}
+	errno = (int)-rc;
+	return -1;
 }
 
 static bool has_slash(const char *s)
@@ -102,6 +113,14 @@ static int fenced_exec(const struct call *c)
 		char *const *av = opaque(c->argv);
 		program = av && av[0] ? av[0] : "fexecve";
 	}
+	if (cf_shim_early()) {
+		int rc = cf_shim_early_gate(opaque(program) ? program : NULL);
+		if (rc) {
+			errno = -rc;
+			return -1;
+		}
+		return real_exec(c, c->envp);
+	}
 	if (cf_shim.role == CF_ROLE_HARNESS && opaque(c->path)) {
 		int err;
 		/* A PATH search made by hand (CPython's subprocess, a shell) tries
@@ -113,7 +132,8 @@ static int fenced_exec(const struct call *c)
 			return -1;
 		}
 		if (c->how == BY_SEARCH)
-			program = cf_shim_which(c->path, search_path(), found, sizeof found);
+			program = cf_shim_which(c->path, search_path() ? search_path() : "/bin:/usr/bin",
+						found, sizeof found);
 	}
 	if (cf_shim.role == CF_ROLE_HARNESS && (c->how == BY_FD || opaque(c->path))) {
 		int rc = follow(c, program);

@@ -1,5 +1,5 @@
-/* The constructor: resolve the real calls, then decide this process's role. */
-#include <dlfcn.h>
+/* The constructor: resolve the real calls, then decide this process's role.
+ * A call that comes before it is an early one (early.c). */
 #include <stdlib.h>
 
 #include "proc.h"
@@ -8,16 +8,10 @@
 
 struct cf_shim cf_shim;
 
-#define LOOKUP_REAL(name) (cf_shim.real.name = (__typeof__(cf_shim.real.name))dlsym(RTLD_NEXT, #name))
+#define LOOKUP_REAL(name) ((void)CF_REAL(name))
 
 static void resolve_real(void)
 {
-	LOOKUP_REAL(execve);
-	LOOKUP_REAL(execv);
-	LOOKUP_REAL(execvp);
-	LOOKUP_REAL(execvpe);
-	LOOKUP_REAL(fexecve);
-	LOOKUP_REAL(execveat);
 	LOOKUP_REAL(posix_spawn);
 	LOOKUP_REAL(posix_spawnp);
 	LOOKUP_REAL(pidfd_spawn);
@@ -25,12 +19,10 @@ static void resolve_real(void)
 	LOOKUP_REAL(system);
 	LOOKUP_REAL(popen);
 	LOOKUP_REAL(pclose);
-	LOOKUP_REAL(syscall);
 }
 
-__attribute__((constructor)) static void cf_shim_init(void)
+static void decide_role(void)
 {
-	resolve_real();
 	cf_shim.role = CF_ROLE_PASS;
 	/* Fenced already: descendants are covered by inheritance, add no layer. */
 	if (cf_fence_fenced())
@@ -46,4 +38,12 @@ __attribute__((constructor)) static void cf_shim_init(void)
 		return;
 	}
 	cf_shim_fence_self();
+}
+
+__attribute__((constructor)) static void cf_shim_init(void)
+{
+	resolve_real();
+	decide_role();
+	/* From now on the calls take the role's paths (early.c until then). */
+	__atomic_store_n(&cf_shim.ready, true, __ATOMIC_RELEASE);
 }

@@ -16,14 +16,11 @@ enum cf_role {
 	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
 };
 
-/* The real functions, resolved once in the constructor. */
+/* The real functions, resolved once in the constructor, or on first use by a
+ * call that comes before it (CF_REAL). The exec family is not among them: the
+ * shim makes those system calls itself, as glibc does (exec.c, early.c), so
+ * that an exec needs nothing resolved wherever it is called. */
 struct cf_real {
-	int (*execve)(const char *, char *const[], char *const[]);
-	int (*execv)(const char *, char *const[]);
-	int (*execvp)(const char *, char *const[]);
-	int (*execvpe)(const char *, char *const[], char *const[]);
-	int (*fexecve)(int, char *const[], char *const[]);
-	int (*execveat)(int, const char *, char *const[], char *const[], int);
 	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
@@ -35,10 +32,12 @@ struct cf_real {
 	int (*system)(const char *);
 	FILE *(*popen)(const char *, const char *);
 	int (*pclose)(FILE *);
-	long (*syscall)(long, ...);
 };
 
 struct cf_shim {
+	/* Set, with release order, when the constructor has decided ROLE: until
+	 * then every interposed call is an early one (early.c). */
+	bool ready;
 	enum cf_role role;
 	pid_t harness_pid;
 	/* harness: the current prepared fence. Owned by the fence cache
@@ -64,6 +63,38 @@ extern __thread struct cf_checked cf_shim_checked __attribute__((tls_model("init
 #define CF_CHECK_TRUST_NS 50000000LL
 
 long long cf_shim_now_ns(void);
+
+/* Calls that come before the constructor has decided the role (early.c): from
+ * another library's constructor, an IFUNC resolver, a thread or a signal
+ * handler that ran first, or a vfork child of any of them. Raw syscalls and
+ * stack only.
+ * cf_shim_early: true until the constructor is done.
+ * cf_shim_early_gate: a launch of PROGRAM made then goes on (0) only when
+ * this process is fenced already (its child inherits the fence); otherwise
+ * -EPERM after one line on stderr: the role that would fence the child is
+ * not decided, so nothing is started.
+ * cf_shim_raw_execvpe: execvpe as glibc's does it (PATH search, the shell
+ * for a file without #!), with raw system calls, wherever it is called;
+ * PATH_VAR NULL for glibc's default. Returns -errno. */
+bool cf_shim_early(void);
+int cf_shim_early_gate(const char *program);
+int cf_shim_raw_execvpe(const char *file, char *const argv[], char *const envp[],
+			const char *path_var);
+
+/* The real NAME, resolved now when the constructor has not yet (dlsym, normal
+ * context: used only by calls that are themselves not allowed in a vfork
+ * child or a signal handler). NULL when the C library has none. */
+void *cf_shim_dlnext(const char *name);
+#define CF_REAL(name)                                                                         \
+	({                                                                                    \
+		__typeof__(cf_shim.real.name) real_ = __atomic_load_n(&cf_shim.real.name,    \
+									__ATOMIC_ACQUIRE);    \
+		if (!real_) {                                                                 \
+			real_ = (__typeof__(real_))cf_shim_dlnext(#name);                     \
+			__atomic_store_n(&cf_shim.real.name, real_, __ATOMIC_RELEASE);        \
+		}                                                                             \
+		real_;                                                                        \
+	})
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))

@@ -86,10 +86,27 @@ static int run_shell(const char *cmd)
 	return status;
 }
 
+/* Before the constructor (early.c), only a fenced process may start a shell. */
+static int early_refusal(void)
+{
+	int rc = cf_shim_early() ? cf_shim_early_gate(SHELL_PATH) : 0;
+	if (rc)
+		errno = -rc;
+	return rc;
+}
+
 CF_EXPORT int system(const char *cmd)
 {
-	if (cf_shim.role != CF_ROLE_HARNESS)
-		return cf_shim.real.system(cmd);
+	if (early_refusal())
+		return cmd ? -1 : 0; /* system(NULL): no shell to be had */
+	if (cf_shim.role != CF_ROLE_HARNESS) {
+		int (*real)(const char *) = CF_REAL(system);
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real(cmd);
+	}
 	if (!cmd)
 		return run_shell("exit 0") == 0;
 	return run_shell(cmd);
@@ -191,8 +208,16 @@ static FILE *open_piped(const char *cmd, const char *mode)
 
 CF_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
-	if (cf_shim.role != CF_ROLE_HARNESS)
-		return cf_shim.real.popen(cmd, mode);
+	if (early_refusal())
+		return NULL;
+	if (cf_shim.role != CF_ROLE_HARNESS) {
+		FILE *(*real)(const char *, const char *) = CF_REAL(popen);
+		if (!real) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real(cmd, mode);
+	}
 	return open_piped(cmd, mode);
 }
 
@@ -207,8 +232,14 @@ CF_EXPORT int pclose(FILE *fp)
 			break;
 		}
 	pthread_mutex_unlock(&popen_lock);
-	if (!rec)
-		return cf_shim.real.pclose(fp);
+	if (!rec) {
+		int (*real)(FILE *) = CF_REAL(pclose);
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real(fp);
+	}
 	int status = -1;
 	fclose(fp);
 	if (wait_for(rec->pid, &status) != rec->pid)
