@@ -233,6 +233,15 @@ void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_res
 	cf_why_words(&w, out, cap);
 }
 
+bool cf_fence_refuses_always(const struct cf_fence *f, int rc)
+{
+	struct cf_why w = f->pol.why;
+	struct cf_expand_result none = {0};
+	if (f->ready || rc == -CF_ETOOMANY)
+		decode(f, rc, &none, &w);
+	return cf_why_refuses_always(w.id);
+}
+
 void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap)
 {
 	cf_policy_reason(&f->pol, out, cap);

@@ -26,6 +26,7 @@
 #include "bpf.h"
 #include "errwords.h"
 #include "json.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 
@@ -295,12 +296,39 @@ static int blob_add(char **blob, size_t *len, char kind, const char *s)
 	return 0;
 }
 
+/* "credfence-sup-PID-START-HEX": PID and START into IPC, or 0 when ADDR is
+ * not of that form (cf_ipc_enter then refuses: no identity to check). */
+static void parse_identity(struct cf_ipc *ipc)
+{
+	static const char prefix[] = "credfence-sup-";
+	unsigned long long v[2] = {0, 0};
+	const char *p = ipc->addr;
+	ipc->sup_pid = 0;
+	ipc->sup_start = 0;
+	if (strncmp(p, prefix, sizeof prefix - 1) != 0)
+		return;
+	p += sizeof prefix - 1;
+	for (int k = 0; k < 2; k++) {
+		if (*p < '0' || *p > '9')
+			return;
+		while (*p >= '0' && *p <= '9' && v[k] < (1ULL << 62))
+			v[k] = v[k] * 10 + (unsigned long long)(*p++ - '0');
+		if (*p++ != '-')
+			return;
+	}
+	if (!*p || v[0] == 0 || v[0] > 0x3fffffff || v[1] == 0)
+		return;
+	ipc->sup_pid = (int)v[0];
+	ipc->sup_start = v[1];
+}
+
 int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr)
 {
 	size_t n = addr ? strlen(addr) : 0;
 	if (n >= CF_IPC_ADDR_MAX || n >= sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 		return -EINVAL;
 	memcpy(ipc->addr, addr ? addr : "", n + 1);
+	parse_identity(ipc);
 	return 0;
 }
 
@@ -400,13 +428,47 @@ static long hand_over(int s, int listener, const struct cf_ipc *ipc)
 	return answer;
 }
 
+/* Whether the peer of S is the supervisor of IPC: 0, or the code of
+ * ipc.h. Checked after the connect, so that a supervisor that died before it
+ * (its name then free to bind) fails one of the two tests: the listener's
+ * pid is the binder's, or the pid is the supervisor's and /proc shows
+ * another process (or none) under it. */
+static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
+{
+	struct ucred cr = {0, 0, 0};
+	socklen_t len = sizeof cr;
+	long r = cf_sys5(SYS_getsockopt, s, SOL_SOCKET, SO_PEERCRED, &cr, &len);
+	if (r < 0)
+		return (int)-(CF_EIPC_IDENTITY - r);
+	if (cr.pid != ipc->sup_pid)
+		return -CF_EIPC_ENDED; /* 0 too: a listener of another pid namespace */
+	unsigned long long start = cf_proc_starttime(cr.pid);
+	if (start == 0)
+		return -(CF_EIPC_IDENTITY + ESRCH); /* gone, or no /proc to tell */
+	return start == ipc->sup_start ? 0 : -CF_EIPC_ENDED;
+}
+
+bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)
+{
+	char state = 0;
+	return ipc->sup_pid > 0 && cf_proc_starttime_state(ipc->sup_pid, &state) == ipc->sup_start &&
+	       state != 'Z' && state != 'X';
+}
+
 int cf_ipc_enter(const struct cf_ipc *ipc)
 {
 	if (!ipc->addr[0] || !ipc->blob)
 		return -ENOTCONN;
+	if (ipc->sup_pid <= 0)
+		return -(CF_EIPC_IDENTITY + EINVAL);
 	int s = sup_connect(ipc->addr);
 	if (s < 0)
-		return s;
+		return cf_ipc_supervisor_alive(ipc) ? s : -CF_EIPC_ENDED;
+	int who = peer_is_supervisor(s, ipc);
+	if (who < 0) {
+		cf_sys_close(s);
+		return who;
+	}
 	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
 	if (l == -EINVAL) /* before 5.19 */
 		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER);
@@ -465,6 +527,14 @@ void cf_ipc_verdict(int err, struct cf_why *w)
 	*w = (struct cf_why){.id = CF_WHY_IPC_REFUSED};
 	if (e >= CF_EPIDFD) {
 		*w = (struct cf_why){.id = CF_WHY_IPC_PIDFD, .err = e - CF_EPIDFD};
+		return;
+	}
+	if (e >= CF_EIPC_IDENTITY) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_IDENTITY, .err = e - CF_EIPC_IDENTITY};
+		return;
+	}
+	if (e == CF_EIPC_ENDED) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_ENDED};
 		return;
 	}
 	if (e >= CF_EIPC_PTRACE) {

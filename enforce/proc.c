@@ -6,8 +6,31 @@
 
 unsigned long long cf_proc_self_starttime(void)
 {
-	char buf[1024];
-	int fd = cf_sys_openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	return cf_proc_starttime(0);
+}
+
+unsigned long long cf_proc_starttime(int pid)
+{
+	char state;
+	return cf_proc_starttime_state(pid, &state);
+}
+
+unsigned long long cf_proc_starttime_state(int pid, char *state)
+{
+	char buf[1024], path[32] = "/proc/self/stat";
+	if (pid > 0) {
+		char digits[12];
+		int nd = 0, at = 6; /* after "/proc/" */
+		do
+			digits[nd++] = (char)('0' + pid % 10);
+		while ((pid /= 10) && nd < (int)sizeof digits);
+		while (nd)
+			path[at++] = digits[--nd];
+		for (const char *t = "/stat"; *t; t++)
+			path[at++] = *t;
+		path[at] = '\0';
+	}
+	int fd = cf_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	long n = cf_sys3(SYS_read, fd, buf, sizeof buf - 1);
@@ -23,6 +46,7 @@ unsigned long long cf_proc_self_starttime(void)
 	if (!p)
 		return 0;
 	p++;
+	*state = p[0] == ' ' ? p[1] : 0; /* field 3 */
 	/* After ')' come fields 3.. ; start time is field 22. */
 	int field = 2;
 	while (*p && field < 22) {

@@ -55,6 +55,7 @@
 #include "harness_guard.h"
 #include "ipc.h"
 #include "json.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 
@@ -1617,14 +1618,20 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	serve(fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
 
-/* A fresh abstract listening socket; its name (no leading NUL) in NAME. */
+/* A fresh abstract listening socket; its name (no leading NUL) in NAME.
+ * Called in the supervisor process itself: the name carries its pid and
+ * start time, and listen() here makes it the socket's SO_PEERCRED, which
+ * each child checks against them (ipc.h). */
 static int listening_socket(char name[CF_IPC_ADDR_MAX])
 {
 	unsigned char rnd[8];
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	unsigned long long start = cf_proc_self_starttime();
+	if (!start)
+		return -ESRCH; /* no /proc to name ourselves by */
 	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
 		return -EIO;
-	int k = snprintf(name, CF_IPC_ADDR_MAX, "credfence-sup-%d-", (int)getpid());
+	int k = snprintf(name, CF_IPC_ADDR_MAX, "credfence-sup-%d-%llu-", (int)getpid(), start);
 	for (size_t i = 0; i < sizeof rnd; i++)
 		k += snprintf(name + k, CF_IPC_ADDR_MAX - (size_t)k, "%02x", rnd[i]);
 	memcpy(sa.sun_path + 1, name, (size_t)k);
@@ -1644,36 +1651,62 @@ static int listening_socket(char name[CF_IPC_ADDR_MAX])
 int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 {
 	char name[CF_IPC_ADDR_MAX];
-	int ls = listening_socket(name);
-	if (ls < 0)
-		return ls;
+	int p[2];
 	int kp = (int)syscall(SYS_pidfd_open, keeper, 0);
-	if (kp < 0) {
+	if (kp < 0)
+		return -errno;
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		int e = -errno;
-		close(ls);
+		close(kp);
 		return e;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(p[0]);
 		pid_t sup = fork();
 		if (sup != 0)
 			_exit(sup < 0 ? 1 : 0); /* the supervisor is nobody's child */
+		/* The supervisor makes its own socket (its pid and start time are
+		 * the name's) and reports the name, or -errno, to the caller. */
+		int ls = listening_socket(name);
+		int r = ls < 0 ? ls : 0;
+		if (write(p[1], &r, sizeof r) != sizeof r || ls < 0 ||
+		    write(p[1], name, CF_IPC_ADDR_MAX) != CF_IPC_ADDR_MAX)
+			_exit(1);
+		close(p[1]);
 		become_supervisor(ls, kp, log_fd, -1, 0, -1);
 		_exit(1);
 	}
 	int e = pid < 0 ? -errno : 0;
-	close(ls);
+	close(p[1]);
 	close(kp);
-	if (pid < 0)
+	if (pid < 0) {
+		close(p[0]);
 		return e;
-	int st = 0;
+	}
+	int st = 0, r = -EAGAIN;
 	pid_t w;
 	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
-	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		close(p[0]);
 		return -EAGAIN;
-	memcpy(addr, name, strlen(name) + 1);
-	return 0;
+	}
+	ssize_t n;
+	while ((n = read(p[0], &r, sizeof r)) < 0 && errno == EINTR)
+		;
+	if (n != sizeof r)
+		r = -EAGAIN;
+	if (r == 0) {
+		while ((n = read(p[0], name, CF_IPC_ADDR_MAX)) < 0 && errno == EINTR)
+			;
+		if (n != CF_IPC_ADDR_MAX || !memchr(name, '\0', CF_IPC_ADDR_MAX))
+			r = -EAGAIN;
+	}
+	close(p[0]);
+	if (r == 0)
+		memcpy(addr, name, strlen(name) + 1);
+	return r;
 }
 
 /* The waiter: what the caller's process becomes. It answers for the keeper
@@ -1762,32 +1795,38 @@ static _Noreturn void wait_for_keeper(int rd)
 int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 {
 	char name[CF_IPC_ADDR_MAX];
-	int ls = listening_socket(name);
-	if (ls < 0)
-		return ls;
 	int st[2];
-	if (pipe2(st, O_CLOEXEC) < 0) {
-		int e = -errno;
-		close(ls);
-		return e;
-	}
+	/* Whether /proc names this process (the supervisor names itself by its
+	 * start time), asked here where a failure can still be answered. */
+	if (!cf_proc_self_starttime())
+		return -ESRCH;
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return -errno;
 	pid_t sup = fork();
 	if (sup < 0) {
 		int e = -errno;
-		close(ls);
 		close(st[0]);
 		close(st[1]);
 		return e;
 	}
 	if (sup > 0) {
-		close(ls);
 		close(st[1]);
 		wait_for_keeper(st[0]);
 	}
 	/* The supervisor: every process it will serve descends from it (Yama's
 	 * ptrace_scope 1 lets a process take descriptors only from its
-	 * descendants), and orphans come back to it. */
+	 * descendants), and orphans come back to it. Its socket is its own
+	 * (listening_socket). */
 	close(st[0]);
+	int ls = listening_socket(name);
+	if (ls < 0) {
+		char line[160];
+		int n = snprintf(line, sizeof line,
+				 "credfence: the IPC supervisor could not listen on its socket (%s). "
+				 "Nothing was run.\n", strerror(-ls));
+		(void)!write(2, line, (size_t)n);
+		_exit(125);
+	}
 	int waiter = (int)syscall(SYS_pidfd_open, getppid(), 0);
 	if (waiter < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(125);
