@@ -45,6 +45,9 @@ struct cf_shim {
 	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
 	struct cf_real real;
+	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
+	 * every later child is refused, in either mode. Set once, atomically. */
+	int supervisor_ended;
 };
 
 extern struct cf_shim cf_shim;
@@ -64,6 +67,11 @@ extern __thread struct cf_checked cf_shim_checked __attribute__((tls_model("init
 #define CF_CHECK_TRUST_NS 50000000LL
 
 long long cf_shim_now_ns(void);
+
+/* Normal context, in the harness before each launch (cf_shim_fence_lend):
+ * when the IPC supervisor of F has ended, say so once on stderr and in the
+ * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
+void cf_shim_watch_supervisor(const struct cf_fence *f);
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))
