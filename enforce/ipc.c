@@ -440,8 +440,8 @@ static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
 	long r = cf_sys5(SYS_getsockopt, s, SOL_SOCKET, SO_PEERCRED, &cr, &len);
 	if (r < 0)
 		return (int)-(CF_EIPC_IDENTITY - r);
-	if (cr.pid != ipc->sup_pid)
-		return -CF_EIPC_ENDED; /* 0 too: a listener of another pid namespace */
+	if (cr.pid != ipc->sup_pid) /* 0 too: a listener of another pid namespace */
+		return cf_ipc_supervisor_alive(ipc) ? -(CF_EIPC_IDENTITY + EPERM) : -CF_EIPC_ENDED;
 	unsigned long long start = cf_proc_starttime(cr.pid);
 	if (start == 0)
 		return -(CF_EIPC_IDENTITY + ESRCH); /* gone, or no /proc to tell */
