@@ -39,10 +39,6 @@
 #ifndef SECCOMP_RET_USER_NOTIF
 #define SECCOMP_RET_USER_NOTIF 0x7fc00000U
 #endif
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR 0x401c5820U
-#endif
-#define CF_FS_IOC32_SETFLAGS 0x40046602U /* _IOW('f', 2, int) */
 
 /* Three more answers, the same number in every table of this machine:
  * io_uring_setup: a ring reaches connect, setxattr and the rest without any
@@ -112,7 +108,9 @@
 
 #define POS_N(name, nr) P_N_##name,
 #define POS_C(name, nr) P_C_##name,
+#define POS_IOC(name, cmd, what) P_IOC_##name,
 enum { NATIVE_TRAP(POS_N) N_NATIVE };
+enum { CF_META_IOCTLS(POS_IOC) N_IOC };
 #ifdef COMPAT_DENY
 enum { COMPAT_DENY(POS_C) N_COMPAT };
 #endif
@@ -131,10 +129,9 @@ enum {
 	I_N_LIST,
 	I_N_ALLOW = I_N_LIST + N_NATIVE,
 	I_N_CMD,
-	I_N_SETFLAGS,
-	I_N_SETFLAGS32,
-	I_N_FSSETXATTR,
-	I_N_CMD_ALLOW,
+	I_N_IOC,
+	I_N_IOC_ALLOW = I_N_IOC + N_IOC,
+	I_N_IOC_DENY,
 	I_TRAP,
 	I_PRCTL_OP,
 	I_PRCTL_IS_DUMPABLE,
@@ -151,10 +148,8 @@ enum {
 	I_X_LIST,
 	I_X_ALLOW = I_X_LIST + N_NATIVE,
 	I_X_CMD,
-	I_X_SETFLAGS,
-	I_X_SETFLAGS32,
-	I_X_FSSETXATTR,
-	I_X_CMD_ALLOW,
+	I_X_IOC,
+	I_X_IOC_ALLOW = I_X_IOC + N_IOC,
 #endif
 	I_IS_COMPAT,
 #ifdef COMPAT_DENY
@@ -168,10 +163,8 @@ enum {
 	I_C_CONNECT,
 	I_C_CALL_ALLOW,
 	I_C_CMD,
-	I_C_SETFLAGS,
-	I_C_SETFLAGS32,
-	I_C_FSSETXATTR,
-	I_C_CMD_ALLOW,
+	I_C_IOC,
+	I_C_IOC_ALLOW = I_C_IOC + N_IOC,
 	I_DENY,
 #endif
 	I_KILL,
@@ -183,6 +176,13 @@ enum {
 #define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)
 #define X_ENTRY(name, nr) IN_LIST(I_X_LIST, P_N_##name, nr, I_DENY)
 #define C_ENTRY(name, nr) IN_LIST(I_C_LIST, P_C_##name, nr, I_DENY)
+/* The metadata ioctls (supervisor.h): natively TRAP or DENY by the table's
+ * word; x32 and compat refuse them all. */
+#define IOC_TARGET_TRAP I_TRAP
+#define IOC_TARGET_DENY I_N_IOC_DENY
+#define NI_ENTRY(name, cmd, what) IN_LIST(I_N_IOC, P_IOC_##name, cmd, IOC_TARGET_##what)
+#define XI_ENTRY(name, cmd, what) IN_LIST(I_X_IOC, P_IOC_##name, cmd, I_DENY)
+#define CI_ENTRY(name, cmd, what) IN_LIST(I_C_IOC, P_IOC_##name, cmd, I_DENY)
 
 #define ALLOW_V SECCOMP_RET_ALLOW
 #define DENY_V (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
@@ -202,10 +202,9 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_N_ALLOW] = RET(ALLOW_V),
 	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
 	[I_N_CMD] = LOAD(LOW(1)),
-	[I_N_SETFLAGS] = IF_EQ(I_N_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_TRAP, I_N_SETFLAGS32),
-	[I_N_SETFLAGS32] = IF_EQ(I_N_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_TRAP, I_N_FSSETXATTR),
-	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_CMD_ALLOW),
-	[I_N_CMD_ALLOW] = RET(ALLOW_V),
+	CF_META_IOCTLS(NI_ENTRY)
+	[I_N_IOC_ALLOW] = RET(ALLOW_V),
+	[I_N_IOC_DENY] = RET(DENY_V),
 	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
 	[I_PRCTL_OP] = LOAD(LOW(0)),
 	[I_PRCTL_IS_DUMPABLE] = IF_EQ(I_PRCTL_IS_DUMPABLE, PR_SET_DUMPABLE_, I_PRCTL_ARG, I_PRCTL_ALLOW),
@@ -221,10 +220,8 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	NATIVE_TRAP(X_ENTRY)
 	[I_X_ALLOW] = RET(ALLOW_V),
 	[I_X_CMD] = LOAD(LOW(1)),
-	[I_X_SETFLAGS] = IF_EQ(I_X_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_X_SETFLAGS32),
-	[I_X_SETFLAGS32] = IF_EQ(I_X_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_X_FSSETXATTR),
-	[I_X_FSSETXATTR] = IF_EQ(I_X_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_X_CMD_ALLOW),
-	[I_X_CMD_ALLOW] = RET(ALLOW_V),
+	CF_META_IOCTLS(XI_ENTRY)
+	[I_X_IOC_ALLOW] = RET(ALLOW_V),
 #endif
 #ifdef COMPAT_DENY
 	[I_IS_COMPAT] = IF_EQ(I_IS_COMPAT, COMPAT_ARCH, I_C_NR, I_KILL),
@@ -239,10 +236,8 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_C_CONNECT] = IF_EQ(I_C_CONNECT, 3, I_DENY, I_C_CALL_ALLOW),
 	[I_C_CALL_ALLOW] = RET(ALLOW_V),
 	[I_C_CMD] = LOAD(LOW(1)),
-	[I_C_SETFLAGS] = IF_EQ(I_C_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_C_SETFLAGS32),
-	[I_C_SETFLAGS32] = IF_EQ(I_C_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_C_FSSETXATTR),
-	[I_C_FSSETXATTR] = IF_EQ(I_C_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_C_CMD_ALLOW),
-	[I_C_CMD_ALLOW] = RET(ALLOW_V),
+	CF_META_IOCTLS(CI_ENTRY)
+	[I_C_IOC_ALLOW] = RET(ALLOW_V),
 	[I_DENY] = RET(DENY_V),
 #else
 	[I_IS_COMPAT] = RET(SECCOMP_RET_KILL_PROCESS),

@@ -74,10 +74,6 @@
 #ifndef SO_COOKIE
 #define SO_COOKIE 57
 #endif
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR 0x401c5820U
-#endif
-#define CF_FS_IOC32_SETFLAGS 0x40046602U
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
 #endif
@@ -1013,8 +1009,11 @@ static int parse_meta(const struct caller *c, const struct seccomp_notif *n, str
 		m->empty_ok = A(2) & AT_EMPTY_PATH;
 		return read_xattr_name(c, m, A(3));
 	case SYS_ioctl:
+		/* Only the TRAP rows of CF_META_IOCTLS arrive: each takes an int
+		 * (the kernel reads an int for the long forms too), or struct
+		 * fsxattr. Called again with our copy, on the caller's descriptor. */
 		m->call = "ioctl", m->op = OP_IOCTL, m->fd = AINT(0), m->cmd = (uint32_t)A(1);
-		if (m->cmd == (uint32_t)FS_IOC_FSSETXATTR)
+		if (m->cmd == CF_IOC_FSSETXATTR)
 			r = peek(c, A(2), &m->io.fsx, sizeof m->io.fsx);
 		else
 			r = peek(c, A(2), &m->io.flags, sizeof m->io.flags);

@@ -1440,3 +1440,138 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 	close(ls2);
 	cf_ipc_free(&s.ipc);
 }
+
+/* ---- the metadata ioctls, by the one table (supervisor.h) ---- */
+
+#define IOC_ROW(name, cmd, what) {#name, cmd, #what[0] == 'T'},
+static const struct {
+	const char *name;
+	uint32_t cmd;
+	bool trap;
+} ioc_rows[] = {CF_META_IOCTLS(IOC_ROW)};
+#define N_IOC_ROWS (sizeof ioc_rows / sizeof *ioc_rows)
+
+Test(ipc_engine, every_metadata_ioctl_of_the_table_is_trapped_or_refused)
+{
+	const uint32_t NOTIF = SECCOMP_RET_USER_NOTIF, DENY = SECCOMP_RET_ERRNO | EPERM;
+	cr_assert_geq(N_IOC_ROWS, 7);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		uint64_t cmd = ioc_rows[i].cmd;
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, cmd), ioc_rows[i].trap ? NOTIF : DENY,
+			     "%s natively", ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, cmd | (7ULL << 32)),
+			     ioc_rows[i].trap ? NOTIF : DENY, "%s with high bits", ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 0x40000000 | 514, 3, cmd), DENY, "%s x32",
+			     ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 0x40000000 | 16, 3, cmd), DENY, "%s x32 (16)",
+			     ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_I386, 54, 3, cmd), DENY, "%s i386", ioc_rows[i].name);
+	}
+	/* What was found open (issue 18), by the kernel's own numbers. */
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SETVERSION), NOTIF);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SET_ENCRYPTION_POLICY), DENY);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETVERSION), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETFSLABEL), SECCOMP_RET_ALLOW);
+}
+
+/* Each TRAP row on PATH with a copy of an int (or struct fsxattr) the
+ * kernel accepts; the DENY rows whose kernel answer to a bogus argument is
+ * harmless. errnos into sh->e[row]. */
+static int child_ioctls(void *arg)
+{
+	const char *p = arg;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		union {
+			int v;
+			struct fsxattr fsx;
+			unsigned char bogus[512];
+		} a;
+		memset(&a, 0, sizeof a);
+		uint32_t cmd = ioc_rows[i].cmd;
+		if (cmd == CF_IOC_FSSETXATTR) {
+			if (ioctl(fd, FS_IOC_FSGETXATTR, &a.fsx) < 0)
+				return 3;
+			a.fsx.fsx_xflags ^= FS_XFLAG_NODUMP;
+		} else if (cmd == 0x40086602U || cmd == 0x40046602U) {
+			if (ioctl(fd, FS_IOC_GETFLAGS, &a.v) < 0)
+				return 4;
+			a.v ^= FS_NODUMP_FL;
+		} else if (ioc_rows[i].trap) {
+			a.v = 4242; /* a generation */
+		} else if (strstr(ioc_rows[i].name, "SETFSLABEL") || strstr(ioc_rows[i].name, "SETFSUUID") ||
+			   strstr(ioc_rows[i].name, "MIGRATE")) {
+			sh->e[i] = -1; /* not called: the kernel would act on the filesystem */
+			continue;
+		} else {
+			memset(a.bogus, 0xff, sizeof a.bogus); /* an invalid version or size */
+		}
+		sh->e[i] = ioctl(fd, (unsigned long)cmd, &a) < 0 ? errno : 0;
+	}
+	close(fd);
+	return 0;
+}
+
+static unsigned generation(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	unsigned g = 0;
+	cr_assert(fd >= 0);
+	cr_assert(ioctl(fd, FS_IOC_GETVERSION, &g) == 0, "FS_IOC_GETVERSION: %s", strerror(errno));
+	close(fd);
+	return g;
+}
+
+Test(ipc_engine, metadata_ioctls_outside_are_refused_and_inside_work)
+{
+	struct sup s;
+	char outside[PATH_MAX], control[PATH_MAX], inside[PATH_MAX];
+	int want[N_IOC_ROWS];
+	cf_fx_fmt(outside, sizeof outside, "%s/dotfile", fx.home);
+	cf_fx_fmt(control, sizeof control, "%s/control", fx.root);
+	cf_fx_fmt(inside, sizeof inside, "%s/built", fx.ws);
+	cf_fx_write(outside, "[user]\n");
+	cf_fx_write(control, "c\n");
+	cf_fx_write(inside, "i\n");
+	/* The control: unfenced, what each row does here. */
+	memset(sh->e, 0, sizeof sh->e);
+	run(NULL, child_ioctls, control);
+	memcpy(want, sh->e, sizeof want);
+	for (size_t i = 0; i < N_IOC_ROWS; i++)
+		cr_log_info("control %s: %s", ioc_rows[i].name, want[i] < 0 ? "not called" : strerror(want[i]));
+	if (want[3] != 0) /* FS_IOC_SETVERSION */
+		cf_test_unavailable("FS_IOC_SETVERSION does not work on this filesystem (%s)",
+				    strerror(want[3]));
+	cr_assert_eq(generation(control), 4242u, "the control changed the generation");
+	sup_start(&s, NULL);
+	struct snapshot before, after;
+	unsigned gen = generation(outside);
+	snap(outside, &before);
+	memset(sh->e, 0, sizeof sh->e);
+	run(&s, child_ioctls, outside);
+	snap(outside, &after);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		if (want[i] < 0)
+			continue;
+		int expect = ioc_rows[i].trap ? EACCES : EPERM;
+		cr_expect_eq(sh->e[i], expect, "outside %s: %s (control: %s)", ioc_rows[i].name,
+			     strerror(sh->e[i]), strerror(want[i]));
+	}
+	expect_same(outside, &before, &after);
+	cr_expect_eq(generation(outside), gen, "the generation of a file outside changed");
+	/* Inside: a TRAP row does what it did unfenced; a DENY row is refused. */
+	memset(sh->e, 0, sizeof sh->e);
+	run(&s, child_ioctls, inside);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		if (want[i] < 0)
+			continue;
+		cr_expect_eq(sh->e[i], ioc_rows[i].trap ? want[i] : EPERM, "inside %s: %s (control: %s)",
+			     ioc_rows[i].name, strerror(sh->e[i]), strerror(want[i]));
+	}
+	cr_expect_eq(generation(inside), 4242u, "FS_IOC_SETVERSION did not work inside");
+	const char *lg = log_text(&s);
+	cr_expect(strstr(lg, "\"call\":\"ioctl\"") && strstr(lg, outside), "log: %s", lg);
+	cf_ipc_free(&s.ipc);
+}
