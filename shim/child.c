@@ -52,6 +52,8 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 		 : ended   ? -CF_EIPC_ENDED
 		 : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
 			   : cf_fence_enter(f, buf, sizeof buf, &res);
+	if (rc == -CF_EIPC_ENDED && !ended)
+		cf_shim_supervisor_ended(f); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
 	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,

@@ -72,6 +72,10 @@ long long cf_shim_now_ns(void);
  * when the IPC supervisor of F has ended, say so once on stderr and in the
  * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
 void cf_shim_watch_supervisor(const struct cf_fence *f);
+/* The same report, once, for a supervisor found ended (by the watch, or by a
+ * child's cf_ipc_enter). Raw syscalls and stack: callable in a vfork child,
+ * where it marks the harness's own memory. */
+void cf_shim_supervisor_ended(const struct cf_fence *f);
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))
