@@ -216,6 +216,7 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 			 : cf_supervisor_start(keeper, logfd, addr);
 	if (!rc)
 		rc = cf_ipc_set_addr(&f->ipc, addr);
+	f->ipc.sup_beside = !above;
 	if (rc) {
 		if (rc > -CF_EIPC)
 			rc = -(CF_EIPC_START - rc); /* the start failed */

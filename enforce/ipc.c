@@ -423,6 +423,22 @@ static long hand_over(int s, int listener, const struct cf_ipc *ipc)
 	return answer;
 }
 
+/* Whether PID is an ancestor of the calling process, by /proc's parent
+ * links. A tree deeper than this is not one any way in makes. */
+static bool is_ancestor(int pid)
+{
+	struct cf_proc_stat st;
+	int p = (int)cf_sys0(SYS_getppid);
+	for (int depth = 0; p > 1 && depth < 128; depth++) {
+		if (p == pid)
+			return true;
+		if (cf_proc_stat(p, &st) < 0)
+			return false;
+		p = st.ppid;
+	}
+	return p == pid;
+}
+
 /* Whether the peer of S is the supervisor of IPC: 0, or the code of
  * ipc.h. Checked after the connect, so that a supervisor that died before it
  * (its name then free to bind) fails one of the two tests: the listener's
@@ -440,7 +456,9 @@ static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
 	unsigned long long start = cf_proc_starttime(cr.pid);
 	if (start == 0)
 		return -(CF_EIPC_IDENTITY + ESRCH); /* gone, or no /proc to tell */
-	return start == ipc->sup_start ? 0 : -CF_EIPC_ENDED;
+	if (start != ipc->sup_start)
+		return -CF_EIPC_ENDED;
+	return ipc->sup_beside || is_ancestor(cr.pid) ? 0 : -(CF_EIPC_IDENTITY + EPERM);
 }
 
 bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)

@@ -42,7 +42,15 @@
  * the connect, /proc/PID/stat must still show START. A pid is not reused
  * while its process lives, the name is held by the supervisor's socket for
  * as long as it lives, and a listener bound after its death has another
- * process's pid: nothing a fenced process makes passes. */
+ * process's pid: nothing a fenced process makes passes.
+ *
+ * And the supervisor must be an ancestor of the caller: every way in starts
+ * it above what it serves (cf_supervisor_start_above), as a child subreaper,
+ * so that even an orphan of its tree stays below it. An address that names
+ * another live process (an environment a harness was steered to give a
+ * child, naming a listener of a fenced process with that process's own pid
+ * and start time) fails here: no fenced process is an ancestor of a new
+ * child of the harness. */
 #define CF_IPC_ADDR_MAX 64
 
 /* What a fenced child hands to the supervisor with its listener, built in
@@ -51,6 +59,8 @@ struct cf_ipc {
 	char addr[CF_IPC_ADDR_MAX]; /* "" : no supervisor known */
 	int sup_pid;                /* from ADDR; 0: ADDR names no supervisor's identity */
 	unsigned long long sup_start;
+	bool sup_beside;            /* the supervisor need not be an ancestor of the caller
+				       (cf_supervisor_start; tests): false unless set */
 	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
 	size_t blob_len;
 };

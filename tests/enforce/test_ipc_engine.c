@@ -147,6 +147,7 @@ static void sup_start(struct sup *s, const char *const *allow)
 	for (size_t i = 0; allow && allow[i]; i++)
 		cr_assert(cf_strv_add(&a, allow[i]) == 0);
 	cr_assert_eq(cf_ipc_prepare(&s->ipc, &w, &a, s->addr), 0);
+	s->ipc.sup_beside = true; /* cf_supervisor_start: beside the children, not above */
 	cf_strv_free(&w);
 	cf_strv_free(&a);
 }
@@ -1573,5 +1574,42 @@ Test(ipc_engine, metadata_ioctls_outside_are_refused_and_inside_work)
 	cr_expect_eq(generation(inside), 4242u, "FS_IOC_SETVERSION did not work inside");
 	const char *lg = log_text(&s);
 	cr_expect(strstr(lg, "\"call\":\"ioctl\"") && strstr(lg, outside), "log: %s", lg);
+	cf_ipc_free(&s.ipc);
+}
+
+/* An address naming a live process's own listener, with that process's own
+ * pid and start time (an environment a harness was steered to hand a
+ * child): the identity checks pass, but the process is no ancestor of the
+ * child, as every way in's supervisor is. */
+Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
+{
+	struct sup s;
+	char name[CF_IPC_ADDR_MAX];
+	int ready[2];
+	sup_start(&s, NULL);
+	cr_assert(pipe(ready) == 0);
+	pid_t imp = fork();
+	cr_assert(imp >= 0);
+	if (imp == 0) {
+		snprintf(name, sizeof name, "credfence-sup-%d-%llu-0ff1ce", (int)getpid(),
+			 cf_proc_self_starttime());
+		int ls = bind_name(name);
+		(void)!write(ready[1], name, sizeof name);
+		struct pollfd p = {ls, POLLIN, 0};
+		if (ls >= 0 && poll(&p, 1, 3000) > 0)
+			impostor_serve_one(ls);
+		_exit(0);
+	}
+	cr_assert_eq(read(ready[0], name, sizeof name), (ssize_t)sizeof name);
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, name), 0);
+	s.ipc.sup_beside = false; /* as in every way in */
+	cr_assert_eq(s.ipc.sup_pid, imp);
+	int rc = enter_result(&s);
+	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EPERM), "%d %s", rc, rc < 0 && rc > -1000 ? ipc_words(rc) : "");
+	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received a listener");
+	kill(imp, SIGKILL);
+	reap(imp);
+	close(ready[0]);
+	close(ready[1]);
 	cf_ipc_free(&s.ipc);
 }
