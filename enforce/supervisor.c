@@ -1769,17 +1769,32 @@ static _Noreturn void wait_for_keeper(int rd)
 	ssize_t n;
 	while ((n = read(rd, &pid, sizeof pid)) < 0 && errno == EINTR)
 		;
-	if (n == sizeof pid)
+	/* The keeper's pidfd, should the supervisor die first: the keeper is
+	 * alive now, or a zombie its parent (the supervisor) has not reaped, as
+	 * it reaps it only to report its end, below. */
+	int keeper = -1;
+	if (n == sizeof pid) {
 		fwd_pid = pid;
+		keeper = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
 	while ((n = read(rd, msg, sizeof msg)) < 0 && errno == EINTR)
 		;
-	at_end();
 	if (n != sizeof msg || msg[0] < 0) {
-		static const char e[] = "credfence: the IPC supervisor ended before the command; its "
-					"exit status is not known\n";
+		/* The supervisor died first (a fenced process of the user may kill
+		 * it). The command goes on: wait for it, as its caller expects
+		 * (a harness keeps the terminal), and keep its temporary directory
+		 * until then; its exit status is lost with the supervisor. */
+		static const char e[] = "credfence: the IPC supervisor ended before the command; the "
+					"command goes on, its Unix connects and metadata changes now "
+					"fail, and its exit status will not be known\n";
 		(void)!write(2, e, sizeof e - 1);
+		struct pollfd p = {keeper, POLLIN, 0};
+		while (keeper >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+		at_end();
 		_exit(125);
 	}
+	at_end();
 	if (msg[0] == CLD_EXITED)
 		_exit(msg[1]);
 	/* Killed: die of the same signal, without a core of our own. */
