@@ -440,10 +440,14 @@ static bool is_ancestor(int pid)
 }
 
 /* Whether the peer of S is the supervisor of IPC: 0, or the code of
- * ipc.h. Checked after the connect, so that a supervisor that died before it
- * (its name then free to bind) fails one of the two tests: the listener's
- * pid is the binder's, or the pid is the supervisor's and /proc shows
- * another process (or none) under it. */
+ * ipc.h. SO_PEERCRED of our connected socket is what the kernel copied from
+ * the listener at connect, set by listen() to the listening process
+ * (net/unix/af_unix.c, unix_listen: "set credentials so connect can copy
+ * them"). Checked after the connect, so that a supervisor that died before
+ * it (its name then free to bind) fails a test: the listener's pid is the
+ * binder's, or the pid is the supervisor's and /proc shows another process
+ * (or none) under it. An address naming a live process that is not ours
+ * fails the ancestry. */
 static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
 {
 	struct ucred cr = {0, 0, 0};
