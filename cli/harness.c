@@ -23,6 +23,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -561,6 +562,65 @@ static bool shell_with_c(char **cmd)
 }
 
 #ifdef __linux__
+static bool path_beneath(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(root, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A directory descriptor the harness inherits (4<"$HOME", an O_PATH
+ * descriptor of ~/.ssh) belongs to the mount namespace outside the guard,
+ * where no cover lies: openat(4, ".ssh/id_ed25519") from the harness would
+ * read the key. Refused rather than closed: the harness or a wrapper may
+ * rely on the descriptor, and a silent close would break it in a way nobody
+ * could tell; the user closes it in one word (4<&-). Its children need no
+ * such check: Landlock judges a path opened through an inherited directory
+ * descriptor by where it resolves (tests/enforce/test_guard.c). 0 or
+ * CF_EXIT_FAIL after a message. */
+static int refuse_inherited_dirs(const struct cf_policy *pol)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d) {
+		cf_err("harness: can not list this process's descriptors (/proc/self/fd: %s), which "
+		       "must not reach a secret past the harness's guard; mount /proc. Nothing was "
+		       "run.", strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	int rc = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		char link[64], dir[PATH_MAX];
+		struct stat st;
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd < 3 || fd == dirfd(d) ||
+		    fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, dir, sizeof dir - 1);
+		if (n <= 0 || dir[0] != '/')
+			continue;
+		dir[n] = '\0';
+		for (size_t i = 0; i < pol->n_denied && !rc; i++) {
+			const char *sec = pol->denied[i].path;
+			bool above = path_beneath(dir, sec), inside = path_beneath(sec, dir);
+			if (!above && !inside)
+				continue;
+			cf_err("harness: descriptor %d is the directory %s, which %s secret %s (%s): the "
+			       "harness could open the secret through it, past its guard. Close it for "
+			       "the harness (add %d<&- to the command line) or start the harness "
+			       "without it. Nothing was run.",
+			       fd, dir, strcmp(dir, sec) == 0 ? "is" : inside ? "lies in" : "holds",
+			       sec, pol->denied[i].holds, fd);
+			rc = CF_EXIT_FAIL;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 /* The harness's TMPDIR is PRIV; its children get the user's back (shim/env.c,
  * CREDFENCE_CHILD_TMPDIR, unset when the user had none). */
 static int export_tmpdir(const char *priv)
@@ -666,7 +726,8 @@ int cf_cmd_harness(int argc, char **argv)
 	}
 #ifdef __linux__
 	if ((rc = judge_harness_programs(&c, &f.pol, shim, cwd)) ||
-	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false))) {
+	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false)) ||
+	    (f.ready && !f.inherited && (rc = refuse_inherited_dirs(&f.pol)))) {
 		cf_fence_free(&f);
 		return rc;
 	}

@@ -66,7 +66,7 @@ static int refuse_harness(const struct cf_cli *c, int argc, char **argv)
 static int not_effective(const struct cf_fence *f, int logfd, const char *program)
 {
 	cf_cli_log(f, logfd, program, false);
-	if (f->pol.mode == CF_MODE_REQUIRED) {
+	if (f->pol.mode == CF_MODE_REQUIRED || cf_why_refuses_always(f->pol.why.id)) {
 		cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(f->pol.verdict));
 		return CF_EXIT_FAIL;
 	}

@@ -98,6 +98,12 @@ static const struct row {
 			       "(ptrace_scope {N})",
 			       NULL},
 	[CF_WHY_IPC_PIDFD] = {CF_VERDICT_IPC, "pidfd_getfd unavailable ({E})", NULL},
+	[CF_WHY_IPC_ENDED] = {CF_VERDICT_IPC,
+				 "the IPC supervisor has ended; nothing more can be fenced under "
+				 "it (start the harness or command again)",
+				 NULL},
+	[CF_WHY_IPC_IDENTITY] = {CF_VERDICT_IPC,
+				 "the IPC supervisor's identity can not be established ({E})", NULL},
 	[CF_WHY_SEATBELT_MISSING] = {CF_VERDICT_SEATBELT,
 				     "seatbelt unavailable (sandbox_init_with_parameters not found)",
 				     NULL},
@@ -120,6 +126,11 @@ enum cf_verdict cf_why_verdict(enum cf_why_id id)
 const char *cf_why_template(enum cf_why_id id)
 {
 	return (unsigned)id < CF_WHY_COUNT ? rows[id].tmpl : NULL;
+}
+
+int cf_why_refuses_always(enum cf_why_id id)
+{
+	return id == CF_WHY_IPC_ENDED || id == CF_WHY_IPC_IDENTITY;
 }
 
 const char *cf_why_fixed_errno(enum cf_why_id id, size_t i)

@@ -64,6 +64,8 @@ enum cf_why_id {
 	CF_WHY_IPC_START,
 	CF_WHY_IPC_PTRACE,         /* n: Yama's scope */
 	CF_WHY_IPC_PIDFD,
+	CF_WHY_IPC_ENDED,       /* the supervisor ended (another process may hold its address) */
+	CF_WHY_IPC_IDENTITY,       /* err: the supervisor's identity can not be established */
 	CF_WHY_SEATBELT_MISSING,
 	CF_WHY_SEATBELT_REFUSED,   /* {WHY}: the system's words, made one line */
 	CF_WHY_SEATBELT_PROFILE,   /* err */
@@ -94,6 +96,12 @@ void cf_why_words(const struct cf_why *w, char *out, size_t cap);
  * fixed words an errno gets in the row ("disabled at boot: EOPNOTSUPP"),
  * one by one: I from 0, NULL past the last. For the tests and the docs. */
 const char *cf_why_template(enum cf_why_id id);
+
+/* Whether W refuses in best-effort mode too: the IPC supervisor a fence was
+ * started with has ended, or can not be told from another process. A fenced
+ * process can bring that about (it may kill the supervisor), so it must not
+ * turn later commands into unfenced ones. */
+int cf_why_refuses_always(enum cf_why_id id);
 const char *cf_why_fixed_errno(enum cf_why_id id, size_t i);
 
 #define CF_STATUS_APPLIED "read isolation applied"

@@ -96,6 +96,11 @@ int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
 
+/* Whether the failure RC (as for cf_fence_words) must refuse the command in
+ * best-effort mode too (cf_why_refuses_always: its IPC supervisor ended or
+ * can not be told from an impostor). Callable between fork and exec. */
+bool cf_fence_refuses_always(const struct cf_fence *f, int rc);
+
 /* F's verdict as its status line ("read isolation applied", ...) into OUT.
  * Callable between fork and exec. */
 void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap);

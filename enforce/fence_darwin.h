@@ -97,6 +97,14 @@ int cf_fence_log_open(const struct cf_fence *f);
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz);
 
+/* No IPC supervisor, so no failure that refuses in best-effort mode too. */
+static inline bool cf_fence_refuses_always(const struct cf_fence *f, int rc)
+{
+	(void)f;
+	(void)rc;
+	return false;
+}
+
 /* No IPC fence on macOS yet (SECURITY.md): no supervisor is ever needed. */
 static inline bool cf_fence_needs_supervisor(const struct cf_fence *f)
 {

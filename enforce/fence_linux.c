@@ -216,6 +216,7 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 			 : cf_supervisor_start(keeper, logfd, addr);
 	if (!rc)
 		rc = cf_ipc_set_addr(&f->ipc, addr);
+	f->ipc.sup_beside = !above;
 	if (rc) {
 		if (rc > -CF_EIPC)
 			rc = -(CF_EIPC_START - rc); /* the start failed */
@@ -231,6 +232,15 @@ void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_res
 	if (f->ready || rc == -CF_ETOOMANY)
 		decode(f, rc, res, &w);
 	cf_why_words(&w, out, cap);
+}
+
+bool cf_fence_refuses_always(const struct cf_fence *f, int rc)
+{
+	struct cf_why w = f->pol.why;
+	struct cf_expand_result none = {0};
+	if (f->ready || rc == -CF_ETOOMANY)
+		decode(f, rc, &none, &w);
+	return cf_why_refuses_always(w.id);
 }
 
 void cf_fence_reason(const struct cf_fence *f, char *out, size_t cap)

@@ -27,6 +27,7 @@
 #include "bpf.h"
 #include "errwords.h"
 #include "json.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 
@@ -39,10 +40,6 @@
 #ifndef SECCOMP_RET_USER_NOTIF
 #define SECCOMP_RET_USER_NOTIF 0x7fc00000U
 #endif
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR 0x401c5820U
-#endif
-#define CF_FS_IOC32_SETFLAGS 0x40046602U /* _IOW('f', 2, int) */
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441U /* _IO('T', 0x41) */
 #endif
@@ -115,7 +112,9 @@
 
 #define POS_N(name, nr) P_N_##name,
 #define POS_C(name, nr) P_C_##name,
+#define POS_IOC(name, cmd, what) P_IOC_##name,
 enum { NATIVE_TRAP(POS_N) N_NATIVE };
+enum { CF_META_IOCTLS(POS_IOC) N_IOC };
 #ifdef COMPAT_DENY
 enum { COMPAT_DENY(POS_C) N_COMPAT };
 #endif
@@ -134,11 +133,10 @@ enum {
 	I_N_LIST,
 	I_N_ALLOW = I_N_LIST + N_NATIVE,
 	I_N_CMD,
-	I_N_SETFLAGS,
-	I_N_SETFLAGS32,
-	I_N_FSSETXATTR,
-	I_N_PTPEER,
-	I_N_CMD_ALLOW,
+	I_N_IOC,
+	I_N_PTPEER = I_N_IOC + N_IOC,
+	I_N_IOC_ALLOW,
+	I_N_IOC_DENY,
 	I_TRAP,
 	I_PRCTL_OP,
 	I_PRCTL_IS_DUMPABLE,
@@ -155,10 +153,8 @@ enum {
 	I_X_LIST,
 	I_X_ALLOW = I_X_LIST + N_NATIVE,
 	I_X_CMD,
-	I_X_SETFLAGS,
-	I_X_SETFLAGS32,
-	I_X_FSSETXATTR,
-	I_X_CMD_ALLOW,
+	I_X_IOC,
+	I_X_IOC_ALLOW = I_X_IOC + N_IOC,
 #endif
 	I_IS_COMPAT,
 #ifdef COMPAT_DENY
@@ -172,10 +168,8 @@ enum {
 	I_C_CONNECT,
 	I_C_CALL_ALLOW,
 	I_C_CMD,
-	I_C_SETFLAGS,
-	I_C_SETFLAGS32,
-	I_C_FSSETXATTR,
-	I_C_CMD_ALLOW,
+	I_C_IOC,
+	I_C_IOC_ALLOW = I_C_IOC + N_IOC,
 	I_DENY,
 #endif
 	I_KILL,
@@ -187,6 +181,13 @@ enum {
 #define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)
 #define X_ENTRY(name, nr) IN_LIST(I_X_LIST, P_N_##name, nr, I_DENY)
 #define C_ENTRY(name, nr) IN_LIST(I_C_LIST, P_C_##name, nr, I_DENY)
+/* The metadata ioctls (supervisor.h): natively TRAP or DENY by the table's
+ * word; x32 and compat refuse them all. */
+#define IOC_TARGET_TRAP I_TRAP
+#define IOC_TARGET_DENY I_N_IOC_DENY
+#define NI_ENTRY(name, cmd, what) IN_LIST(I_N_IOC, P_IOC_##name, cmd, IOC_TARGET_##what)
+#define XI_ENTRY(name, cmd, what) IN_LIST(I_X_IOC, P_IOC_##name, cmd, I_DENY)
+#define CI_ENTRY(name, cmd, what) IN_LIST(I_C_IOC, P_IOC_##name, cmd, I_DENY)
 
 #define ALLOW_V SECCOMP_RET_ALLOW
 #define DENY_V (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
@@ -206,12 +207,11 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_N_ALLOW] = RET(ALLOW_V),
 	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
 	[I_N_CMD] = LOAD(LOW(1)),
-	[I_N_SETFLAGS] = IF_EQ(I_N_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_TRAP, I_N_SETFLAGS32),
-	[I_N_SETFLAGS32] = IF_EQ(I_N_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_TRAP, I_N_FSSETXATTR),
-	[I_N_FSSETXATTR] = IF_EQ(I_N_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_TRAP, I_N_PTPEER),
+	CF_META_IOCTLS(NI_ENTRY)
 	/* A new pty's slave, opened by the supervisor (supervisor_pty.h). */
-	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_CMD_ALLOW),
-	[I_N_CMD_ALLOW] = RET(ALLOW_V),
+	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_IOC_ALLOW),
+	[I_N_IOC_ALLOW] = RET(ALLOW_V),
+	[I_N_IOC_DENY] = RET(DENY_V),
 	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
 	[I_PRCTL_OP] = LOAD(LOW(0)),
 	[I_PRCTL_IS_DUMPABLE] = IF_EQ(I_PRCTL_IS_DUMPABLE, PR_SET_DUMPABLE_, I_PRCTL_ARG, I_PRCTL_ALLOW),
@@ -227,10 +227,8 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	NATIVE_TRAP(X_ENTRY)
 	[I_X_ALLOW] = RET(ALLOW_V),
 	[I_X_CMD] = LOAD(LOW(1)),
-	[I_X_SETFLAGS] = IF_EQ(I_X_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_X_SETFLAGS32),
-	[I_X_SETFLAGS32] = IF_EQ(I_X_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_X_FSSETXATTR),
-	[I_X_FSSETXATTR] = IF_EQ(I_X_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_X_CMD_ALLOW),
-	[I_X_CMD_ALLOW] = RET(ALLOW_V),
+	CF_META_IOCTLS(XI_ENTRY)
+	[I_X_IOC_ALLOW] = RET(ALLOW_V),
 #endif
 #ifdef COMPAT_DENY
 	[I_IS_COMPAT] = IF_EQ(I_IS_COMPAT, COMPAT_ARCH, I_C_NR, I_KILL),
@@ -245,10 +243,8 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_C_CONNECT] = IF_EQ(I_C_CONNECT, 3, I_DENY, I_C_CALL_ALLOW),
 	[I_C_CALL_ALLOW] = RET(ALLOW_V),
 	[I_C_CMD] = LOAD(LOW(1)),
-	[I_C_SETFLAGS] = IF_EQ(I_C_SETFLAGS, (uint32_t)FS_IOC_SETFLAGS, I_DENY, I_C_SETFLAGS32),
-	[I_C_SETFLAGS32] = IF_EQ(I_C_SETFLAGS32, CF_FS_IOC32_SETFLAGS, I_DENY, I_C_FSSETXATTR),
-	[I_C_FSSETXATTR] = IF_EQ(I_C_FSSETXATTR, (uint32_t)FS_IOC_FSSETXATTR, I_DENY, I_C_CMD_ALLOW),
-	[I_C_CMD_ALLOW] = RET(ALLOW_V),
+	CF_META_IOCTLS(CI_ENTRY)
+	[I_C_IOC_ALLOW] = RET(ALLOW_V),
 	[I_DENY] = RET(DENY_V),
 #else
 	[I_IS_COMPAT] = RET(SECCOMP_RET_KILL_PROCESS),
@@ -302,12 +298,39 @@ static int blob_add(char **blob, size_t *len, char kind, const char *s)
 	return 0;
 }
 
+/* "credfence-sup-PID-START-HEX": PID and START into IPC, or 0 when ADDR is
+ * not of that form (cf_ipc_enter then refuses: no identity to check). */
+static void parse_identity(struct cf_ipc *ipc)
+{
+	static const char prefix[] = "credfence-sup-";
+	unsigned long long v[2] = {0, 0};
+	const char *p = ipc->addr;
+	ipc->sup_pid = 0;
+	ipc->sup_start = 0;
+	if (strncmp(p, prefix, sizeof prefix - 1) != 0)
+		return;
+	p += sizeof prefix - 1;
+	for (int k = 0; k < 2; k++) {
+		if (*p < '0' || *p > '9')
+			return;
+		while (*p >= '0' && *p <= '9' && v[k] < (1ULL << 62))
+			v[k] = v[k] * 10 + (unsigned long long)(*p++ - '0');
+		if (*p++ != '-')
+			return;
+	}
+	if (!*p || v[0] == 0 || v[0] > 0x3fffffff || v[1] == 0)
+		return;
+	ipc->sup_pid = (int)v[0];
+	ipc->sup_start = v[1];
+}
+
 int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr)
 {
 	size_t n = addr ? strlen(addr) : 0;
 	if (n >= CF_IPC_ADDR_MAX || n >= sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 		return -EINVAL;
 	memcpy(ipc->addr, addr ? addr : "", n + 1);
+	parse_identity(ipc);
 	return 0;
 }
 
@@ -407,13 +430,69 @@ static long hand_over(int s, int listener, const struct cf_ipc *ipc)
 	return answer;
 }
 
+/* Whether PID is an ancestor of the calling process, by /proc's parent
+ * links. A tree deeper than this is not one any way in makes. */
+static bool is_ancestor(int pid)
+{
+	struct cf_proc_stat st;
+	int p = (int)cf_sys0(SYS_getppid);
+	for (int depth = 0; p > 1 && depth < 128; depth++) {
+		if (p == pid)
+			return true;
+		if (cf_proc_stat(p, &st) < 0)
+			return false;
+		p = st.ppid;
+	}
+	return p == pid;
+}
+
+/* Whether the peer of S is the supervisor of IPC: 0, or the code of
+ * ipc.h. SO_PEERCRED of our connected socket is what the kernel copied from
+ * the listener at connect, set by listen() to the listening process
+ * (net/unix/af_unix.c, unix_listen: "set credentials so connect can copy
+ * them"). Checked after the connect, so that a supervisor that died before
+ * it (its name then free to bind) fails a test: the listener's pid is the
+ * binder's, or the pid is the supervisor's and /proc shows another process
+ * (or none) under it. An address naming a live process that is not ours
+ * fails the ancestry. */
+static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
+{
+	struct ucred cr = {0, 0, 0};
+	socklen_t len = sizeof cr;
+	long r = cf_sys5(SYS_getsockopt, s, SOL_SOCKET, SO_PEERCRED, &cr, &len);
+	if (r < 0)
+		return (int)-(CF_EIPC_IDENTITY - r);
+	if (cr.pid != ipc->sup_pid) /* 0 too: a listener of another pid namespace */
+		return cf_ipc_supervisor_alive(ipc) ? -(CF_EIPC_IDENTITY + EPERM) : -CF_EIPC_ENDED;
+	unsigned long long start = cf_proc_starttime(cr.pid);
+	if (start == 0)
+		return -(CF_EIPC_IDENTITY + ESRCH); /* gone, or no /proc to tell */
+	if (start != ipc->sup_start)
+		return -CF_EIPC_ENDED;
+	return ipc->sup_beside || is_ancestor(cr.pid) ? 0 : -(CF_EIPC_IDENTITY + EPERM);
+}
+
+bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)
+{
+	char state = 0;
+	return ipc->sup_pid > 0 && cf_proc_starttime_state(ipc->sup_pid, &state) == ipc->sup_start &&
+	       state != 'Z' && state != 'X';
+}
+
 int cf_ipc_enter(const struct cf_ipc *ipc)
 {
 	if (!ipc->addr[0] || !ipc->blob)
 		return -ENOTCONN;
+	if (ipc->sup_pid <= 0)
+		return -(CF_EIPC_IDENTITY + EINVAL);
 	int s = sup_connect(ipc->addr);
 	if (s < 0)
-		return s;
+		return cf_ipc_supervisor_alive(ipc) ? s : -CF_EIPC_ENDED;
+	int who = peer_is_supervisor(s, ipc);
+	if (who < 0) {
+		cf_sys_close(s);
+		return who;
+	}
 	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
 	if (l == -EINVAL) /* before 5.19 */
 		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER);
@@ -472,6 +551,14 @@ void cf_ipc_verdict(int err, struct cf_why *w)
 	*w = (struct cf_why){.id = CF_WHY_IPC_REFUSED};
 	if (e >= CF_EPIDFD) {
 		*w = (struct cf_why){.id = CF_WHY_IPC_PIDFD, .err = e - CF_EPIDFD};
+		return;
+	}
+	if (e >= CF_EIPC_IDENTITY) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_IDENTITY, .err = e - CF_EIPC_IDENTITY};
+		return;
+	}
+	if (e == CF_EIPC_ENDED) {
+		*w = (struct cf_why){.id = CF_WHY_IPC_ENDED};
 		return;
 	}
 	if (e >= CF_EIPC_PTRACE) {

@@ -27,13 +27,40 @@
 #include "strv.h"
 #include "verdict.h"
 
-/* The supervisor's abstract socket name (no leading NUL, no '@'), NUL-terminated. */
+/* The supervisor's abstract socket name (no leading NUL, no '@'), NUL-terminated:
+ * "credfence-sup-PID-START-HEX", PID and START (field 22 of /proc/PID/stat)
+ * naming the supervisor process, which made the socket and called listen()
+ * itself (cf_supervisor_start*), HEX random.
+ *
+ * The name alone proves nothing: a fenced process can read it in
+ * /proc/net/unix, and once the supervisor has died (a fenced process of the
+ * same user can kill it) bind it. So a child checks the peer it reached
+ * before it hands over its listener (cf_ipc_enter): SO_PEERCRED of a
+ * connected stream or seqpacket socket names the process that called
+ * listen() on the other end (the kernel copies the listener's credentials
+ * at connect, net/unix/af_unix.c); that pid must be PID and, read AFTER
+ * the connect, /proc/PID/stat must still show START. A pid is not reused
+ * while its process lives, the name is held by the supervisor's socket for
+ * as long as it lives, and a listener bound after its death has another
+ * process's pid: nothing a fenced process makes passes.
+ *
+ * And the supervisor must be an ancestor of the caller: every way in starts
+ * it above what it serves (cf_supervisor_start_above), as a child subreaper,
+ * so that even an orphan of its tree stays below it. An address that names
+ * another live process (an environment a harness was steered to give a
+ * child, naming a listener of a fenced process with that process's own pid
+ * and start time) fails here: no fenced process is an ancestor of a new
+ * child of the harness. */
 #define CF_IPC_ADDR_MAX 64
 
 /* What a fenced child hands to the supervisor with its listener, built in
  * normal context before any fork. */
 struct cf_ipc {
 	char addr[CF_IPC_ADDR_MAX]; /* "" : no supervisor known */
+	int sup_pid;                /* from ADDR; 0: ADDR names no supervisor's identity */
+	unsigned long long sup_start;
+	bool sup_beside;            /* the supervisor need not be an ancestor of the caller
+				       (cf_supervisor_start; tests): false unless set */
 	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
 	size_t blob_len;
 };
@@ -50,11 +77,16 @@ void cf_ipc_free(struct cf_ipc *ipc);
 /* Between fork and exec: raw system calls and stack only, no errno. To be
  * called after no_new_privs and before landlock_restrict_self (whose scope
  * would forbid reaching the supervisor's abstract socket): connect to the
- * supervisor, install the notification filter on the calling thread, hand
- * the supervisor the listener and the blob, wait for its answer. 0, or
+ * supervisor, check that the peer is the supervisor of ADDR (above), install
+ * the notification filter on the calling thread, hand the supervisor the
+ * listener and the blob, wait for its answer. 0, or
  * -errno, or -(CF_EIPC + errno) when a step after the connect failed
  * (cf_ipc_verdict() decodes them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
+
+/* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
+ * time and it is no zombie. Raw syscalls and stack: callable after fork. */
+bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc);
 
 /* The tree the next supervisor serves runs as root without the capabilities
  * a guarded harness gives up (harness_guard.h): the supervisor gives them up too, as
@@ -67,6 +99,13 @@ void cf_ipc_serve_without_root_caps(void);
  * the processes it would serve (cf_ipc_ptrace_blocked). */
 #define CF_EIPC_START (CF_EIPC + 1024)
 #define CF_EIPC_PTRACE (CF_EIPC + 2048)
+/* -(CF_EIPC_ENDED): the supervisor has ended: its address is refused, or
+ * the process there is another one (which bound the name after it died).
+ * -(CF_EIPC_IDENTITY + errno): the supervisor's identity can not be
+ * established (EINVAL: its address names none; else reading its peer or
+ * /proc failed). The listener was handed to nobody. */
+#define CF_EIPC_ENDED (CF_EIPC + 3072)
+#define CF_EIPC_IDENTITY (CF_EIPC + 3073)
 /* -(CF_EPIDFD + errno): pidfd_open or pidfd_getfd failed (cf_ipc_probe). */
 #define CF_EPIDFD (2 * CF_EIPC)
 

@@ -1,33 +1,38 @@
 #include "proc.h"
 
+#include <errno.h>
 #include <fcntl.h>
 
 #include "sys.h"
 
 unsigned long long cf_proc_self_starttime(void)
 {
-	char buf[1024];
-	int fd = cf_sys_openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	return cf_proc_starttime(0);
+}
+
+unsigned long long cf_proc_starttime(int pid)
+{
+	char state;
+	return cf_proc_starttime_state(pid, &state);
+}
+
+unsigned long long cf_proc_starttime_state(int pid, char *state)
+{
+	struct cf_proc_stat st;
+	*state = 0;
+	if (cf_proc_stat(pid, &st) < 0)
 		return 0;
-	long n = cf_sys3(SYS_read, fd, buf, sizeof buf - 1);
-	cf_sys_close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
-	char *p = 0;
-	for (char *q = buf; *q; q++)
-		if (*q == ')')
-			p = q;
-	if (!p)
-		return 0;
-	p++;
-	/* After ')' come fields 3.. ; start time is field 22. */
-	int field = 2;
-	while (*p && field < 22) {
+	*state = st.state;
+	return st.start;
+}
+
+/* Field N (N >= 3) of the stat line P points into, after the last ')'. */
+static unsigned long long field(const char *p, int n)
+{
+	int at = 2;
+	while (*p && at < n) {
 		if (*p == ' ') {
-			field++;
+			at++;
 			while (*p == ' ')
 				p++;
 			continue;
@@ -38,4 +43,41 @@ unsigned long long cf_proc_self_starttime(void)
 	while (*p >= '0' && *p <= '9')
 		v = v * 10 + (unsigned long long)(*p++ - '0');
 	return v;
+}
+
+int cf_proc_stat(int pid, struct cf_proc_stat *st)
+{
+	char buf[1024], path[32] = "/proc/self/stat";
+	if (pid > 0) {
+		char digits[12];
+		int nd = 0, at = 6; /* after "/proc/" */
+		do
+			digits[nd++] = (char)('0' + pid % 10);
+		while ((pid /= 10) && nd < (int)sizeof digits);
+		while (nd)
+			path[at++] = digits[--nd];
+		for (const char *t = "/stat"; *t; t++)
+			path[at++] = *t;
+		path[at] = '\0';
+	}
+	int fd = cf_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	long n = cf_sys3(SYS_read, fd, buf, sizeof buf - 1);
+	cf_sys_close(fd);
+	if (n <= 0)
+		return n < 0 ? (int)n : -EIO;
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
+	char *p = 0;
+	for (char *q = buf; *q; q++)
+		if (*q == ')')
+			p = q;
+	if (!p || p[1] != ' ')
+		return -EIO;
+	p++;
+	st->state = p[1];                       /* field 3 */
+	st->ppid = (int)field(p, 4);            /* field 4 */
+	st->start = field(p, 22);               /* field 22, clock ticks since boot */
+	return st->start ? 0 : -EIO;
 }

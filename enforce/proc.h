@@ -5,6 +5,21 @@
 /* The start time of the calling process (field 22 of /proc/self/stat, clock
  * ticks since boot), or 0 when it can not be read. No allocation. */
 unsigned long long cf_proc_self_starttime(void);
+/* The same for process PID (0: the calling process), read from
+ * /proc/PID/stat: 0 when there is no such process or it can not be read.
+ * Raw syscalls and stack only: callable between fork and exec. */
+unsigned long long cf_proc_starttime(int pid);
+/* The same, and the process's state letter (field 3: 'Z' a zombie) in *STATE. */
+unsigned long long cf_proc_starttime_state(int pid, char *state);
+
+/* The fields of /proc/PID/stat (0: the calling process) this project reads.
+ * 0 or -errno. Raw syscalls and stack only. */
+struct cf_proc_stat {
+	char state;               /* field 3 */
+	int ppid;                 /* field 4 */
+	unsigned long long start; /* field 22 */
+};
+int cf_proc_stat(int pid, struct cf_proc_stat *st);
 
 /* The harness marker CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
  * that is the harness. True when VALUE names the calling process. */

@@ -55,6 +55,7 @@
 #include "harness_guard.h"
 #include "ipc.h"
 #include "json.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "supervisor_pty.h"
 #include "sys.h"
@@ -74,10 +75,6 @@
 #ifndef SO_COOKIE
 #define SO_COOKIE 57
 #endif
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR 0x401c5820U
-#endif
-#define CF_FS_IOC32_SETFLAGS 0x40046602U
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
 #endif
@@ -1013,8 +1010,11 @@ static int parse_meta(const struct caller *c, const struct seccomp_notif *n, str
 		m->empty_ok = A(2) & AT_EMPTY_PATH;
 		return read_xattr_name(c, m, A(3));
 	case SYS_ioctl:
+		/* Only the TRAP rows of CF_META_IOCTLS arrive: each takes an int
+		 * (the kernel reads an int for the long forms too), or struct
+		 * fsxattr. Called again with our copy, on the caller's descriptor. */
 		m->call = "ioctl", m->op = OP_IOCTL, m->fd = AINT(0), m->cmd = (uint32_t)A(1);
-		if (m->cmd == (uint32_t)FS_IOC_FSSETXATTR)
+		if (m->cmd == CF_IOC_FSSETXATTR)
 			r = peek(c, A(2), &m->io.fsx, sizeof m->io.fsx);
 		else
 			r = peek(c, A(2), &m->io.flags, sizeof m->io.flags);
@@ -1625,14 +1625,20 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	serve(fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
 
-/* A fresh abstract listening socket; its name (no leading NUL) in NAME. */
+/* A fresh abstract listening socket; its name (no leading NUL) in NAME.
+ * Called in the supervisor process itself: the name carries its pid and
+ * start time, and listen() here makes it the socket's SO_PEERCRED, which
+ * each child checks against them (ipc.h). */
 static int listening_socket(char name[CF_IPC_ADDR_MAX])
 {
 	unsigned char rnd[8];
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	unsigned long long start = cf_proc_self_starttime();
+	if (!start)
+		return -ESRCH; /* no /proc to name ourselves by */
 	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
 		return -EIO;
-	int k = snprintf(name, CF_IPC_ADDR_MAX, "credfence-sup-%d-", (int)getpid());
+	int k = snprintf(name, CF_IPC_ADDR_MAX, "credfence-sup-%d-%llu-", (int)getpid(), start);
 	for (size_t i = 0; i < sizeof rnd; i++)
 		k += snprintf(name + k, CF_IPC_ADDR_MAX - (size_t)k, "%02x", rnd[i]);
 	memcpy(sa.sun_path + 1, name, (size_t)k);
@@ -1652,35 +1658,62 @@ static int listening_socket(char name[CF_IPC_ADDR_MAX])
 int cf_supervisor_start(pid_t keeper, int log_fd, char addr[CF_IPC_ADDR_MAX])
 {
 	char name[CF_IPC_ADDR_MAX];
-	int ls = listening_socket(name);
-	if (ls < 0)
-		return ls;
+	int p[2];
 	int kp = (int)cf_sys2(SYS_pidfd_open, keeper, 0);
-	if (kp < 0) {
-		close(ls);
+	if (kp < 0)
 		return kp;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(kp);
+		return e;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(p[0]);
 		pid_t sup = fork();
 		if (sup != 0)
 			_exit(sup < 0 ? 1 : 0); /* the supervisor is nobody's child */
+		/* The supervisor makes its own socket (its pid and start time are
+		 * the name's) and reports the name, or -errno, to the caller. */
+		int ls = listening_socket(name);
+		int r = ls < 0 ? ls : 0;
+		if (write(p[1], &r, sizeof r) != sizeof r || ls < 0 ||
+		    write(p[1], name, CF_IPC_ADDR_MAX) != CF_IPC_ADDR_MAX)
+			_exit(1);
+		close(p[1]);
 		become_supervisor(ls, kp, log_fd, -1, 0, -1);
 		_exit(1);
 	}
 	int e = pid < 0 ? -errno : 0;
-	close(ls);
+	close(p[1]);
 	close(kp);
-	if (pid < 0)
+	if (pid < 0) {
+		close(p[0]);
 		return e;
-	int st = 0;
+	}
+	int st = 0, r = -EAGAIN;
 	pid_t w;
 	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
-	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+	if (w == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		close(p[0]);
 		return -EAGAIN;
-	memcpy(addr, name, strlen(name) + 1);
-	return 0;
+	}
+	ssize_t n;
+	while ((n = read(p[0], &r, sizeof r)) < 0 && errno == EINTR)
+		;
+	if (n != sizeof r)
+		r = -EAGAIN;
+	if (r == 0) {
+		while ((n = read(p[0], name, CF_IPC_ADDR_MAX)) < 0 && errno == EINTR)
+			;
+		if (n != CF_IPC_ADDR_MAX || !memchr(name, '\0', CF_IPC_ADDR_MAX))
+			r = -EAGAIN;
+	}
+	close(p[0]);
+	if (r == 0)
+		memcpy(addr, name, strlen(name) + 1);
+	return r;
 }
 
 /* The waiter: what the caller's process becomes. It answers for the keeper
@@ -1744,17 +1777,32 @@ static _Noreturn void wait_for_keeper(int rd)
 	ssize_t n;
 	while ((n = read(rd, &pid, sizeof pid)) < 0 && errno == EINTR)
 		;
-	if (n == sizeof pid)
+	/* The keeper's pidfd, should the supervisor die first: the keeper is
+	 * alive now, or a zombie its parent (the supervisor) has not reaped, as
+	 * it reaps it only to report its end, below. */
+	int keeper = -1;
+	if (n == sizeof pid) {
 		fwd_pid = pid;
+		keeper = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
 	while ((n = read(rd, msg, sizeof msg)) < 0 && errno == EINTR)
 		;
-	at_end();
 	if (n != sizeof msg || msg[0] < 0) {
-		static const char e[] = "credfence: the IPC supervisor ended before the command; its "
-					"exit status is not known\n";
+		/* The supervisor died first (a fenced process of the user may kill
+		 * it). The command goes on: wait for it, as its caller expects
+		 * (a harness keeps the terminal), and keep its temporary directory
+		 * until then; its exit status is lost with the supervisor. */
+		static const char e[] = "credfence: the IPC supervisor ended before the command; the "
+					"command goes on, its Unix connects and metadata changes now "
+					"fail, and its exit status will not be known\n";
 		(void)!write(2, e, sizeof e - 1);
+		struct pollfd p = {keeper, POLLIN, 0};
+		while (keeper >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+		at_end();
 		_exit(125);
 	}
+	at_end();
 	if (msg[0] == CLD_EXITED)
 		_exit(msg[1]);
 	/* Killed: die of the same signal, without a core of our own. */
@@ -1769,32 +1817,38 @@ static _Noreturn void wait_for_keeper(int rd)
 int cf_supervisor_start_above(int log_fd, char addr[CF_IPC_ADDR_MAX])
 {
 	char name[CF_IPC_ADDR_MAX];
-	int ls = listening_socket(name);
-	if (ls < 0)
-		return ls;
 	int st[2];
-	if (pipe2(st, O_CLOEXEC) < 0) {
-		int e = -errno;
-		close(ls);
-		return e;
-	}
+	/* Whether /proc names this process (the supervisor names itself by its
+	 * start time), asked here where a failure can still be answered. */
+	if (!cf_proc_self_starttime())
+		return -ESRCH;
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return -errno;
 	pid_t sup = fork();
 	if (sup < 0) {
 		int e = -errno;
-		close(ls);
 		close(st[0]);
 		close(st[1]);
 		return e;
 	}
 	if (sup > 0) {
-		close(ls);
 		close(st[1]);
 		wait_for_keeper(st[0]);
 	}
 	/* The supervisor: every process it will serve descends from it (Yama's
 	 * ptrace_scope 1 lets a process take descriptors only from its
-	 * descendants), and orphans come back to it. */
+	 * descendants), and orphans come back to it. Its socket is its own
+	 * (listening_socket). */
 	close(st[0]);
+	int ls = listening_socket(name);
+	if (ls < 0) {
+		char line[160];
+		int n = snprintf(line, sizeof line,
+				 "credfence: the IPC supervisor could not listen on its socket (%s). "
+				 "Nothing was run.\n", strerror(-ls));
+		(void)!write(2, line, (size_t)n);
+		_exit(125);
+	}
 	int waiter = (int)cf_sys2(SYS_pidfd_open, getppid(), 0);
 	if (waiter < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(125);

@@ -24,6 +24,46 @@
 /* Seconds the child side waits for the supervisor's answer. */
 #define CF_IPC_ANSWER_TIMEOUT 10
 
+/* ---- the metadata ioctls: ONE table ----
+ * Every ioctl in the kernel's uapi headers that changes an inode (or its
+ * filesystem) through a descriptor that may be open read-only: Landlock
+ * judges none of them (LANDLOCK_ACCESS_FS_IOCTL_DEV covers device files
+ * only), and ioctl(2) needs no write access to the file for these.
+ *   TRAP  the supervisor acts on the caller's behalf, on the caller's own
+ *         descriptor (pidfd_getfd) and a copy of the argument (an int, or
+ *         struct fsxattr), inside the writable locations only (supervisor.c,
+ *         handle_meta): what it judged is what it changes.
+ *   DENY  EPERM from the filter, everywhere: nothing an agent runs needs it,
+ *         and its argument (pointers inside structs) is not worth teaching
+ *         the supervisor.
+ * The filter (ipc.c) and the supervisor read this table and nothing else;
+ * compat (i386) and x32 calls get EPERM for every row. Not listed: ioctls
+ * that need a descriptor open for writing (FICLONE, FIDEDUPERANGE,
+ * EXT4_IOC_MOVE_EXT, XFS_IOC_EXCHANGE_RANGE, F2FS_IOC_DEFRAGMENT ...), whose
+ * open Landlock already decided. SECURITY.md has the same list.
+ *
+ *  name                           cmd (low 32 bits)  what          source (include/uapi/linux/, fs/) */
+#define CF_IOC_FSSETXATTR 0x401c5820U /* the one row whose argument is not an int */
+#define CF_META_IOCTLS(X)                                                                          \
+	X(FS_IOC_SETFLAGS, 0x40086602U, TRAP)        /* fs.h: _IOW('f', 2, long)             */  \
+	X(FS_IOC32_SETFLAGS, 0x40046602U, TRAP)      /* fs.h: _IOW('f', 2, int)              */  \
+	X(FS_IOC_FSSETXATTR, CF_IOC_FSSETXATTR, TRAP) /* fs.h: _IOW('X', 32, struct fsxattr) */ \
+	X(FS_IOC_SETVERSION, 0x40087602U, TRAP)      /* fs.h: _IOW('v', 2, long)             */  \
+	X(FS_IOC32_SETVERSION, 0x40047602U, TRAP)    /* fs.h: _IOW('v', 2, int)              */  \
+	X(EXT4_IOC_SETVERSION, 0x40086604U, TRAP)    /* fs/ext4/ext4.h: _IOW('f', 4, long)   */  \
+	X(EXT4_IOC32_SETVERSION, 0x40046604U, TRAP)  /* fs/ext4/ext4.h: _IOW('f', 4, int)    */  \
+	X(FS_IOC_SET_ENCRYPTION_POLICY, 0x800c6613U, DENY) /* fscrypt.h: _IOR('f', 19, v1)   */  \
+	X(FS_IOC_ENABLE_VERITY, 0x40806685U, DENY)   /* fsverity.h: _IOW('f', 133, ...)      */  \
+	X(FS_IOC_SETFSLABEL, 0x41009432U, DENY)      /* fs.h: _IOW(0x94, 50, char[256])      */  \
+	X(EXT4_IOC_SETFSUUID, 0x4008662cU, DENY)     /* fs/ext4/ext4.h: _IOW('f', 44, ...)   */  \
+	X(EXT4_IOC_MIGRATE, 0x00006609U, DENY)       /* fs/ext4/ext4.h: _IO('f', 9)          */  \
+	X(BTRFS_IOC_SUBVOL_SETFLAGS, 0x4008941aU, DENY) /* btrfs.h: _IOW(0x94, 26, __u64)     */  \
+	X(BTRFS_IOC_SET_RECEIVED_SUBVOL, 0xc0c89425U, DENY) /* btrfs.h: _IOWR(0x94, 37, ...) */  \
+	X(F2FS_IOC_SET_PIN_FILE, 0x4004f50dU, DENY)  /* f2fs.h: _IOW(0xf5, 13, __u32)        */  \
+	X(F2FS_IOC_RELEASE_COMPRESS_BLOCKS, 0x8008f512U, DENY) /* f2fs.h: _IOR(0xf5, 18, u64) */ \
+	X(F2FS_IOC_RESERVE_COMPRESS_BLOCKS, 0x8008f513U, DENY) /* f2fs.h: _IOR(0xf5, 19, u64) */ \
+	X(F2FS_IOC_SET_COMPRESS_OPTION, 0x4002f516U, DENY) /* f2fs.h: _IOW(0xf5, 22, 2 bytes) */
+
 /* The notification filter of cf_ipc_enter, for tests that run it on made-up
  * calls. NULL where there is none. */
 struct sock_filter;

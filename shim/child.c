@@ -45,9 +45,15 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 	char buf[8192], reason[1024 + PATH_MAX];
 	struct cf_expand_result res = {0};
 	int logfd = cf_fence_log_open(f);
+	/* The harness saw its supervisor end: nothing is handed to whatever
+	 * holds its address now, and nothing runs unfenced for it. */
+	bool ended = __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE);
 	int rc = !f->ready ? -EPERM
+		 : ended   ? -CF_EIPC_ENDED
 		 : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
 			   : cf_fence_enter(f, buf, sizeof buf, &res);
+	if (rc == -CF_EIPC_ENDED && !ended)
+		cf_shim_supervisor_ended(f); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
 	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
@@ -56,7 +62,7 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 		cf_sys_close(logfd);
 	if (rc == 0)
 		return 1;
-	if (f->pol.mode == CF_MODE_BEST_EFFORT)
+	if (f->pol.mode == CF_MODE_BEST_EFFORT && !cf_fence_refuses_always(f, rc))
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
 	return -EPERM;

@@ -138,7 +138,7 @@ void cf_shim_fence_self(void)
 		const char *hint = f.pol.verdict == CF_VERDICT_WORKSPACE
 					   ? "; add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set"
 					   : "";
-		if (f.pol.mode == CF_MODE_REQUIRED) {
+		if (f.pol.mode == CF_MODE_REQUIRED || cf_why_refuses_always(f.pol.why.id)) {
 			fprintf(stderr, "credfence: %s%s. Nothing was run.\n", reason, hint);
 			_exit(125);
 		}

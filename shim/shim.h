@@ -44,6 +44,9 @@ struct cf_shim {
 	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
 	struct cf_real real;
+	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
+	 * every later child is refused, in either mode. Set once, atomically. */
+	int supervisor_ended;
 };
 
 extern struct cf_shim cf_shim;
@@ -95,6 +98,15 @@ void *cf_shim_dlnext(const char *name);
 		}                                                                             \
 		real_;                                                                        \
 	})
+
+/* Normal context, in the harness before each launch (cf_shim_fence_lend):
+ * when the IPC supervisor of F has ended, say so once on stderr and in the
+ * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
+void cf_shim_watch_supervisor(const struct cf_fence *f);
+/* The same report, once, for a supervisor found ended (by the watch, or by a
+ * child's cf_ipc_enter). Raw syscalls and stack: callable in a vfork child,
+ * where it marks the harness's own memory. */
+void cf_shim_supervisor_ended(const struct cf_fence *f);
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))

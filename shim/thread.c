@@ -142,6 +142,7 @@ static bool rebuild(void)
 struct cf_fence_loan cf_shim_fence_lend(void)
 {
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	cf_shim_watch_supervisor(f);
 	if (fits(f))
 		return (struct cf_fence_loan){.fence = f, .current = true};
 	pthread_mutex_lock(&lock);

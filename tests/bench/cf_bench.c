@@ -20,6 +20,11 @@
  *   cf-bench unix N PATH
  *       the same on a Unix stream socket this process binds at PATH (a
  *       socket made inside the fence, when it runs fenced)
+ *   cf-bench dgram N
+ *       N sendto(2) of a 64-byte datagram, with its address, to a loopback
+ *       UDP socket of this process (read back after each); per send, as
+ *       above: what a datagram send pays now, against a trapped call
+ *       (SECURITY.md, datagrams)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -260,6 +265,36 @@ static int unix_sock(int n, const char *path)
 	return rc;
 }
 
+static int dgrams(int n)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof sa;
+	int r = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	double *t = calloc((size_t)n, sizeof *t);
+	if (!t || r < 0 || s < 0 || bind(r, (struct sockaddr *)&sa, len) != 0 ||
+	    getsockname(r, (struct sockaddr *)&sa, &len) != 0) {
+		perror("cf-bench: dgram");
+		return 1;
+	}
+	char buf[64] = "cf-bench";
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		if (sendto(s, buf, sizeof buf, 0, (struct sockaddr *)&sa, len) != (ssize_t)sizeof buf) {
+			perror("cf-bench: sendto");
+			return 1;
+		}
+		t[i] = now_us() - a;
+		if (recv(r, buf, sizeof buf, 0) != (ssize_t)sizeof buf) {
+			perror("cf-bench: recv");
+			return 1;
+		}
+	}
+	stats(t, n);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && strcmp(argv[1], "launch") == 0)
@@ -276,8 +311,10 @@ int main(int argc, char **argv)
 		return tcp(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "unix") == 0)
 		return unix_sock(atoi(argv[2]), argv[3]);
+	if (argc == 3 && strcmp(argv[1], "dgram") == 0)
+		return dgrams(atoi(argv[2]));
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
-	      "chmod N FILE | open N FILE | tcp N | unix N PATH\n",
+	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N\n",
 	      stderr);
 	return 2;
 }

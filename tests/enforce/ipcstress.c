@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cf-ipcstress: cf_ipc_prepare failed\n");
 		return 2;
 	}
+	ipc.sup_beside = true; /* cf_supervisor_start: beside us, not above */
 	cf_strv_free(&w);
 	cf_strv_free(&a);
 

@@ -7,6 +7,10 @@
 #include <ftw.h>
 #include <linux/fs.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1094,5 +1098,137 @@ void ipct_swapped_allowed_socket(struct ipct *t, enum ipct_way way)
 	expect_connect(&o, way, agent, "EACCES");
 	cr_expect_eq(ipct_accepts(counts[1]), 0u, "%s: the other socket accepted %zu times through "
 		     "the swapped agent path", ipct_way_name(way), ipct_accepts(counts[1]));
+	cf_fx_out_free(&o);
+}
+
+/* ---- the supervisor taken over (issue 18) ---- */
+
+/* The impostor outside: as soon as the supervisor's name is free, bind it
+ * (what the attack's starved binders may win), take every listener handed
+ * over and count it. */
+struct outside_impostor {
+	char dir[PATH_MAX];
+	volatile int stop, bound, got;
+	pthread_t t;
+};
+
+static void *outside_impostor(void *arg)
+{
+	struct outside_impostor *im = arg;
+	char path[PATH_MAX + 16], name[256] = "";
+	snprintf(path, sizeof path, "%s/sup-name", im->dir);
+	while (!im->stop && !name[0]) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, name, sizeof name - 1) : 0;
+		if (fd >= 0)
+			close(fd);
+		name[n > 0 ? n : 0] = '\0';
+		if (!name[0])
+			usleep(1000);
+	}
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	memcpy(sa.sun_path + 1, name, n < sizeof sa.sun_path - 1 ? n : sizeof sa.sun_path - 2);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	int ls = -1;
+	while (!im->stop && ls < 0) {
+		int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (s >= 0 && bind(s, (struct sockaddr *)&sa, len) == 0 && listen(s, 64) == 0)
+			ls = s;
+		else if (s >= 0)
+			close(s);
+	}
+	im->bound = ls >= 0;
+	while (!im->stop && ls >= 0) {
+		struct pollfd p = {ls, POLLIN, 0};
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+		char buf[65536];
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} cm;
+		struct iovec iov = {buf, sizeof buf};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+				   .msg_controllen = sizeof cm.b};
+		if (c >= 0 && recvmsg(c, &m, MSG_CMSG_CLOEXEC) > 0) {
+			struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+			if (h && h->cmsg_type == SCM_RIGHTS) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(h), sizeof fd);
+				im->got++;
+				close(fd);
+			}
+			int zero = 0;
+			(void)!send(c, &zero, sizeof zero, MSG_NOSIGNAL);
+		}
+		if (c >= 0)
+			close(c);
+	}
+	if (ls >= 0)
+		close(ls);
+	return NULL;
+}
+
+static size_t count_in(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+void ipct_takeover(struct ipct *t, enum ipct_way way)
+{
+	char sock[PATH_MAX], count[PATH_MAX], target[PATH_MAX], arg[PATH_MAX + 8], got[PATH_MAX];
+	struct outside_impostor im = {0};
+	struct stat before, after;
+	cf_fx_fmt(sock, sizeof sock, "%s/deputy.sock", t->tmp);
+	cf_fx_fmt(target, sizeof target, "%s/.bashrc", t->fx.home);
+	cf_fx_fmt(im.dir, sizeof im.dir, "%s/takeover", t->fx.ws);
+	cf_fx_fmt(arg, sizeof arg, "out=%s", target);
+	cf_fx_fmt(got, sizeof got, "%s/impostor-got", im.dir);
+	cf_fx_mkdirs(im.dir);
+	cf_fx_write(target, "# not a secret, outside\n");
+	cr_assert(stat(target, &before) == 0);
+	ipct_serve(t, sock, count);
+	control(t, sock, count);
+	cr_assert(pthread_create(&im.t, NULL, outside_impostor, &im) == 0);
+	struct cf_fx_out o;
+	ipct_fenced(&o, t, way, NULL, NULL,
+		    CF_ARGV(CF_IPC, "takeover", im.dir, ";;", CF_IPC, "connect", sock, (char *)t->key,
+			    ";;", CF_IPC, "meta", arg, ";;", CF_IPC, "connect", sock, (char *)t->key));
+	im.stop = 1;
+	pthread_join(im.t, NULL);
+	usleep(100000);
+	dump("the supervisor taken over", way, &o);
+	cr_assert(strstr(o.out, "TAKEOVER killed="), "%s: the attack did not run: " SHOW,
+		  ipct_way_name(way), SHOW_ARGS(o));
+	char *fenced_got = cf_fx_slurp(got);
+	cr_expect(im.bound || strstr(o.out, "bound=1"),
+		  "%s: nobody took the name over: the test did not test it", ipct_way_name(way));
+	cr_expect_eq(im.got, 0, "%s: the outside impostor received %d listeners", ipct_way_name(way),
+		     im.got);
+	cr_expect(!fenced_got || !*fenced_got, "%s: the fenced impostor received listeners: %s",
+		  ipct_way_name(way), fenced_got);
+	free(fenced_got);
+	cr_expect(!strstr(o.out, "CONNECT ") && !strstr(o.out, "META "),
+		  "%s: a command ran after the supervisor was killed: " SHOW, ipct_way_name(way),
+		  SHOW_ARGS(o));
+	cr_expect_eq(ipct_accepts(count), 0, "%s: the outside deputy accepted %zu times",
+		     ipct_way_name(way), ipct_accepts(count));
+	cr_assert(stat(target, &after) == 0);
+	cr_expect(before.st_mode == after.st_mode && before.st_ctim.tv_sec == after.st_ctim.tv_sec &&
+			  before.st_ctim.tv_nsec == after.st_ctim.tv_nsec,
+		  "%s: the metadata of %s changed", ipct_way_name(way), target);
+	cr_expect_eq(count_in(o.err, "credfence: the IPC supervisor of this harness"), 1,
+		     "%s: the harness did not say once that its supervisor ended: " SHOW,
+		     ipct_way_name(way), SHOW_ARGS(o));
+	cr_expect(strstr(o.err, "the IPC supervisor has ended; nothing more can be fenced under it"),
+		  "%s: " SHOW, ipct_way_name(way), SHOW_ARGS(o));
+	cr_expect_eq(ipct_log_count(t, "supervisor_ended", NULL), 1, "%s: supervisor_ended lines",
+		     ipct_way_name(way));
+	expect_no_marker(t, &o);
 	cf_fx_out_free(&o);
 }

@@ -73,6 +73,9 @@ void ipct_server_then_client(struct ipct *t, enum ipct_way way); /* one child se
 void ipct_allow_socket(struct ipct *t, enum ipct_way way, bool by_env);
 void ipct_ssh_agent(struct ipct *t, enum ipct_way way, bool by_env);
 void ipct_swapped_allowed_socket(struct ipct *t, enum ipct_way way); /* agent socket replaced by a link */
+/* Issue 18: a harness child kills the supervisor while starved threads (and
+ * an outside impostor) bind its name; later children are refused. Harness ways only. */
+void ipct_takeover(struct ipct *t, enum ipct_way way);
 
 /* For the CLI tests: start an outside cf-ipcserve on SOCK (path or "@name");
  * COUNT receives the file its accepts are counted in. */

@@ -9,6 +9,7 @@
  * here and as nobody by the as-user test. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -193,5 +194,76 @@ Test(guard, a_symlinked_secret_is_covered_at_its_target)
 	snprintf(want, sizeof want, "read:%s EACCES", target);
 	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, mark) && !strstr(o.err, mark), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* Issue 18: a directory descriptor the harness inherits lies outside its
+ * guard's mount namespace. credfence harness refuses it, naming it; a
+ * command under credfence run reaches nothing through one (Landlock judges
+ * the path by where it resolves). */
+static const char read_through_fd[] =
+	"import os, sys\n"
+	"fd = int(sys.argv[1])\n"
+	"try:\n"
+	"    f = os.open(sys.argv[2], os.O_RDONLY, dir_fd=fd)\n"
+	"    print('read', os.read(f, 4096).decode(errors='replace'))\n"
+	"except OSError as e:\n"
+	"    print('errno', e.errno)\n";
+
+static void run_with_dirfd(const char *sub, const char *dir, int flags, int at, const char *rel)
+{
+	const char *py = cf_test_require_tool("python3");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | flags);
+	cr_assert(fd >= 0, "%s: %s", dir, strerror(errno));
+	int inherited = fcntl(fd, F_DUPFD, at); /* no O_CLOEXEC: the command inherits it */
+	cr_assert(inherited == at, "descriptor %d is taken", at);
+	close(fd);
+	char num[16];
+	snprintf(num, sizeof num, "%d", at);
+	char pyb[PATH_MAX], code[sizeof read_through_fd], relb[PATH_MAX];
+	snprintf(pyb, sizeof pyb, "%s", py);
+	memcpy(code, read_through_fd, sizeof code);
+	snprintf(relb, sizeof relb, "%s", rel);
+	cf_fx_credfence(&o, &fx, sub, NULL, CF_ARGV("--", pyb, "-c", code, num, relb));
+	close(inherited);
+}
+
+Test(guard, an_inherited_directory_above_a_secret_is_refused)
+{
+	run_with_dirfd("harness", fx.home, 0, 44, ".ssh/id_ed25519");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: harness: descriptor 44 is the directory") &&
+			  strstr(o.err, "holds secret") && strstr(o.err, "44<&-"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "read"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+	/* An O_PATH descriptor of the secret directory itself. */
+	char ssh[PATH_MAX];
+	cf_fx_fmt(ssh, sizeof ssh, "%s/.ssh", fx.home);
+	run_with_dirfd("harness", ssh, O_PATH, 45, "id_ed25519");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "descriptor 45 is the directory") && strstr(o.err, " is secret "),
+		  OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+	/* A directory beside the secrets is no reason to refuse. */
+	run_with_dirfd("harness", fx.ws, 0, 46, "no-such-file");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "errno 2"), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(guard, run_reaches_nothing_through_an_inherited_directory)
+{
+	run_with_dirfd("run", fx.home, 0, 44, ".ssh/id_ed25519");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "errno 13"), "EACCES expected\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+	char ssh[PATH_MAX];
+	cf_fx_fmt(ssh, sizeof ssh, "%s/.ssh", fx.home);
+	run_with_dirfd("run", ssh, O_PATH, 45, "id_ed25519");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "errno 13"), "EACCES expected\n" OUT_FMT, OUT_ARGS(o));
 	cf_fx_assert_no_marker(&fx, &o);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -242,5 +243,36 @@ Test(ipc_run, a_signal_sent_to_the_waiter_reaches_the_command)
 	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the waiter ended with status 0x%x",
 		  st);
 	cr_expect(gone_within(cmd, 3000), "the command did not get the SIGINT");
+	kill(cmd, SIGKILL);
+}
+
+/* Issue 18: the supervisor killed (a fenced process of the user can) before
+ * the command ends. The waiter stays until the command ends (a harness keeps
+ * the terminal and its temporary directory), then answers 125; meanwhile a
+ * signal sent to it still reaches the command. */
+Test(ipc_run, a_killed_supervisor_leaves_the_waiter_waiting_for_the_command)
+{
+	char pidfile[PATH_MAX], script[PATH_MAX + 64];
+	cf_fx_fmt(pidfile, sizeof pidfile, "%s/cmd.pid", t.fx.ws);
+	cf_fx_fmt(script, sizeof script, "echo $$ > '%s'; exec sleep 30", pidfile);
+	pid_t waiter = start_run(script);
+	pid_t cmd = read_pid(pidfile);
+	char stat[64], *s;
+	cf_fx_fmt(stat, sizeof stat, "/proc/%d/stat", (int)cmd);
+	s = cf_fx_slurp(stat);
+	int sup = 0;
+	cr_assert(s && sscanf(strrchr(s, ')') + 1, " %*c %d", &sup) == 1 && sup > 1, "%s", s);
+	free(s);
+	cr_assert_neq(sup, waiter, "the command's parent is the supervisor, not the waiter");
+	cr_assert(kill(sup, SIGKILL) == 0);
+	int st = 0;
+	usleep(300000);
+	cr_expect_eq(waitpid(waiter, &st, WNOHANG), 0, "the waiter ended (0x%x) while the command runs",
+		     st);
+	cr_expect(!gone_within(cmd, 100), "the command ended with its supervisor");
+	kill(waiter, SIGTERM); /* passed on: the command ends, then the waiter */
+	cr_assert_eq(waitpid(waiter, &st, 0), waiter);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 125, "the waiter ended with status 0x%x", st);
+	cr_expect(gone_within(cmd, 3000), "the command did not get the SIGTERM");
 	kill(cmd, SIGKILL);
 }

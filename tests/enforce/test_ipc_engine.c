@@ -36,6 +36,7 @@
 
 #include "enforce_test.h"
 #include "ipc.h"
+#include "proc.h"
 #include "supervisor.h"
 
 /* The status line of an IPC failure ERR (a buffer of this file's own). */
@@ -146,6 +147,7 @@ static void sup_start(struct sup *s, const char *const *allow)
 	for (size_t i = 0; allow && allow[i]; i++)
 		cr_assert(cf_strv_add(&a, allow[i]) == 0);
 	cr_assert_eq(cf_ipc_prepare(&s->ipc, &w, &a, s->addr), 0);
+	s->ipc.sup_beside = true; /* cf_supervisor_start: beside the children, not above */
 	cf_strv_free(&w);
 	cf_strv_free(&a);
 }
@@ -1221,4 +1223,395 @@ Test(ipc_engine, yama_ptrace_scope_is_judged)
 	cr_expect(strstr(why, "read isolation is not effective: Yama's ptrace_scope") &&
 			  strstr(why, "(ptrace_scope 1)"),
 		  "%s", why);
+}
+
+/* ---- the supervisor's identity (issue 18) ----
+ * A fenced process can read the supervisor's name in /proc/net/unix, kill
+ * it, and bind the name. The child must hand its listener to nobody but the
+ * supervisor its address names. */
+
+/* An impostor on the abstract NAME: it accepts, takes whatever listener a
+ * child hands it (counted in sh->n[0]), answers 0 as the supervisor would,
+ * and closes it. */
+struct impostor {
+	char name[CF_IPC_ADDR_MAX];
+	int fd;
+	pthread_t t;
+	atomic_int bound;
+	atomic_int stop;
+};
+
+static int bind_name(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	memcpy(sa.sun_path + 1, name, n);
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (bind(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) <
+		    0 ||
+	    listen(s, 64) < 0) {
+		int e = -errno;
+		close(s);
+		return e;
+	}
+	return s;
+}
+
+static void impostor_serve_one(int ls)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	char buf[CF_IPC_BLOB_MAX];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {buf, sizeof buf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+			   .msg_controllen = sizeof cm.b};
+	struct timeval tv = {2, 0};
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (recvmsg(c, &m, MSG_CMSG_CLOEXEC) > 0) {
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		if (h && h->cmsg_type == SCM_RIGHTS) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h), sizeof fd);
+			atomic_fetch_add(&sh->n[0], 1);
+			close(fd);
+		}
+		int zero = 0;
+		(void)!send(c, &zero, sizeof zero, MSG_NOSIGNAL);
+	}
+	close(c);
+}
+
+/* Starved binders: SCHED_IDLE threads that bind the name in a loop until
+ * one gets it, then serve as the impostor. */
+static void *binder(void *arg)
+{
+	struct impostor *im = arg;
+	struct sched_param sp = {0};
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!atomic_load(&im->stop)) {
+		int s = bind_name(im->name);
+		if (s < 0)
+			continue;
+		int expected = 0;
+		if (!atomic_compare_exchange_strong(&im->bound, &expected, 1)) {
+			close(s);
+			break;
+		}
+		im->fd = s;
+		while (!atomic_load(&im->stop)) {
+			struct pollfd p = {s, POLLIN, 0};
+			if (poll(&p, 1, 20) > 0)
+				impostor_serve_one(s);
+		}
+		break;
+	}
+	return NULL;
+}
+
+static int child_enter_only(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* Enter S's fence in a child: its cf_ipc_enter result. */
+static int enter_result(struct sup *s)
+{
+	sh->e[63] = 0;
+	int st = reap(spawn(s, child_enter_only, NULL));
+	return st == 0 ? 0 : st == 121 ? sh->e[63] : -1000 - st;
+}
+
+static void wait_gone(pid_t pid)
+{
+	for (int i = 0; i < 500 && kill(pid, 0) == 0; i++) {
+		char state = 0;
+		unsigned long long st = cf_proc_starttime_state(pid, &state);
+		if (st == 0 || state == 'Z')
+			break;
+		usleep(2000);
+	}
+}
+
+Test(ipc_engine, a_name_taken_over_after_the_supervisor_died_gets_no_listener)
+{
+	struct sup s;
+	sup_start(&s, NULL);
+	cr_assert_eq(enter_result(&s), 0, "the real supervisor serves");
+	cr_expect_eq(s.ipc.sup_pid, s.pid, "the name names the supervisor process: %s", s.addr);
+	/* While it lives, its name can not be bound. */
+	cr_expect_eq(bind_name(s.addr), -EADDRINUSE);
+	cr_assert(kill(s.pid, SIGKILL) == 0);
+	wait_gone(s.pid);
+	int ls = -1;
+	for (int i = 0; i < 200 && ls < 0; i++, usleep(5000))
+		ls = bind_name(s.addr);
+	cr_assert(ls >= 0, "the name was not freed: %s", strerror(-ls));
+	/* The child tries to enter; the impostor takes what it is handed. */
+	pid_t pid = spawn(&s, child_enter_only, NULL);
+	struct pollfd p = {ls, POLLIN, 0};
+	if (poll(&p, 1, 3000) > 0)
+		impostor_serve_one(ls);
+	int st = reap(pid);
+	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received %d listeners",
+		     atomic_load(&sh->n[0]));
+	cr_expect_eq(st, 121, "the child went on (status %d)", st);
+	cr_expect_eq(sh->e[63], -CF_EIPC_ENDED, "%s", ipc_words(sh->e[63]));
+	cr_expect(strstr(ipc_words(-CF_EIPC_ENDED), "the IPC supervisor has ended"), "%s",
+		  ipc_words(-CF_EIPC_ENDED));
+	close(ls);
+	cf_ipc_free(&s.ipc);
+}
+
+/* The attack as it was found: many starved threads bind the name while the
+ * supervisor is killed; a child enters after each kill. Many rounds. */
+Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240)
+{
+	int rounds = getenv("CF_TAKEOVER_ROUNDS") ? atoi(getenv("CF_TAKEOVER_ROUNDS")) : 300;
+	int taken = 0, refused = 0;
+	for (int r = 0; r < rounds; r++) {
+		struct sup s;
+		sup_start(&s, NULL);
+		struct impostor im = {.fd = -1};
+		snprintf(im.name, sizeof im.name, "%s", s.addr);
+		pthread_t t[6];
+		for (int i = 0; i < 6; i++)
+			cr_assert(pthread_create(&t[i], NULL, binder, &im) == 0);
+		if (r % 2)
+			usleep(500); /* let the binders start spinning */
+		cr_assert(kill(s.pid, SIGKILL) == 0);
+		wait_gone(s.pid);
+		for (int i = 0; i < 100 && !atomic_load(&im.bound); i++)
+			usleep(1000);
+		taken += atomic_load(&im.bound);
+		int rc = enter_result(&s);
+		refused += rc == -CF_EIPC_ENDED;
+		cr_expect(rc == -CF_EIPC_ENDED, "round %d: the child's enter: %d (%s)", r, rc,
+			  rc < 0 && rc > -1000 ? ipc_words(rc) : "went on");
+		atomic_store(&im.stop, 1);
+		for (int i = 0; i < 6; i++)
+			pthread_join(t[i], NULL);
+		if (im.fd >= 0)
+			close(im.fd);
+		cf_ipc_free(&s.ipc);
+		if (atomic_load(&sh->n[0]))
+			break;
+	}
+	cr_assert_eq(atomic_load(&sh->n[0]), 0, "an impostor received a listener");
+	cr_expect_gt(taken, rounds / 2, "the name was taken over in %d of %d rounds only", taken, rounds);
+	cr_log_info("takeover: name taken in %d of %d rounds, every child refused (%d)", taken, rounds,
+		    refused);
+}
+
+Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
+{
+	struct sup s;
+	sup_start(&s, NULL);
+	/* The real supervisor's name, its identity replaced: a name of the
+	 * old form, then the identity of another live process (ours). */
+	char other[CF_IPC_ADDR_MAX];
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, "credfence-sup-deadbeef"), 0);
+	int rc = enter_result(&s);
+	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EINVAL), "%d %s", rc, ipc_words(rc));
+	int ls = bind_name("credfence-sup-fake");
+	cr_assert(ls >= 0);
+	snprintf(other, sizeof other, "credfence-sup-%d-%llu-fake", (int)getppid(),
+		 cf_proc_starttime(getppid()));
+	/* A name bound by us, claiming our parent: the peer's pid is ours. */
+	int ls2 = bind_name(other);
+	cr_assert(ls2 >= 0);
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, other), 0);
+	pid_t pid = spawn(&s, child_enter_only, NULL);
+	struct pollfd p = {ls2, POLLIN, 0};
+	if (poll(&p, 1, 3000) > 0)
+		impostor_serve_one(ls2);
+	int st = reap(pid);
+	cr_expect_eq(st, 121);
+	cr_expect_eq(sh->e[63], -(CF_EIPC_IDENTITY + EPERM), "%s", ipc_words(sh->e[63]));
+	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received a listener");
+	cr_expect(strstr(ipc_words(-(CF_EIPC_IDENTITY + EPERM)),
+			 "the IPC supervisor's identity can not be established"), "%s",
+		  ipc_words(-(CF_EIPC_IDENTITY + EPERM)));
+	close(ls);
+	close(ls2);
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- the metadata ioctls, by the one table (supervisor.h) ---- */
+
+#define IOC_ROW(name, cmd, what) {#name, cmd, #what[0] == 'T'},
+static const struct {
+	const char *name;
+	uint32_t cmd;
+	bool trap;
+} ioc_rows[] = {CF_META_IOCTLS(IOC_ROW)};
+#define N_IOC_ROWS (sizeof ioc_rows / sizeof *ioc_rows)
+
+Test(ipc_engine, every_metadata_ioctl_of_the_table_is_trapped_or_refused)
+{
+	const uint32_t NOTIF = SECCOMP_RET_USER_NOTIF, DENY = SECCOMP_RET_ERRNO | EPERM;
+	cr_assert_geq(N_IOC_ROWS, 7);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		uint64_t cmd = ioc_rows[i].cmd;
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, cmd), ioc_rows[i].trap ? NOTIF : DENY,
+			     "%s natively", ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, cmd | (7ULL << 32)),
+			     ioc_rows[i].trap ? NOTIF : DENY, "%s with high bits", ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 0x40000000 | 514, 3, cmd), DENY, "%s x32",
+			     ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 0x40000000 | 16, 3, cmd), DENY, "%s x32 (16)",
+			     ioc_rows[i].name);
+		cr_expect_eq(run_filter(AUDIT_ARCH_I386, 54, 3, cmd), DENY, "%s i386", ioc_rows[i].name);
+	}
+	/* What was found open (issue 18), by the kernel's own numbers. */
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SETVERSION), NOTIF);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_SET_ENCRYPTION_POLICY), DENY);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETVERSION), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_filter(AUDIT_ARCH_X86_64, 16, 3, FS_IOC_GETFSLABEL), SECCOMP_RET_ALLOW);
+}
+
+/* Each TRAP row on PATH with a copy of an int (or struct fsxattr) the
+ * kernel accepts; the DENY rows whose kernel answer to a bogus argument is
+ * harmless. errnos into sh->e[row]. */
+static int child_ioctls(void *arg)
+{
+	const char *p = arg;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		union {
+			int v;
+			struct fsxattr fsx;
+			unsigned char bogus[512];
+		} a;
+		memset(&a, 0, sizeof a);
+		uint32_t cmd = ioc_rows[i].cmd;
+		if (cmd == CF_IOC_FSSETXATTR) {
+			if (ioctl(fd, FS_IOC_FSGETXATTR, &a.fsx) < 0)
+				return 3;
+			a.fsx.fsx_xflags ^= FS_XFLAG_NODUMP;
+		} else if (cmd == 0x40086602U || cmd == 0x40046602U) {
+			if (ioctl(fd, FS_IOC_GETFLAGS, &a.v) < 0)
+				return 4;
+			a.v ^= FS_NODUMP_FL;
+		} else if (ioc_rows[i].trap) {
+			a.v = 4242; /* a generation */
+		} else if (strstr(ioc_rows[i].name, "SETFSLABEL") || strstr(ioc_rows[i].name, "SETFSUUID") ||
+			   strstr(ioc_rows[i].name, "MIGRATE")) {
+			sh->e[i] = -1; /* not called: the kernel would act on the filesystem */
+			continue;
+		} else {
+			memset(a.bogus, 0xff, sizeof a.bogus); /* an invalid version or size */
+		}
+		sh->e[i] = ioctl(fd, (unsigned long)cmd, &a) < 0 ? errno : 0;
+	}
+	close(fd);
+	return 0;
+}
+
+static unsigned generation(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	unsigned g = 0;
+	cr_assert(fd >= 0);
+	cr_assert(ioctl(fd, FS_IOC_GETVERSION, &g) == 0, "FS_IOC_GETVERSION: %s", strerror(errno));
+	close(fd);
+	return g;
+}
+
+Test(ipc_engine, metadata_ioctls_outside_are_refused_and_inside_work)
+{
+	struct sup s;
+	char outside[PATH_MAX], control[PATH_MAX], inside[PATH_MAX];
+	int want[N_IOC_ROWS];
+	cf_fx_fmt(outside, sizeof outside, "%s/dotfile", fx.home);
+	cf_fx_fmt(control, sizeof control, "%s/control", fx.root);
+	cf_fx_fmt(inside, sizeof inside, "%s/built", fx.ws);
+	cf_fx_write(outside, "[user]\n");
+	cf_fx_write(control, "c\n");
+	cf_fx_write(inside, "i\n");
+	/* The control: unfenced, what each row does here. */
+	memset(sh->e, 0, sizeof sh->e);
+	run(NULL, child_ioctls, control);
+	memcpy(want, sh->e, sizeof want);
+	for (size_t i = 0; i < N_IOC_ROWS; i++)
+		cr_log_info("control %s: %s", ioc_rows[i].name, want[i] < 0 ? "not called" : strerror(want[i]));
+	if (want[3] != 0) /* FS_IOC_SETVERSION */
+		cf_test_unavailable("FS_IOC_SETVERSION does not work on this filesystem (%s)",
+				    strerror(want[3]));
+	cr_assert_eq(generation(control), 4242u, "the control changed the generation");
+	sup_start(&s, NULL);
+	struct snapshot before, after;
+	unsigned gen = generation(outside);
+	snap(outside, &before);
+	memset(sh->e, 0, sizeof sh->e);
+	run(&s, child_ioctls, outside);
+	snap(outside, &after);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		if (want[i] < 0)
+			continue;
+		int expect = ioc_rows[i].trap ? EACCES : EPERM;
+		cr_expect_eq(sh->e[i], expect, "outside %s: %s (control: %s)", ioc_rows[i].name,
+			     strerror(sh->e[i]), strerror(want[i]));
+	}
+	expect_same(outside, &before, &after);
+	cr_expect_eq(generation(outside), gen, "the generation of a file outside changed");
+	/* Inside: a TRAP row does what it did unfenced; a DENY row is refused. */
+	memset(sh->e, 0, sizeof sh->e);
+	run(&s, child_ioctls, inside);
+	for (size_t i = 0; i < N_IOC_ROWS; i++) {
+		if (want[i] < 0)
+			continue;
+		cr_expect_eq(sh->e[i], ioc_rows[i].trap ? want[i] : EPERM, "inside %s: %s (control: %s)",
+			     ioc_rows[i].name, strerror(sh->e[i]), strerror(want[i]));
+	}
+	cr_expect_eq(generation(inside), 4242u, "FS_IOC_SETVERSION did not work inside");
+	const char *lg = log_text(&s);
+	cr_expect(strstr(lg, "\"call\":\"ioctl\"") && strstr(lg, outside), "log: %s", lg);
+	cf_ipc_free(&s.ipc);
+}
+
+/* An address naming a live process's own listener, with that process's own
+ * pid and start time (an environment a harness was steered to hand a
+ * child): the identity checks pass, but the process is no ancestor of the
+ * child, as every way in's supervisor is. */
+Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
+{
+	struct sup s;
+	char name[CF_IPC_ADDR_MAX];
+	int ready[2];
+	sup_start(&s, NULL);
+	cr_assert(pipe(ready) == 0);
+	pid_t imp = fork();
+	cr_assert(imp >= 0);
+	if (imp == 0) {
+		snprintf(name, sizeof name, "credfence-sup-%d-%llu-0ff1ce", (int)getpid(),
+			 cf_proc_self_starttime());
+		int ls = bind_name(name);
+		(void)!write(ready[1], name, sizeof name);
+		struct pollfd p = {ls, POLLIN, 0};
+		if (ls >= 0 && poll(&p, 1, 3000) > 0)
+			impostor_serve_one(ls);
+		_exit(0);
+	}
+	cr_assert_eq(read(ready[0], name, sizeof name), (ssize_t)sizeof name);
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, name), 0);
+	s.ipc.sup_beside = false; /* as in every way in */
+	cr_assert_eq(s.ipc.sup_pid, imp);
+	int rc = enter_result(&s);
+	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EPERM), "%d %s", rc, rc < 0 && rc > -1000 ? ipc_words(rc) : "");
+	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received a listener");
+	kill(imp, SIGKILL);
+	reap(imp);
+	close(ready[0]);
+	close(ready[1]);
+	cf_ipc_free(&s.ipc);
 }

@@ -48,3 +48,9 @@ EACH_WAY(allowances_can_not_be_widened_inside, ipct_no_self_granted_allowance)
 EACH_WAY(a_swapped_agent_socket_stays_denied, ipct_swapped_allowed_socket)
 /* The harness reads CREDFENCE_ALLOW_SOCKET too (self mode reads only that). */
 Test(ipc_shim, allow_socket_env_in_a_harness) { allow_env(&t, IPCT_SPAWN); }
+
+/* Issue 18: the supervisor killed and its name taken over, from each way a
+ * harness starts children. */
+Test(ipc_shim, a_taken_over_supervisor_gets_no_listener_posix_spawn) { ipct_takeover(&t, IPCT_SPAWN); }
+Test(ipc_shim, a_taken_over_supervisor_gets_no_listener_fork) { ipct_takeover(&t, IPCT_FORK); }
+Test(ipc_shim, a_taken_over_supervisor_gets_no_listener_vfork) { ipct_takeover(&t, IPCT_VFORK); }

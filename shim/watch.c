@@ -1,0 +1,52 @@
+/* The harness's IPC supervisor, watched from the harness. A fenced process
+ * of the same user can kill it (SECURITY.md says why signals stay open); its
+ * children can then no longer be fenced, and the harness must know it: the
+ * next launch would otherwise fail in the child only, one refusal at a time,
+ * and the waiter above the harness is the only one that would say why.
+ *
+ * Raw syscalls and stack only: a vfork child (which runs no atfork handler)
+ * finds the death itself, in cf_ipc_enter, and reports it here, in the
+ * harness's memory. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+#include "shim.h"
+#include "sys.h"
+
+void cf_shim_supervisor_ended(const struct cf_fence *f)
+{
+	char line[256];
+	size_t len = 0;
+	int pid = (int)cf_sys0(SYS_getpid);
+	if (__atomic_exchange_n(&cf_shim.supervisor_ended, 1, __ATOMIC_ACQ_REL))
+		return; /* told already */
+	cf_json_raw(line, sizeof line, &len, "credfence: the IPC supervisor of this harness (pid ");
+	cf_json_num(line, sizeof line, &len, f->ipc.sup_pid);
+	cf_json_raw(line, sizeof line, &len, ") has ended; every command the harness starts from now "
+					     "on is refused. Start the harness again.\n");
+	(void)cf_sys3(SYS_write, 2, line, len);
+	int fd = cf_fence_log_open(f);
+	if (fd < 0)
+		return;
+	len = 0;
+	cf_json_raw(line, sizeof line, &len, "{\"event\":\"supervisor_ended\",\"pid\":");
+	cf_json_num(line, sizeof line, &len, cf_shim.harness_pid ? cf_shim.harness_pid : pid);
+	cf_json_raw(line, sizeof line, &len, ",\"supervisor\":");
+	cf_json_num(line, sizeof line, &len, f->ipc.sup_pid);
+	cf_json_raw(line, sizeof line, &len, "}\n");
+	(void)cf_sys3(SYS_write, fd, line, len);
+	cf_sys_close(fd);
+}
+
+void cf_shim_watch_supervisor(const struct cf_fence *f)
+{
+	if (cf_shim.role != CF_ROLE_HARNESS || !f || f->inherited || f->ipc.sup_pid <= 0 ||
+	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE) ||
+	    cf_ipc_supervisor_alive(&f->ipc))
+		return;
+	int e = errno;
+	cf_shim_supervisor_ended(f);
+	errno = e;
+}
