@@ -1783,7 +1783,7 @@ static _Noreturn void wait_for_keeper(int rd)
 	int keeper = -1;
 	if (n == sizeof pid) {
 		fwd_pid = pid;
-		keeper = (int)syscall(SYS_pidfd_open, pid, 0);
+		keeper = (int)cf_sys2(SYS_pidfd_open, pid, 0);
 	}
 	while ((n = read(rd, msg, sizeof msg)) < 0 && errno == EINTR)
 		;

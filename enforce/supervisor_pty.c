@@ -11,6 +11,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
@@ -117,9 +119,9 @@ long cf_pty_give_peer(int lfd, uint64_t id, int pidfd, const struct seccomp_data
 	int fd = (int)d->args[0], flags = (int)d->args[2];
 	if ((flags & ~PEER_FLAGS) || (flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
-	int t = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	int t = (int)cf_sys3(SYS_pidfd_getfd, pidfd, fd, 0);
 	if (t < 0)
-		return -errno;
+		return t;
 	long r = judge_master(t);
 	int s = -1;
 	if (r == 0) {
