@@ -1212,6 +1212,43 @@ Test(ipc_engine, a_caller_with_other_credentials_is_refused)
 	cf_ipc_free(&s.ipc);
 }
 
+/* ---- an idle client does not end the supervisor ---- */
+
+static int child_chmod(void *arg)
+{
+	sh->e[0] = chmod(arg, 0640) < 0 ? errno : 0;
+	return 0;
+}
+
+/* While a client is connected and has said nothing yet, the supervisor's
+ * loop polls with a timeout of a second; a poll that times out (0, errno
+ * untouched) is a round like any other, not a failure: the supervisor still
+ * serves after it. */
+Test(ipc_engine, an_idle_client_does_not_end_the_supervisor)
+{
+	struct sup s;
+	char f[PATH_MAX], where[CF_IPC_ADDR_MAX + 2];
+	struct sockaddr_un sa;
+	socklen_t len;
+	cf_fx_fmt(f, sizeof f, "%s/f", fx.ws);
+	cf_fx_write(f, "x");
+	sup_start(&s, NULL);
+	snprintf(where, sizeof where, "@%s", s.addr);
+	addr_of(&sa, &len, where);
+	int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	cr_assert(c >= 0);
+	cr_assert(connect(c, (struct sockaddr *)&sa, len) == 0, "connect: %s", strerror(errno));
+	usleep(2500 * 1000); /* two timeouts of its poll */
+	cr_expect_eq(kill(s.pid, 0), 0, "the supervisor ended while a client was idle");
+	run(&s, child_chmod, f);
+	cr_expect_eq(sh->e[0], 0, "chmod inside after the idle client: %s", strerror(sh->e[0]));
+	struct stat st;
+	cr_assert(stat(f, &st) == 0);
+	cr_expect_eq(st.st_mode & 07777, 0640);
+	close(c);
+	cf_ipc_free(&s.ipc);
+}
+
 /* ---- a connect that waits does not stop the supervisor ---- */
 
 struct stall {
