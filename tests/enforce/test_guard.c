@@ -267,3 +267,38 @@ Test(guard, a_threaded_caller_is_told_why_it_gets_no_user_namespace)
 	cr_expect(strstr(two.why, "ThreadSanitizer"), "%s", two.why);
 	cr_expect(!strstr(two.why, "user namespaces are off"), "%s", two.why);
 }
+
+/* The same through the command: a credfence with a library that starts a
+ * thread in each forked child (tests/enforce/forkthread.c, as ThreadSanitizer
+ * does). An ordinary user's harness is refused with that reason and the way
+ * out, and nothing runs; best-effort starts it with the same reason as a
+ * warning. Root's guard makes no user namespace: the harness runs guarded. */
+Test(guard, a_threaded_credfence_names_the_threads)
+{
+	const char *pre[] = {"LD_PRELOAD=" CF_FORKTHREAD, NULL};
+	const char *reason = "threads, and the kernel gives a user namespace only to a process "
+			     "of one thread";
+	cf_fx_credfence(&o, &fx, "harness", pre, CF_ARGV("--", "/bin/echo", "RAN"));
+	if (geteuid() == 0) {
+		cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(!strstr(o.err, reason), OUT_FMT, OUT_ARGS(o));
+		return;
+	}
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "RAN"), "it ran: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: harness: the harness's own reads of the secrets can not "
+				"be guarded: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Invalid argument: "
+				"this process runs "),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, reason), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Run with --best-effort"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "user namespaces are off"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", pre, CF_ARGV("--best-effort", "--", "/bin/echo", "RAN"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: warning: harness: the harness's own reads of the secrets "
+				"are not guarded: ") && strstr(o.err, reason),
+		  OUT_FMT, OUT_ARGS(o));
+}
