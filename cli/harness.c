@@ -386,9 +386,9 @@ static int guard_harness(const struct cf_cli *c, const struct cf_fence *f, const
 	if (!err)
 		return 0;
 	if (f->pol.mode == CF_MODE_REQUIRED) {
-		cf_err("harness: the harness's own reads of the secrets can not be guarded: %s; "
-		       "allow user namespaces, or run with --best-effort to start it unguarded (its "
-		       "children stay fenced). Nothing was run.",
+		cf_err("harness: the harness's own reads of the secrets can not be guarded: %s. "
+		       "Run with --best-effort to start it unguarded (its children stay fenced). "
+		       "Nothing was run.",
 		       why);
 		return CF_EXIT_FAIL;
 	}

@@ -74,6 +74,53 @@ static int write_file(const char *path, const char *text)
 	return w < 0 ? (int)w : w == (long)strlen(text) ? 0 : -EIO;
 }
 
+/* The threads of this process, from /proc/self/status ("Threads:"); 0 when
+ * it can not be read. */
+static long thread_count(void)
+{
+	char buf[4096];
+	int fd = cf_sys_openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	long got = 0, k;
+	while ((size_t)got < sizeof buf - 1 &&
+	       (k = cf_sys3(SYS_read, fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0)
+		got += k;
+	cf_sys_close(fd);
+	buf[got > 0 ? got : 0] = '\0';
+	const char *t = strstr(buf, "\nThreads:");
+	if (!t)
+		return 0;
+	long n = 0;
+	for (t += strlen("\nThreads:"); *t == ' ' || *t == '\t'; t++)
+		;
+	for (; *t >= '0' && *t <= '9'; t++)
+		n = n * 10 + (*t - '0');
+	return n;
+}
+
+/* Why unshare(CLONE_NEWUSER) failed with RC, into WHY. The kernel refuses a
+ * user namespace to a process of more than one thread with EINVAL: that is
+ * not a setting of the machine, and the advice for one would not apply. */
+static int userns_refused(int rc, char *why, size_t n)
+{
+	long threads = rc == -EINVAL ? thread_count() : 0;
+	if (threads > 1)
+		return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s: this process "
+				"runs %ld threads, and the kernel gives a user namespace only to a "
+				"process of one thread (something loaded into credfence started "
+				"the others: a sanitizer's runtime, such as ThreadSanitizer's, or "
+				"a library in LD_PRELOAD); run credfence without it",
+				strerror(-rc), threads),
+		       rc;
+	return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user namespaces "
+			"are off for this user: sysctl user.max_user_namespaces, "
+			"kernel.unprivileged_userns_clone, or AppArmor's "
+			"kernel.apparmor_restrict_unprivileged_userns); allow user namespaces",
+			strerror(-rc)),
+	       rc;
+}
+
 /* A mount namespace of our own, whose mounts do not travel back to the
  * parent's (slave: the host's later mounts still show). An unprivileged user
  * needs a user namespace for it, where it keeps its own ids. */
@@ -88,12 +135,7 @@ static int own_namespace(char *why, size_t n)
 			return snprintf(why, n, "unshare(CLONE_NEWNS) failed: %s", strerror(-rc)), rc;
 	} else {
 		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS)))
-			return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user "
-					"namespaces are off for this user: sysctl "
-					"user.max_user_namespaces, kernel.unprivileged_userns_clone, or "
-					"AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
-					strerror(-rc)),
-			       rc;
+			return userns_refused(rc, why, n);
 		if ((rc = write_file("/proc/self/setgroups", "deny")))
 			return snprintf(why, n, "can not write /proc/self/setgroups: %s", strerror(-rc)), rc;
 		snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);

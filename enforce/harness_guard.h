@@ -35,15 +35,17 @@ bool cf_guard_may_read(const struct cf_denied *d, const struct cf_strv *may_read
  * honoured (the cover is the whole location): its index, or -1. */
 long cf_guard_may_read_inside(const struct cf_policy *pol, const struct cf_strv *may_read);
 
-/* Guard the calling process (single-threaded, just before it execs the
- * harness). MAY_READ: canonical paths. Returns 0, or -errno with WHY (N bytes)
- * saying which step failed; the process is then in no state to run the
- * harness as guarded (the caller refuses, or goes on in best-effort mode). */
 /* Root only: give up CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN,
  * bounding set included (the guard's last step for a root harness; the IPC
  * supervisor of that harness does the same, ipc.h). 0 or -errno with WHY. */
 int cf_guard_drop_root_caps(char *why, size_t n);
 
+/* Guard the calling process (single-threaded, just before it execs the
+ * harness: the kernel gives a user namespace only to a process of one
+ * thread, and WHY says so when that is what failed). MAY_READ: canonical
+ * paths. Returns 0, or -errno with WHY (N bytes) saying which step failed;
+ * the process is then in no state to run the harness as guarded (the caller
+ * refuses, or goes on in best-effort mode). */
 int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read,
 		     struct cf_guard_report *rep, char *why, size_t n);
 

@@ -45,20 +45,36 @@ mkdir -p "$root/bin" "$root/lib"
 cp "$build/cli/credfence" "$root/bin/credfence" || exit 1
 cp "$build/shim/libcredfence.so" "$root/lib/libcredfence.so" || exit 1
 
+# An ordinary user's harness gets its guard's user namespace in the process
+# that execs the harness, which the supervisor forks; ThreadSanitizer starts a
+# thread in every forked child, and the kernel gives a user namespace only to
+# a process of one thread (EINVAL; SECURITY.md). So, run as an ordinary user,
+# the instrumented harness starts in best-effort mode, and its warning must say
+# that (the threads), not that user namespaces are off. Root's guard needs no
+# user namespace and runs in required mode.
+mode=""
+if [ "$(id -u)" != 0 ]; then
+	mode="--best-effort"
+fi
+
 echo "1..3"
 status=0
 out=$(cd "$root/ws" && env CF_T_PROBE="$build/tests/shim/cf-probe" \
 	CF_T_KEY="$root/home/.ssh/id_ed25519" CF_T_KEYS="$root/home/.ssh/id_ed25519" \
 	CF_T_OWN="$root/home/.claude/.credentials.json" \
 	CF_T_ALLOWED="$root/ws/allowed.txt" CF_T_CHURN="$root/home" \
-	"$root/bin/credfence" harness --home "$root/home" --workspace "$root/ws" -- \
+	"$root/bin/credfence" harness $mode --home "$root/home" --workspace "$root/ws" -- \
 	"$build/tests/shim/cf-stress" 16 "$rounds" 2>&1)
 rc=$?
 want="STRESS launched=$((16 * rounds)) bad=0"
-if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q "$want"; then
-	echo "ok 1 spawner stress: 16 threads x $rounds launches"
+guard_ok=true
+if [ -n "$mode" ] && ! printf '%s\n' "$out" | grep -q "are not guarded: .* threads, and the kernel gives a user namespace only to a process of one thread"; then
+	guard_ok=false
+fi
+if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q "$want" && $guard_ok; then
+	echo "ok 1 spawner stress: 16 threads x $rounds launches${mode:+ ($mode: ThreadSanitizer's thread keeps the harness from its user namespace, as its warning says)}"
 else
-	echo "not ok 1 spawner stress: status $rc, expected '$want'"
+	echo "not ok 1 spawner stress: status $rc, expected '$want'${mode:+ and a warning that names the threads}"
 	printf '%s\n' "$out" | grep -v "running as root" | sed 's/^/# /'
 	status=1
 fi

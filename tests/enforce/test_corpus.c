@@ -18,6 +18,8 @@ static char *expand(const char *in, const struct cf_fx *f, char *out, size_t n)
 			v = f->home, p += 6;
 		else if (strncmp(p, "{ws}", 4) == 0)
 			v = f->ws, p += 4;
+		else if (strncmp(p, "{fixture}", 9) == 0)
+			v = strrchr(f->root, '/') + 1, p += 9; /* cf-XXXXXX: this run's own */
 		if (v) {
 			size_t l = strlen(v);
 			cr_assert_lt(k + l, n);
@@ -65,7 +67,7 @@ Test(corpus, denied_forms)
 	fclose(f);
 	cr_assert_gt(n, 10);
 	fenced(&o, &fx, NULL, NULL, b.v);
-	unlink("/tmp/cf-corpus-hl");
+	unlink(expand("/tmp/cf-corpus-hl-{fixture}", &fx, line, sizeof line));
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	for (size_t i = 0; i < n; i++) {
 		/* link prints only its source */

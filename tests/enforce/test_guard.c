@@ -10,10 +10,15 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
+#include "harness_guard.h"
 
 #ifndef CF_GUARDPROBE
 #error "CF_GUARDPROBE comes from meson"
@@ -266,4 +271,106 @@ Test(guard, run_reaches_nothing_through_an_inherited_directory)
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.out, "errno 13"), "EACCES expected\n" OUT_FMT, OUT_ARGS(o));
 	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* The kernel gives a user namespace only to a process of one thread: the
+ * guard of an ordinary user's harness started from a threaded credfence
+ * (ThreadSanitizer's runtime starts a thread in every forked child) fails
+ * with EINVAL, and says so, not "user namespaces are off". The same guard in
+ * a process of one thread is the control: it succeeds. Run by the guard
+ * itself in a child, as nobody when the test runs as root (root needs no
+ * user namespace). */
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+struct guard_result {
+	int rc;
+	char why[1024];
+};
+
+static struct guard_result guard_in_child(bool threaded)
+{
+	struct guard_result r = {.rc = -1};
+	int p[2];
+	cr_assert(pipe(p) == 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		struct cf_policy pol;
+		struct cf_guard_report rep;
+		pthread_t t;
+		memset(&pol, 0, sizeof pol);
+		/* Dumpable again after the change of ids, as after an exec:
+		 * else /proc/self/uid_map stays root's. */
+		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+				       prctl(PR_SET_DUMPABLE, 1)))
+			_exit(2);
+		if (threaded && pthread_create(&t, NULL, sleeper, NULL))
+			_exit(3);
+		r.rc = cf_guard_harness(&pol, NULL, &rep, r.why, sizeof r.why);
+		_exit(write(p[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 4);
+	}
+	close(p[1]);
+	ssize_t got = read(p[0], &r, sizeof r);
+	close(p[0]);
+	int st;
+	cr_assert(waitpid(pid, &st, 0) == pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child ended with status %d", st);
+	cr_assert_eq(got, (ssize_t)sizeof r);
+	r.why[sizeof r.why - 1] = '\0';
+	return r;
+}
+
+Test(guard, a_threaded_caller_is_told_why_it_gets_no_user_namespace)
+{
+	struct guard_result one = guard_in_child(false);
+	if (one.rc)
+		cf_test_unavailable("the guard fails for an ordinary user here even with one thread: %s",
+				    one.why);
+	struct guard_result two = guard_in_child(true);
+	cr_expect_eq(two.rc, -EINVAL, "rc %d: %s", two.rc, two.why);
+	cr_expect(strstr(two.why, "runs 2 threads"), "%s", two.why);
+	cr_expect(strstr(two.why, "ThreadSanitizer"), "%s", two.why);
+	cr_expect(!strstr(two.why, "user namespaces are off"), "%s", two.why);
+}
+
+/* The same through the command: a credfence with a library that starts a
+ * thread in each forked child (tests/enforce/forkthread.c, as ThreadSanitizer
+ * does). An ordinary user's harness is refused with that reason and the way
+ * out, and nothing runs; best-effort starts it with the same reason as a
+ * warning. Root's guard makes no user namespace: the harness runs guarded. */
+Test(guard, a_threaded_credfence_names_the_threads)
+{
+	const char *pre[] = {"LD_PRELOAD=" CF_FORKTHREAD, NULL};
+	const char *reason = "threads, and the kernel gives a user namespace only to a process "
+			     "of one thread";
+	cf_fx_credfence(&o, &fx, "harness", pre, CF_ARGV("--", "/bin/echo", "RAN"));
+	if (geteuid() == 0) {
+		cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(!strstr(o.err, reason), OUT_FMT, OUT_ARGS(o));
+		return;
+	}
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "RAN"), "it ran: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: harness: the harness's own reads of the secrets can not "
+				"be guarded: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Invalid argument: "
+				"this process runs "),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, reason), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Run with --best-effort"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "user namespaces are off"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", pre, CF_ARGV("--best-effort", "--", "/bin/echo", "RAN"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: warning: harness: the harness's own reads of the secrets "
+				"are not guarded: ") && strstr(o.err, reason),
+		  OUT_FMT, OUT_ARGS(o));
 }

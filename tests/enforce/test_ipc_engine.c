@@ -774,6 +774,71 @@ Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
 	cf_ipc_free(&s.ipc);
 }
 
+/* A file inside the workspace whose path is longer than PATH_MAX: the
+ * supervisor pins it (by the caller's cwd), but /proc/self/fd/N can not name
+ * it (ENAMETOOLONG), so it can not tell where it lies. The call is refused
+ * (fail closed; SECURITY.md) and logged by the name the caller gave. */
+struct deep {
+	int dir; /* the deepest directory, open */
+};
+
+static int child_deep_chmod(void *arg)
+{
+	struct deep *d = arg;
+	if (fchdir(d->dir) < 0)
+		return 2;
+	sh->e[0] = chmod("f", 0600) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, metadata_of_a_file_it_can_not_locate_is_refused)
+{
+	struct sup s;
+	struct deep d;
+	char name[201];
+	memset(name, 'd', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	d.dir = open(fx.ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(d.dir >= 0);
+	size_t depth = strlen(fx.ws);
+	while (depth <= PATH_MAX) {
+		cr_assert(mkdirat(d.dir, name, 0755) == 0, "mkdirat: %s", strerror(errno));
+		int next = openat(d.dir, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		cr_assert(next >= 0);
+		close(d.dir);
+		d.dir = next;
+		depth += 1 + strlen(name);
+	}
+	int f = openat(d.dir, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	cr_assert(f >= 0);
+	close(f);
+	/* The precondition: this file has no name /proc/self/fd can give. */
+	char link[64], where[PATH_MAX];
+	f = openat(d.dir, "f", O_PATH | O_CLOEXEC);
+	snprintf(link, sizeof link, "/proc/self/fd/%d", f);
+	errno = 0;
+	cr_assert(readlink(link, where, sizeof where) < 0 && errno == ENAMETOOLONG,
+		  "readlink of a %zu-byte path: %s", depth, strerror(errno));
+	/* The control: unfenced, the chmod works. */
+	run(NULL, child_deep_chmod, &d);
+	cr_assert_eq(sh->e[0], 0, "control: %s", strerror(sh->e[0]));
+	cr_assert(fchmodat(d.dir, "f", 0644, 0) == 0, "fchmodat: %s", strerror(errno));
+	struct stat before, after;
+	cr_assert(fstat(f, &before) == 0);
+	sup_start(&s, NULL);
+	run(&s, child_deep_chmod, &d);
+	cr_assert(fstat(f, &after) == 0);
+	cr_expect_eq(sh->e[0], EACCES, "chmod of a file it can not locate: %s", strerror(sh->e[0]));
+	cr_expect_eq(before.st_mode, after.st_mode, "the mode changed");
+	const char *lg = log_text(&s);
+	cr_expect(strstr(lg, "\"event\":\"metadata_denied\"") &&
+			  strstr(lg, "\"call\":\"chmod\",\"path\":\"f\""),
+		  "the log names the file as the caller did: %s", lg);
+	close(f);
+	close(d.dir);
+	cf_ipc_free(&s.ipc);
+}
+
 /* ---- races ---- */
 
 struct race {
@@ -1148,6 +1213,43 @@ Test(ipc_engine, a_caller_with_other_credentials_is_refused)
 	cr_assert(stat(f, &st) == 0);
 	cr_expect_eq(st.st_mode & 07777, 0600);
 	cr_expect(strstr(log_text(&s), "\"reason\":\"credentials\""), "log: %s", log_text(&s));
+	cf_ipc_free(&s.ipc);
+}
+
+/* ---- an idle client does not end the supervisor ---- */
+
+static int child_chmod(void *arg)
+{
+	sh->e[0] = chmod(arg, 0640) < 0 ? errno : 0;
+	return 0;
+}
+
+/* While a client is connected and has said nothing yet, the supervisor's
+ * loop polls with a timeout of a second; a poll that times out (0, errno
+ * untouched) is a round like any other, not a failure: the supervisor still
+ * serves after it. */
+Test(ipc_engine, an_idle_client_does_not_end_the_supervisor)
+{
+	struct sup s;
+	char f[PATH_MAX], where[CF_IPC_ADDR_MAX + 2];
+	struct sockaddr_un sa;
+	socklen_t len;
+	cf_fx_fmt(f, sizeof f, "%s/f", fx.ws);
+	cf_fx_write(f, "x");
+	sup_start(&s, NULL);
+	snprintf(where, sizeof where, "@%s", s.addr);
+	addr_of(&sa, &len, where);
+	int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	cr_assert(c >= 0);
+	cr_assert(connect(c, (struct sockaddr *)&sa, len) == 0, "connect: %s", strerror(errno));
+	usleep(2500 * 1000); /* two timeouts of its poll */
+	cr_expect_eq(kill(s.pid, 0), 0, "the supervisor ended while a client was idle");
+	run(&s, child_chmod, f);
+	cr_expect_eq(sh->e[0], 0, "chmod inside after the idle client: %s", strerror(sh->e[0]));
+	struct stat st;
+	cr_assert(stat(f, &st) == 0);
+	cr_expect_eq(st.st_mode & 07777, 0640);
+	close(c);
 	cf_ipc_free(&s.ipc);
 }
 

@@ -3,20 +3,115 @@
 # programs again as nobody, after a root run of the first one, and fails when
 # a test crashes, finds no fixture root, or leaves a fixture behind. A root run
 # must leave nothing that blocks another user's run.
-# Usage: as-user.sh TEST-PROGRAM... (exit 77: skipped, with the reason)
+#
+# The checkout may lie where nobody can not reach it (a clone under a 0700
+# directory, issue 25): then the test runs in a mount namespace of its own
+# where each directory on the way that nobody can not search is covered by an
+# empty tmpfs (mode 0755) holding binds of just what lies on the way (the
+# directory itself is left as it is; nothing outside the namespace changes).
+# Usage: as-user.sh TEST-PROGRAM... (exit 77: skipped, with the reason; under
+# CI=true a test that can not run fails instead)
 set -u
-if [ "$(id -u)" != 0 ]; then
-	echo "skip: not root; this run is an ordinary user's own"
+
+unavailable() {
+	if [ "${CI:-}" = true ]; then
+		echo "CI=true, so this must not be skipped: $1"
+		exit 1
+	fi
+	echo "skip: $1"
 	exit 77
+}
+
+if [ "$(id -u)" != 0 ]; then
+	unavailable "not root; this run is an ordinary user's own"
 fi
 if ! command -v setpriv >/dev/null 2>&1 || ! id nobody >/dev/null 2>&1; then
-	echo "skip: no setpriv or no user nobody"
-	exit 77
+	unavailable "no setpriv or no user nobody"
 fi
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# What nobody must reach: the programs, the build tree and the checkout.
+needed() {
+	for p in "$@" ${CREDFENCE_BUILD:-} ${CREDFENCE_SOURCE:-} ${CREDFENCE_BIN:-}; do
+		realpath "$p"
+	done
+}
+
+# The first directory from / down to $1 (itself included) that nobody can not
+# search; nothing when there is none.
+blocked() {
+	rest=${1#/}
+	dir=
+	while [ -n "$rest" ]; do
+		dir=$dir/${rest%%/*}
+		if [ -d "$dir" ] && ! as_nobody test -x "$dir"; then
+			echo "$dir"
+			return
+		fi
+		case $rest in
+		*/*) rest=${rest#*/} ;;
+		*) rest= ;;
+		esac
+	done
+}
+
+# In the namespace: cover DIR with a tmpfs that holds binds of the entries of
+# DIR that the needed paths go through.
+open_way() {
+	dir=$1
+	shift
+	n=$((n + 1))
+	mkdir "$stage/$n" && mount --bind "$dir" "$stage/$n" &&
+		mount -t tmpfs -o mode=0755,size=64k tmpfs "$dir" || return 1
+	for p in "$@"; do
+		case $p in "$dir"/*) ;; *) continue ;; esac
+		entry=${p#"$dir"/}
+		entry=${entry%%/*}
+		[ -e "$dir/$entry" ] && continue
+		if [ -d "$stage/$n/$entry" ]; then
+			mkdir "$dir/$entry"
+		else
+			: >"$dir/$entry"
+		fi && mount --bind "$stage/$n/$entry" "$dir/$entry" || return 1
+	done
+}
+
+if [ -z "${CF_AS_USER_STAGE:-}" ]; then
+	for p in $(needed "$@"); do
+		if [ -n "$(blocked "$p")" ]; then
+			# Into a private mount namespace; the stage is removed after it.
+			stage=$(mktemp -d /run/cf-as-user-XXXXXX) || unavailable "can not make a stage in /run"
+			CF_AS_USER_STAGE=$stage unshare -m --propagation private sh "$0" "$@"
+			rc=$?
+			rmdir "$stage"
+			exit $rc
+		fi
+	done
+else
+	stage=$CF_AS_USER_STAGE
+	mount -t tmpfs -o mode=0700 tmpfs "$stage" || unavailable "can not mount a tmpfs on $stage"
+	n=0
+	# Each round opens the first blocked directory of each path; a directory
+	# under one opened may be blocked in turn (a 0700 inside a 0700).
+	for round in 1 2 3 4 5 6 7 8; do
+		opened=
+		for p in $(needed "$@"); do
+			dir=$(blocked "$p")
+			[ -z "$dir" ] && continue
+			[ "$dir" = "$p" ] && unavailable "nobody can not search $p itself (mode $(stat -c %a "$p"))"
+			open_way "$dir" $(needed "$@") || unavailable "can not open the way to $p for nobody"
+			opened=1
+		done
+		[ -z "$opened" ] && break
+	done
+fi
+
 for bin in "$@"; do
-	if ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$bin"; then
-		echo "skip: nobody can not run $bin (the build lies in a private directory)"
-		exit 77
+	if ! as_nobody test -x "$bin"; then
+		unavailable "nobody can not run $bin"
 	fi
 done
 status=0
@@ -24,7 +119,7 @@ status=0
 root=/var/lib/credfence-tests/uid-65534
 for bin in "$@"; do
 	bin=$(realpath "$bin")
-	out=$(cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	out=$(cd / && as_nobody \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C ${CI:+CI=$CI} \
 		CREDFENCE_BUILD="${CREDFENCE_BUILD:-}" CREDFENCE_SOURCE="${CREDFENCE_SOURCE:-}" \
 		CREDFENCE_BIN="${CREDFENCE_BIN:-}" "$bin" -j2 --verbose 2>&1)

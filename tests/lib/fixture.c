@@ -22,6 +22,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 #endif
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,6 +234,44 @@ static void install_machinery(const struct cf_fx *fx)
 			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_SHIM_FILE));
 	}
 	cf_fx_fmt(installed_bin, sizeof installed_bin, "%s/bin/credfence", fx->root);
+}
+
+/* Whether UID:GID can execute PATH: asked of a child that takes those ids
+ * (root only; another user's run is that user's own). */
+static bool executable_by(const char *path, unsigned uid, unsigned gid)
+{
+	if (geteuid() != 0)
+		return access(path, X_OK) == 0;
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid((gid_t)gid) || setuid((uid_t)uid))
+			_exit(2);
+		_exit(access(path, X_OK) == 0 ? 0 : 1);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 2, "can not take uid %u", uid);
+	return WEXITSTATUS(st) == 0;
+}
+
+const char *cf_fx_helper_for(const struct cf_fx *fx, const char *path, unsigned uid, unsigned gid)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	cf_fx_mkdirs(cf_fx_at(fx->root, "bin"));
+	const char *copy = cf_fx_at(fx->root, "bin");
+	static char out[PATH_MAX];
+	cf_fx_fmt(out, sizeof out, "%s/%s", copy, name);
+	copy_file(path, out);
+	cr_assert(chmod(out, 0755) == 0, "chmod %s: %s", out, strerror(errno));
+	if (!executable_by(out, uid, gid))
+		cf_test_unavailable("uid %u can not execute %s: the fixture root lies where that user "
+				    "can not reach it; set CREDFENCE_TEST_ROOT to a directory every "
+				    "user can traverse (default " DEFAULT_ROOT ")",
+				    uid, out);
+	return out;
 }
 
 /* DIR, made if missing, as a directory of this user's own that no one else

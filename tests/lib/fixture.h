@@ -101,6 +101,14 @@ void cf_fx_assert_no_marker(const struct cf_fx *fx, const struct cf_fx_out *o);
  * in ROOT/lib) once a fixture is set up, else $CREDFENCE_BIN (asserts it is set). */
 const char *cf_fx_bin(void);
 
+/* A copy of the program PATH (a test helper in the build tree) at
+ * fx->root/bin/NAME (NAME: PATH's last component), for a program that runs as
+ * another user (UID, GID): the build tree may lie where that user can not
+ * reach it (a checkout under a 0700 directory). Checked in a child with that
+ * user's ids: a copy it can not execute skips (fails under CI=true) with the
+ * reason, instead of reading as a finding of the test. */
+const char *cf_fx_helper_for(const struct cf_fx *fx, const char *path, unsigned uid, unsigned gid);
+
 /* CI=true in the environment. */
 bool cf_test_ci(void);
 /* Skip (locally) or fail (CI=true) with the formatted reason. Does not return. */

@@ -107,3 +107,49 @@ Test(shim_env, harness_options_are_fixed_at_start)
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
+
+/* HOME is a relocation too (shim/envsnap.c): a harness started without
+ * --home whose HOME changes after start (os.environ['HOME'] = ...) gets a
+ * fence that denies the secrets under the new home to every child. */
+static const char home_script[] =
+	"import os, subprocess, sys\n"
+	"os.environ['HOME'] = sys.argv[1]\n"
+	"key = sys.argv[1] + '/.ssh/id_ed25519'\n"
+	"r = subprocess.run(['/bin/cat', key], capture_output=True, text=True)\n"
+	"print('R fork', 'EACCES' if 'Permission denied' in r.stderr else 'read:' + r.stdout.strip(), flush=True)\n"
+	"r, w = os.pipe()\n"
+	"pid = os.posix_spawn('/bin/sh', ['sh', '-c', 'cat \"$HOME/.ssh/id_ed25519\" 2>&1'], dict(os.environ),\n"
+	"                     file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])\n"
+	"os.close(w); f = os.fdopen(r); out = f.read(); f.close(); os.waitpid(pid, 0)\n"
+	"print('R spawn', 'EACCES' if 'Permission denied' in out else 'read:' + out.strip(), flush=True)\n"
+	"st = os.system('cat \"$HOME/.ssh/id_ed25519\" 2>&1 | sed s/^/R-system-/')\n";
+
+Test(shim_env, a_home_changed_after_start_is_denied_to_the_child)
+{
+	struct cf_fx_out o;
+	char home2[PATH_MAX + 32], text[256];
+	snprintf(home2, sizeof home2, "%s/home2", t.fx.root);
+	snprintf(text, sizeof text, "%s-home2-ssh\n", t.fx.tag);
+	cf_fx_write(cf_fx_at(home2, ".ssh/id_ed25519"), text);
+	char **env = st_env(&t, NULL);
+	/* No --home: the harness's HOME is its home, as for a user's own agent. */
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "harness", "--workspace", t.fx.ws, "--",
+			  "/usr/bin/python3", "-c", (char *)home_script, home2));
+	st_dump("python3 harness changing HOME", &o);
+	cf_fx_assert_no_marker(&t.fx, &o);
+	cr_expect_eq(o.status, 0, "the harness ended with %d", o.status);
+	cr_expect(strstr(o.out, "R fork EACCES"), "HOME set later: fork child");
+	cr_expect(strstr(o.out, "R spawn EACCES"), "HOME set later: spawned child");
+	cr_expect(strstr(o.out, "R-system-") && strstr(o.out, "Permission denied"),
+		  "HOME set later: system()");
+	cf_fx_out_free(&o);
+
+	/* Without the shim the same script reads the key: the test can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV("/usr/bin/python3", "-c", (char *)home_script, home2));
+	cr_expect(strstr(o.out, "R fork read:") && strstr(o.out, "-home2-ssh"),
+		  "free, the key under the new home should be readable:\n%s", o.out);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}

@@ -60,10 +60,14 @@ static void attack(struct cf_fx_out *o, bool as_nobody)
 		snprintf(own, sizeof own, "CF_T_OWN=%s",
 			 cf_fx_secret(&t.fx, ".claude/.credentials.json")->key);
 		char *const plain[] = {"PATH=/usr/bin:/bin", home, key, own, NULL};
+		/* nobody runs a copy in the fixture root: the build tree may lie
+		 * where nobody can not reach it (a checkout under a 0700
+		 * directory), and an attack that never ran would read as a hole. */
+		const char *copy = cf_fx_helper_for(&t.fx, reach, NOBODY, NOBODY);
 		cf_fx_run(o, t.fx.ws, plain, NULL,
 			  CF_ARGV("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
 				  (char *)cf_fx_bin(), "harness", "--home", t.fx.home, "--workspace", t.fx.ws, "--",
-				  (char *)reach, "harness"));
+				  (char *)copy, "harness"));
 	}
 	cf_fx_env_free(env);
 }
