@@ -54,6 +54,10 @@ int cf_cli_check_log(const struct cf_fence *f);
  * dot-directory such as ~/.config/autostart. A workspace that holds a secret
  * ($HOME, /) is refused by the overlap verdict already. */
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f);
+/* The secret variables (common/secret_env.h) out of this process's
+ * environment before CMD runs: named in the log (LOGFD, env_withheld), taken
+ * out of environ and overwritten where /proc/PID/environ shows them. */
+void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program);
 /* Log the fence's verdict for PROGRAM (opened before any restriction by the caller). */
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied);
 

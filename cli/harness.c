@@ -127,6 +127,10 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 		return -1;
 	if (o->harness_state.n && set_list("CREDFENCE_HARNESS_STATE", &o->harness_state, cwd))
 		return -1;
+	if (o->deny_env.n && set_list("CREDFENCE_DENY_ENV", &o->deny_env, NULL))
+		return -1;
+	if (o->keep_env.n && set_list("CREDFENCE_KEEP_ENV", &o->keep_env, NULL))
+		return -1;
 	if (o->mode >= 0 &&
 	    setenv("CREDFENCE_MODE", cf_mode_word(o->mode), 1))
 		return -1;

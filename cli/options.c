@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "event.h"
+#include "proc.h"
+#include "secret_env.h"
 
 void cf_err(const char *fmt, ...)
 {
@@ -74,6 +77,13 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 				return CF_EXIT_FAIL;
 			c->opts.deny_from_cli = true;
 			if (cf_strv_add(&c->opts.deny, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--deny-env") || is_opt(a, "--keep-env")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			bool deny = a[2] == 'd';
+			*(deny ? &c->opts.deny_env_from_cli : &c->opts.keep_env_from_cli) = true;
+			if (cf_strv_add(deny ? &c->opts.deny_env : &c->opts.keep_env, v))
 				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--log")) {
 			if (!(v = value(argc, argv, &i, sub)))
@@ -278,6 +288,17 @@ void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool a
 	char buf[8192];
 	cf_fence_log(f, logfd, getpid(), program, applied, cf_cli_reason(f),
 		     applied ? f->res.rules : 0, buf, sizeof buf);
+}
+
+void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program)
+{
+	struct cf_env_rules r;
+	unsigned long lo, hi;
+	char buf[8192];
+	cf_options_env_rules(o, &r);
+	(void)cf_event_env_write(logfd, getpid(), program, environ, &r, buf, sizeof buf);
+	(void)cf_proc_self_env_area(&lo, &hi);
+	(void)cf_env_drop_secrets(environ, &r, lo, hi);
 }
 
 _Noreturn void cf_cli_exec(char **cmd)

@@ -6,6 +6,11 @@
  * ticks since boot), or 0 when it can not be read. No allocation. */
 unsigned long long cf_proc_self_starttime(void);
 
+/* Where the calling process's first environment lies, [*LO, *HI): what
+ * /proc/PID/environ shows (fields 50 and 51 of /proc/self/stat). 0, or -1
+ * with both 0 when it is not known (macOS: no such file). */
+int cf_proc_self_env_area(unsigned long *lo, unsigned long *hi);
+
 /* The harness marker CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
  * that is the harness. True when VALUE names the calling process. */
 int cf_harness_marker_is_self(const char *value);

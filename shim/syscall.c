@@ -39,12 +39,18 @@ CF_EXPORT long syscall(long n, ...)
 		errno = EPERM;
 		return -1;
 	}
-	size_t envn = fenced ? cf_env_count(envp) + 1 : 1;
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
+			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
+	size_t envn = drop ? cf_env_count(envp) + 1 : 1;
+	if (envn > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS)) {
+		errno = -cf_shim_env_too_big();
+		return -1;
+	}
 	if (envn > CF_CHILD_ENV_MAX)
 		envn = 1;
 	char *envbuf[envn];
 	char ld[fenced ? 4096 : 1];
 	if (envn > 1)
-		a[e] = (long)cf_env_without_shim(envp, envbuf, envn, ld, sizeof ld);
+		a[e] = (long)cf_env_for_child(envp, drop, envbuf, envn, ld, sizeof ld);
 	return cf_shim.real.syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -1,0 +1,98 @@
+/* The secret environment variables: the tables beside the secret file table
+ * (secrets.h), in the same style, and the one judgement every way in uses
+ * (credfence run, each child of a harness, self mode, status and check --env).
+ * A variable is a secret when its name is a known one, or matches a name
+ * pattern (both case-insensitively), or its value starts like a known token,
+ * or the user named it (--deny-env); --keep-env passes a name whatever the
+ * rest says. A secret is withheld: absent from the child's environment.
+ *
+ * Everything from cf_env_secret() down is callable between fork and exec:
+ * no allocation, no locale, no errno, read-only tables. */
+#ifndef CF_SECRET_ENV_H
+#define CF_SECRET_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Why a variable is withheld, or CF_ENV_PASS. */
+enum cf_env_why {
+	CF_ENV_PASS = 0,
+	CF_ENV_NAME,    /* a known name (cf_env_name_table) */
+	CF_ENV_PATTERN, /* a name pattern (cf_env_pattern_table) */
+	CF_ENV_VALUE,   /* the value looks like a known token (cf_env_value_table) */
+	CF_ENV_USER,    /* --deny-env, CREDFENCE_DENY_ENV */
+};
+
+struct cf_env_name_row {
+	const char *name;   /* upper case, as its tool documents it */
+	const char *holds;  /* what it holds */
+	const char *source; /* where the name comes from */
+};
+
+/* A name pattern: '*' stands for any run of characters (none included);
+ * letters match either case. CF_ENV_PATTERN rows withhold; the not-secret
+ * rows (a name that a pattern would catch, yet holds no secret:
+ * PASSWORD_STORE_DIR) and CREDFENCE_* pass before any other rule. */
+struct cf_env_pattern_row {
+	const char *pattern;
+	const char *holds;
+	bool not_secret;
+};
+
+/* A value that starts with PREFIX followed by at least MIN_TAIL characters
+ * of a token ([A-Za-z0-9_-]) and nothing else; with UPPER the tail is upper
+ * case letters and digits of exactly MIN_TAIL characters (AWS key ids). A
+ * row with CONTAINS matches a value that starts with PREFIX and holds
+ * CONTAINS later (a PEM private key). */
+struct cf_env_value_row {
+	const char *prefix;
+	unsigned min_tail;
+	bool upper;
+	const char *contains;
+	const char *holds;
+	const char *source;
+};
+
+extern const struct cf_env_name_row cf_env_name_table[];
+extern const size_t cf_env_name_count;
+extern const struct cf_env_pattern_row cf_env_pattern_table[];
+extern const size_t cf_env_pattern_count;
+extern const struct cf_env_value_row cf_env_value_table[];
+extern const size_t cf_env_value_count;
+
+/* The user's own rules, prepared before any fork and read only afterwards.
+ * DENY entries may be patterns; KEEP entries are whole names. */
+struct cf_env_rules {
+	char *const *deny;
+	size_t n_deny;
+	char *const *keep;
+	size_t n_keep;
+};
+
+/* Whether the entry ENTRY ("NAME=value"; an entry without '=' is judged by
+ * its name) is withheld under R (NULL: the tables alone), and why. */
+enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r);
+
+/* Whether NAME (LEN bytes) matches PATTERN: '*' any run, letters of either
+ * case. */
+bool cf_env_glob(const char *pattern, const char *name, size_t len);
+
+/* The length of ENTRY's name (up to '=' or the end). */
+size_t cf_env_name_len(const char *entry);
+
+/* The word for WHY in status and check: "known name", "name pattern", ... */
+const char *cf_env_why_word(enum cf_env_why why);
+
+/* Normal context. Whether S may be a --deny-env (PATTERN true) or
+ * --keep-env entry: letters, digits and '_' (and '*' in a pattern), not
+ * empty, not only '*'. */
+bool cf_env_rule_valid(const char *s, bool pattern);
+
+/* Normal context. ENV less every entry R withholds, in place, in order; each
+ * withheld string is overwritten with NUL bytes when it lies in [LO, HI) (the
+ * process's first environment, which /proc/PID/environ shows; 0, 0: none).
+ * Returns how many were withheld. */
+size_t cf_env_drop_secrets(char **env, const struct cf_env_rules *r, unsigned long lo,
+			   unsigned long hi);
+
+#endif
