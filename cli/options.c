@@ -44,6 +44,12 @@ static bool is_opt(const char *arg, const char *name)
 int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
 		 bool allow_json)
 {
+	return cf_cli_parse_env(c, sub, argc, argv, want_cmd, allow_json, false);
+}
+
+int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
+		     bool allow_json, bool allow_env)
+{
 	memset(c, 0, sizeof *c);
 	cf_options_init(&c->opts);
 	c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
@@ -150,6 +156,8 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			c->opts.mode = CF_MODE_REQUIRED;
 		} else if (allow_json && strcmp(a, "--json") == 0) {
 			c->json = true;
+		} else if (allow_env && strcmp(a, "--env") == 0) {
+			c->env = true;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cf_err("%s: unknown option '%s'; see 'credfence %s --help'", sub, a, sub);
 			return CF_EXIT_FAIL;
