@@ -1,0 +1,186 @@
+/* The secret variable tables and their one judgement (common/secret_env.h,
+ * issue 20), as a unit: each known name, each pattern (as written and in
+ * lower case), each token prefix under an innocent name is withheld; the
+ * ordinary variables of developer tools pass; the user's rules; dropping in
+ * place; the env_withheld log line names and never shows a value. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "envcases.h"
+#include "event.h"
+#include "secret_env.h"
+
+#define TAG "CFMARK-0123456789ab"
+
+Test(secret_env, every_case_is_withheld)
+{
+	size_t n;
+	struct cf_envcase *c = cf_envcases_secrets(TAG, &n);
+	cr_assert_geq(n, cf_env_name_count + cf_env_value_count + 20);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_neq(cf_env_secret(c[i].entry, NULL), CF_ENV_PASS, "passed (%s): %s",
+			      c[i].why, c[i].entry);
+	cf_envcases_free(c, n);
+}
+
+Test(secret_env, the_rule_that_withholds_is_the_expected_one)
+{
+	cr_expect_eq(cf_env_secret("ANTHROPIC_API_KEY=x", NULL), CF_ENV_NAME);
+	cr_expect_eq(cf_env_secret("anthropic_api_key=x", NULL), CF_ENV_NAME);
+	cr_expect_eq(cf_env_secret("MYAPP_TOKEN=x", NULL), CF_ENV_PATTERN);
+	cr_expect_eq(cf_env_secret("myapp_token=x", NULL), CF_ENV_PATTERN);
+	cr_expect_eq(cf_env_secret("MY_VAR=ghp_0123456789abcdefghijABCDEFGHIJ0123", NULL),
+		     CF_ENV_VALUE);
+	cr_expect_eq(cf_env_secret("MY_VAR=AKIAIOSFODNN7EXAMPLE", NULL), CF_ENV_VALUE);
+	cr_expect_eq(cf_env_secret("NO_VALUE_TOKEN", NULL), CF_ENV_PATTERN, "an entry without =");
+	cr_expect_eq(cf_env_secret("STRIPE_LIVE_SECRET_KEY=x", NULL), CF_ENV_PATTERN);
+}
+
+/* A value that only starts like a token, or is too short, or holds other
+ * characters, is not one: no false positive on ordinary values. */
+Test(secret_env, values_that_are_not_tokens_pass)
+{
+	static const char *const ok[] = {
+		"HF_HUB_ENABLE_HF_TRANSFER=hf_transfer", /* hf_ + too short a tail */
+		"MY_VAR=ghp_", "MY_VAR=ghp_short", "MY_VAR=npm_config_cache",
+		"MY_VAR=ghp_0123456789abcdefghij ABCDEFGHIJ0123", /* a space: a sentence */
+		"MY_VAR=ghp_0123456789abcdefghij/ABCDEFGHIJ0123", /* a path */
+		"MY_VAR=AKIAIOSFODNN7EXAMPLEX", /* 17 after AKIA */
+		"MY_VAR=AKIAiosfodnn7example", /* lower case */
+		"MY_VAR=-----BEGIN CERTIFICATE-----", "MY_VAR=-----BEGIN PUBLIC KEY-----xyz",
+		"MY_VAR=sk-", "MY_VAR=xoxb-1", "MY_VAR=", "MY_VAR",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		cr_expect_eq(cf_env_secret(ok[i], NULL), CF_ENV_PASS, "withheld: %s", ok[i]);
+}
+
+Test(secret_env, ordinary_variables_pass)
+{
+	cr_assert_geq(cf_env_ordinary_count, 50);
+	for (size_t i = 0; i < cf_env_ordinary_count; i++) {
+		char e[256];
+		snprintf(e, sizeof e, "%s=/usr/local/%s", cf_env_ordinary[i].name,
+			 cf_env_ordinary[i].name);
+		cr_expect_eq(cf_env_secret(e, NULL), CF_ENV_PASS, "withheld: %s", e);
+		cr_expect_eq(cf_env_secret(cf_env_ordinary_entry(cf_env_ordinary[i].name), NULL),
+			     CF_ENV_PASS, "withheld: %s", cf_env_ordinary[i].name);
+	}
+}
+
+Test(secret_env, user_rules)
+{
+	char *deny[] = {"MYCO_*", "EXACT_NAME"};
+	char *keep[] = {"GH_TOKEN", "MYCO_PUBLIC"};
+	struct cf_env_rules r = {deny, 2, keep, 2};
+	cr_expect_eq(cf_env_secret("MYCO_THING=x", &r), CF_ENV_USER);
+	cr_expect_eq(cf_env_secret("myco_thing=x", &r), CF_ENV_USER);
+	cr_expect_eq(cf_env_secret("EXACT_NAME=x", &r), CF_ENV_USER);
+	cr_expect_eq(cf_env_secret("EXACT_NAME_2=x", &r), CF_ENV_PASS);
+	cr_expect_eq(cf_env_secret("MYCO_PUBLIC=x", &r), CF_ENV_PASS, "keep wins over deny");
+	/* --keep-env passes exactly the one named */
+	cr_expect_eq(cf_env_secret("GH_TOKEN=x", &r), CF_ENV_PASS);
+	cr_expect_eq(cf_env_secret("GITHUB_TOKEN=x", &r), CF_ENV_NAME);
+	cr_expect_eq(cf_env_secret("GH_TOKEN2=x", &r), CF_ENV_PASS);
+	cr_expect_eq(cf_env_secret("XGH_TOKEN=x", &r), CF_ENV_PATTERN, "kept by whole name only");
+	cr_expect_eq(cf_env_secret("GH_TOKE=x", &r), CF_ENV_PASS);
+	/* CREDFENCE_* is ours: never withheld, not even by the user */
+	char *all[] = {"CREDFENCE_*"};
+	struct cf_env_rules r2 = {all, 1, NULL, 0};
+	cr_expect_eq(cf_env_secret("CREDFENCE_WORKSPACE=/w", &r2), CF_ENV_PASS);
+}
+
+Test(secret_env, glob)
+{
+	cr_expect(cf_env_glob("*_TOKEN", "A_TOKEN", 7));
+	cr_expect(cf_env_glob("*_TOKEN", "_TOKEN", 6));
+	cr_expect_not(cf_env_glob("*_TOKEN", "TOKEN", 5));
+	cr_expect_not(cf_env_glob("*_TOKEN", "A_TOKENS", 8));
+	cr_expect(cf_env_glob("*PASSWORD*", "PASSWORD", 8));
+	cr_expect(cf_env_glob("*_SECRET_*", "A_SECRET_B_SECRET_", 18));
+	cr_expect(cf_env_glob("*a*b*c", "xaxbxbxc", 8));
+	cr_expect_not(cf_env_glob("*a*b*c", "xaxbxbxcx", 9));
+	cr_expect(cf_env_glob("ABC", "abc=ignored", 3), "only LEN bytes are the name");
+	cr_expect_not(cf_env_glob("ABC", "ab", 2));
+	cr_expect(cf_env_glob("**", "", 0));
+}
+
+Test(secret_env, rule_validity)
+{
+	cr_expect(cf_env_rule_valid("GH_TOKEN", false));
+	cr_expect(cf_env_rule_valid("API_*", true));
+	cr_expect_not(cf_env_rule_valid("API_*", false), "--keep-env takes no pattern");
+	cr_expect_not(cf_env_rule_valid("", true));
+	cr_expect_not(cf_env_rule_valid("*", true), "a pattern of only '*' withholds everything");
+	cr_expect_not(cf_env_rule_valid("A=B", true));
+	cr_expect_not(cf_env_rule_valid("A B", true));
+	cr_expect_not(cf_env_rule_valid("A-B", true));
+	cr_expect_not(cf_env_rule_valid(NULL, true));
+}
+
+/* In place, in order; the withheld strings inside [lo, hi) overwritten. */
+Test(secret_env, drop_in_place)
+{
+	char a[] = "PATH=/bin", b[] = "GITHUB_TOKEN=" TAG, c[] = "HOME=/h",
+	     d[] = "MY=ghp_" TAG "abcdefghijklmn";
+	char *env[] = {a, b, c, d, NULL};
+	unsigned long lo = (unsigned long)b < (unsigned long)d ? (unsigned long)b : (unsigned long)d;
+	unsigned long hi = lo + 1; /* only the lower of the two is in the area */
+	char *first = lo == (unsigned long)b ? b : d, *other = first == b ? d : b;
+	size_t first_len = strlen(first), other_len = strlen(other);
+	cr_expect_eq(cf_env_drop_secrets(env, NULL, lo, hi), 2);
+	cr_expect_eq(env[0], a);
+	cr_expect_eq(env[1], c);
+	cr_expect_null(env[2]);
+	for (size_t i = 0; i < first_len; i++)
+		cr_expect_eq(first[i], '\0', "byte %zu of the string in the area is left", i);
+	cr_expect_eq(strlen(other), other_len, "a string outside the area is left alone");
+}
+
+Test(secret_env, log_line_names_and_never_values)
+{
+	char *env[] = {"PATH=/bin", "GITHUB_TOKEN=" TAG, "MY=ghp_" TAG "abcdefghijklmn",
+		       "HOME=/h", NULL};
+	int p[2];
+	char buf[1024], line[2048];
+	cr_assert_eq(pipe(p), 0);
+	cr_expect_eq(cf_event_env_write(p[1], 42, "/usr/bin/sh", env, NULL, buf, sizeof buf), 2);
+	cr_expect_eq(cf_event_env_write(p[1], 42, "sh", (char *[]){"PATH=/bin", NULL}, NULL, buf,
+					sizeof buf),
+		     0, "nothing withheld: no line");
+	close(p[1]);
+	ssize_t n = read(p[0], line, sizeof line - 1);
+	close(p[0]);
+	cr_assert_gt(n, 0);
+	line[n] = '\0';
+	cr_expect_str_eq(line, "{\"event\":\"env_withheld\",\"pid\":42,\"program\":\"/usr/bin/sh\","
+			       "\"names\":[\"GITHUB_TOKEN\",\"MY\"]}\n");
+	cr_expect_null(strstr(line, TAG));
+}
+
+/* Too many names for the buffer: cut, and said so, still one valid line. */
+Test(secret_env, log_line_cut)
+{
+	static char names[200][64];
+	char *env[201];
+	for (int i = 0; i < 200; i++) {
+		snprintf(names[i], sizeof names[i], "SERVICE_NUMBER_%03d_TOKEN=" TAG, i);
+		env[i] = names[i];
+	}
+	env[200] = NULL;
+	int p[2];
+	char buf[1024], line[4096];
+	cr_assert_eq(pipe(p), 0);
+	cr_expect_eq(cf_event_env_write(p[1], 1, "x", env, NULL, buf, sizeof buf), 200);
+	close(p[1]);
+	ssize_t n = read(p[0], line, sizeof line - 1);
+	close(p[0]);
+	cr_assert_gt(n, 0);
+	line[n] = '\0';
+	cr_expect(strstr(line, "],\"names_cut\":true}\n"), "%s", line);
+	cr_expect_null(strstr(line, ",]"));
+	cr_expect_lt((size_t)n, sizeof buf);
+	cr_expect_null(strstr(line, TAG));
+}
