@@ -94,14 +94,14 @@ struct cf_envcase *cf_envcases_secrets(const char *tag, size_t *n)
 		up[h] = hex[h] >= 'a' && hex[h] <= 'f' ? (char)(hex[h] - 'a' + 'A') : hex[h];
 	up[h] = '\0';
 	for (size_t i = 0; i < cf_env_name_count; i++)
-		add(c, n, "known name", "%s=fake-%s-name%zu", cf_env_name_table[i].name, tag, i);
+		add(c, n, "known name", "%s=fake-%s-name%zu-x", cf_env_name_table[i].name, tag, i);
 	for (size_t i = 0; i < cf_env_pattern_count; i++) {
 		if (cf_env_pattern_table[i].not_secret)
 			continue;
 		sample(name, sizeof name, cf_env_pattern_table[i].pattern, "Cfx", false);
-		add(c, n, cf_env_pattern_table[i].pattern, "%s=fake-%s-pattern%zu", name, tag, i);
+		add(c, n, cf_env_pattern_table[i].pattern, "%s=fake-%s-pattern%zu-x", name, tag, i);
 		sample(name, sizeof name, cf_env_pattern_table[i].pattern, "cfy", true);
-		add(c, n, cf_env_pattern_table[i].pattern, "%s=fake-%s-lower%zu", name, tag, i);
+		add(c, n, cf_env_pattern_table[i].pattern, "%s=fake-%s-lower%zu-x", name, tag, i);
 	}
 	for (size_t i = 0; i < cf_env_value_count; i++) {
 		const struct cf_env_value_row *r = &cf_env_value_table[i];
