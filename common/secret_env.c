@@ -5,9 +5,11 @@
 
 #include <string.h>
 
-#define KNOWN(name, holds, source) { name, holds, source }
-#define PATTERN(p, holds) { p, holds, false }
-#define NOT_SECRET(p, holds) { p, holds, true }
+#define KNOWN(name, holds, source) { name, sizeof name - 1, holds, source }
+#define ENDS(w, holds) { "*" w, w, sizeof w - 1, CF_ENV_ENDS, holds, false }
+#define STARTS(w, holds) { w "*", w, sizeof w - 1, CF_ENV_STARTS, holds, false }
+#define CONTAINS(w, holds) { "*" w "*", w, sizeof w - 1, CF_ENV_CONTAINS, holds, false }
+#define NOT_SECRET(w, holds) { w "*", w, sizeof w - 1, CF_ENV_STARTS, holds, true }
 #define TOKEN(prefix, tail, holds, source) { prefix, tail, false, NULL, holds, source }
 #define KEY_ID(prefix, tail, holds, source) { prefix, tail, true, NULL, holds, source }
 #define HOLDING(prefix, contains, holds, source) { prefix, 0, false, contains, holds, source }
@@ -114,26 +116,26 @@ const size_t cf_env_name_count = sizeof cf_env_name_table / sizeof *cf_env_name_
 const struct cf_env_pattern_row cf_env_pattern_table[] = {
 	/* What is ours, and names a pattern would catch that hold no secret:
 	 * pass(1)'s settings (its store is in the secret file table). */
-	NOT_SECRET("CREDFENCE_*", "credfence's own options"),
-	NOT_SECRET("PASSWORD_STORE_*", "pass(1) settings: directories, key ids, timeouts"),
+	NOT_SECRET("CREDFENCE_", "credfence's own options"),
+	NOT_SECRET("PASSWORD_STORE_", "pass(1) settings: directories, key ids, timeouts"),
 	/* Codex withholds *KEY*, *SECRET* and *TOKEN* (shell_environment_policy);
 	 * these are narrower, so that TOKENIZERS_PARALLELISM, KEYTIMEOUT and
 	 * SSH_AUTH_SOCK pass. */
-	PATTERN("*_TOKEN", "a token"),
-	PATTERN("*_SECRET", "a secret"),
-	PATTERN("*_SECRET_*", "a secret"),
-	PATTERN("*PASSWORD*", "a password"),
-	PATTERN("*_PASSWD", "a password"),
-	PATTERN("*_API_KEY", "an API key"),
-	PATTERN("*_APIKEY", "an API key"),
-	PATTERN("*_ACCESS_KEY*", "an access key"),
-	PATTERN("*_PRIVATE_KEY*", "a private key"),
-	PATTERN("*_CREDENTIALS", "credentials"),
+	ENDS("_TOKEN", "a token"),
+	ENDS("_SECRET", "a secret"),
+	CONTAINS("_SECRET_", "a secret"),
+	CONTAINS("PASSWORD", "a password"),
+	ENDS("_PASSWD", "a password"),
+	ENDS("_API_KEY", "an API key"),
+	ENDS("_APIKEY", "an API key"),
+	CONTAINS("_ACCESS_KEY", "an access key"),
+	CONTAINS("_PRIVATE_KEY", "a private key"),
+	ENDS("_CREDENTIALS", "credentials"),
 	/* Terraform: TF_TOKEN_<host> (developer.hashicorp.com/terraform/cli/config/
 	 * config-file#environment-variable-credentials); 1Password CLI v1:
 	 * OP_SESSION_<account>. */
-	PATTERN("TF_TOKEN_*", "Terraform registry token"),
-	PATTERN("OP_SESSION_*", "1Password CLI session token"),
+	STARTS("TF_TOKEN_", "Terraform registry token"),
+	STARTS("OP_SESSION_", "1Password CLI session token"),
 };
 
 const size_t cf_env_pattern_count = sizeof cf_env_pattern_table / sizeof *cf_env_pattern_table;
@@ -188,9 +190,18 @@ size_t cf_env_name_len(const char *entry)
 	return n;
 }
 
-/* The '*' glob, iteratively: on a mismatch, the last '*' takes one more
- * character. */
-bool cf_env_glob(const char *pattern, const char *name, size_t len)
+/* PATTERN[0, K) against NAME at AT, letters of either case. */
+static bool same_at(const char *pattern, size_t k, const char *name, size_t at)
+{
+	for (size_t i = 0; i < k; i++)
+		if (upper(pattern[i]) != upper(name[at + i]))
+			return false;
+	return true;
+}
+
+/* The general '*' glob, iteratively: on a mismatch, the last '*' takes one
+ * more character. */
+static bool glob_any(const char *pattern, const char *name, size_t len)
 {
 	const char *p = pattern, *star = NULL;
 	size_t i = 0, mark = 0;
@@ -210,6 +221,32 @@ bool cf_env_glob(const char *pattern, const char *name, size_t len)
 	while (*p == '*')
 		p++;
 	return *p == '\0';
+}
+
+/* The tables' patterns are WORD, *WORD, WORD* or *WORD*: a comparison at
+ * the end, at the start, or a search, each linear (this runs for every
+ * variable of every launch); a pattern with a '*' inside takes the general
+ * way. */
+bool cf_env_glob(const char *pattern, const char *name, size_t len)
+{
+	bool lead = pattern[0] == '*';
+	const char *core = pattern + lead;
+	size_t k = 0;
+	while (core[k] && core[k] != '*')
+		k++;
+	bool trail = core[k] == '*' && core[k + 1] == '\0';
+	if ((core[k] && !trail) || k == 0)
+		return glob_any(pattern, name, len);
+	if (k > len)
+		return false;
+	if (!lead)
+		return same_at(core, k, name, 0) && (trail || k == len);
+	if (!trail)
+		return same_at(core, k, name, len - k);
+	for (size_t at = 0; at + k <= len; at++)
+		if (upper(name[at]) == upper(core[0]) && same_at(core, k, name, at))
+			return true;
+	return false;
 }
 
 static bool name_is(const char *want, const char *name, size_t len)
@@ -253,29 +290,96 @@ static bool value_matches(const struct cf_env_value_row *row, const char *v)
 	return row->upper ? n == row->min_tail : n >= row->min_tail;
 }
 
+/* A table pattern against the upper-case name U (LEN bytes). */
+static bool shape_matches(const struct cf_env_pattern_row *row, const char *u, size_t len)
+{
+	size_t k = row->len;
+	if (k > len)
+		return false;
+	switch (row->shape) {
+	case CF_ENV_ENDS:
+		return same_at(row->word, k, u, len - k);
+	case CF_ENV_STARTS:
+		return same_at(row->word, k, u, 0);
+	default:
+		for (size_t at = 0; at + k <= len; at++)
+			if (u[at] == row->word[0] && same_at(row->word, k, u, at))
+				return true;
+		return false;
+	}
+}
+
+/* Every known name and every withholding pattern holds one of KEY, TOKEN
+ * (a K), PASSW, PWD (a W), SECRET, CREDENTIALS (CRE), SESSION (SESS), AUTH
+ * (tests/common/test_secret_env.c checks it of the tables): a name with none
+ * of them is no known name and matches no pattern. One pass, most ordinary
+ * names stop here. */
+static bool may_be_named_secret(const char *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (u[i]) {
+		case 'K':
+		case 'W':
+			return true;
+		case 'C':
+			if (i + 2 < n && u[i + 1] == 'R' && u[i + 2] == 'E')
+				return true;
+			break;
+		case 'S':
+			if (i + 3 < n && u[i + 1] == 'E' && u[i + 2] == 'S' && u[i + 3] == 'S')
+				return true;
+			break;
+		case 'A':
+			if (i + 3 < n && u[i + 1] == 'U' && u[i + 2] == 'T' && u[i + 3] == 'H')
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+bool cf_env_name_may_be_secret(const char *name)
+{
+	char u[256];
+	size_t n = 0;
+	for (; name[n] && n < sizeof u; n++)
+		u[n] = upper(name[n]);
+	return may_be_named_secret(u, n);
+}
+
+/* This runs for every variable of every launch: the name is put in upper
+ * case once, each known name is compared only when its length is the
+ * name's, each table pattern is one comparison or one search. */
 enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
 {
 	size_t len = cf_env_name_len(entry);
 	const char *value = entry[len] ? entry + len + 1 : "";
+	char u[256];
+	size_t ulen = len < sizeof u ? len : sizeof u - 1; /* a longer name: its start */
+	for (size_t i = 0; i < ulen; i++)
+		u[i] = upper(entry[i]);
+	u[ulen] = '\0';
 	for (size_t i = 0; r && i < r->n_keep; i++)
 		if (name_is(r->keep[i], entry, len))
 			return CF_ENV_PASS;
 	for (size_t i = 0; i < cf_env_pattern_count; i++)
-		if (cf_env_pattern_table[i].not_secret &&
-		    cf_env_glob(cf_env_pattern_table[i].pattern, entry, len))
+		if (cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], u, ulen))
 			return CF_ENV_PASS;
 	for (size_t i = 0; r && i < r->n_deny; i++)
 		if (cf_env_glob(r->deny[i], entry, len))
 			return CF_ENV_USER;
-	for (size_t i = 0; i < cf_env_name_count; i++)
-		if (name_is(cf_env_name_table[i].name, entry, len))
+	bool named = may_be_named_secret(u, ulen);
+	for (size_t i = 0; named && i < cf_env_name_count; i++)
+		if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, u, 0))
 			return CF_ENV_NAME;
-	for (size_t i = 0; i < cf_env_pattern_count; i++)
-		if (!cf_env_pattern_table[i].not_secret &&
-		    cf_env_glob(cf_env_pattern_table[i].pattern, entry, len))
+	for (size_t i = 0; named && i < cf_env_pattern_count; i++)
+		if (!cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], u, ulen))
 			return CF_ENV_PATTERN;
 	for (size_t i = 0; i < cf_env_value_count; i++)
-		if (value_matches(&cf_env_value_table[i], value))
+		if (value[0] == cf_env_value_table[i].prefix[0] &&
+		    value_matches(&cf_env_value_table[i], value))
 			return CF_ENV_VALUE;
 	return CF_ENV_PASS;
 }

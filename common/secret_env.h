@@ -25,6 +25,7 @@ enum cf_env_why {
 
 struct cf_env_name_row {
 	const char *name;   /* upper case, as its tool documents it */
+	size_t len;         /* strlen(name), from the table's macro */
 	const char *holds;  /* what it holds */
 	const char *source; /* where the name comes from */
 };
@@ -33,8 +34,17 @@ struct cf_env_name_row {
  * letters match either case. CF_ENV_PATTERN rows withhold; the not-secret
  * rows (a name that a pattern would catch, yet holds no secret:
  * PASSWORD_STORE_DIR) and CREDFENCE_* pass before any other rule. */
+enum cf_env_shape {
+	CF_ENV_ENDS,     /* *WORD */
+	CF_ENV_STARTS,   /* WORD* */
+	CF_ENV_CONTAINS, /* *WORD* */
+};
+
 struct cf_env_pattern_row {
-	const char *pattern;
+	const char *pattern; /* as shown: "*_TOKEN" */
+	const char *word;    /* upper case, without the '*': "_TOKEN" */
+	size_t len;          /* strlen(word) */
+	enum cf_env_shape shape;
 	const char *holds;
 	bool not_secret;
 };
@@ -76,6 +86,11 @@ enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r);
 /* Whether NAME (LEN bytes) matches PATTERN: '*' any run, letters of either
  * case. */
 bool cf_env_glob(const char *pattern, const char *name, size_t len);
+
+/* Whether NAME (NUL-terminated) holds one of the words every known name
+ * and withholding pattern holds: the screen cf_env_secret() applies first
+ * (the tests check the tables against it). */
+bool cf_env_name_may_be_secret(const char *name);
 
 /* The length of ENTRY's name (up to '=' or the end). */
 size_t cf_env_name_len(const char *entry);

@@ -26,6 +26,26 @@ Test(secret_env, every_case_is_withheld)
 	cf_envcases_free(c, n);
 }
 
+/* The screen cf_env_secret applies first must let every table name and
+ * pattern word through, or a row would never withhold. */
+Test(secret_env, every_row_passes_the_screen)
+{
+	for (size_t i = 0; i < cf_env_name_count; i++) {
+		cr_expect(cf_env_name_may_be_secret(cf_env_name_table[i].name), "%s",
+			  cf_env_name_table[i].name);
+		cr_expect_eq(strlen(cf_env_name_table[i].name), cf_env_name_table[i].len);
+	}
+	for (size_t i = 0; i < cf_env_pattern_count; i++) {
+		const struct cf_env_pattern_row *p = &cf_env_pattern_table[i];
+		cr_expect(p->not_secret || cf_env_name_may_be_secret(p->word), "%s", p->pattern);
+		cr_expect_eq(strlen(p->word), p->len);
+		cr_expect(cf_env_glob(p->pattern, p->word, p->len), "%s does not match its word",
+			  p->pattern);
+	}
+	cr_expect_not(cf_env_name_may_be_secret("PATH"));
+	cr_expect_not(cf_env_name_may_be_secret("TOKENIZERS_PARALLELISM") == false);
+}
+
 Test(secret_env, the_rule_that_withholds_is_the_expected_one)
 {
 	cr_expect_eq(cf_env_secret("ANTHROPIC_API_KEY=x", NULL), CF_ENV_NAME);
