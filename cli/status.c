@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -36,6 +37,29 @@ static const char *ipc_how(const struct cf_fence *f)
 #endif
 }
 
+static int by_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = cf_env_name_len(x), ny = cf_env_name_len(y);
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+/* This environment's entries sorted by name (the order a shell exports them
+ * in is its own), NULL-terminated; malloc'd, or NULL. */
+static char **sorted_environ(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **v = calloc(n + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	memcpy(v, environ, n * sizeof *v);
+	qsort(v, n, sizeof *v, by_name);
+	return v;
+}
+
 /* The variables of this environment that a fenced program would not get:
  * by name and rule, never by value. */
 static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *len)
@@ -43,9 +67,10 @@ static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *
 	struct cf_env_rules r;
 	char name[256];
 	bool first = true;
+	char **env = sorted_environ();
 	cf_options_env_rules(o, &r);
 	cf_json_raw(buf, cap, len, ",\"env_withheld\":[");
-	for (char **e = environ; *e; e++) {
+	for (char **e = env; e && *e; e++) {
 		enum cf_env_why why = cf_env_secret(*e, &r);
 		if (why == CF_ENV_PASS)
 			continue;
@@ -58,18 +83,21 @@ static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *
 		first = false;
 	}
 	cf_json_raw(buf, cap, len, "]");
+	free(env);
 }
 
 void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent)
 {
 	struct cf_env_rules r;
+	char **env = sorted_environ();
 	cf_options_env_rules(o, &r);
-	for (char **e = environ; *e; e++) {
+	for (char **e = env; e && *e; e++) {
 		enum cf_env_why why = cf_env_secret(*e, &r);
 		if (why != CF_ENV_PASS)
 			fprintf(out, "%s%-40.*s withheld (%s)\n", indent, (int)cf_env_name_len(*e),
 				cf_cli_esc(*e), cf_env_why_word(why));
 	}
+	free(env);
 }
 
 static size_t env_count(const struct cf_options *o)
