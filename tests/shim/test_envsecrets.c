@@ -3,7 +3,8 @@
  * vfork, posix_spawn and execvpe with an environment built by hand,
  * posix_spawnp, execle, syscall(SYS_execve), system, popen, a pipeline; a
  * Python harness: subprocess with env=, os.fork + os.execve, posix_spawn,
- * os.system, a shell pipeline; a Node harness: child_process with env).
+ * os.system, a shell pipeline, a child whose KUBECONFIG moves a secret and
+ * so goes through credfence run; a Node harness: child_process with env).
  *
  * Each child prints its environment, its /proc/self/environ and its
  * parent's. The fake value of each known name, each name pattern (as written
@@ -313,6 +314,9 @@ static const char py_harness[] =
 	"os.system('sh -c \"$CF_T_CHILD\" py-system')\n"
 	"subprocess.run('sh -c \"$CF_T_CHILD\" py-pipeline | cat', shell=True,\n"
 	"               env={k: v for k, v in os.environ.items()})\n"
+	/* KUBECONFIG moves a secret: the child goes through credfence run. */
+	"subprocess.run(sh('py-relaunch'),\n"
+	"               env=dict(os.environ, KUBECONFIG=os.environ['CF_T_ROOT'] + '/moved-kube'))\n"
 	"n = sum(1 for v in os.environ.values() if tag in v or up in v)\n"
 	"print('HARNESS-HAS', n, flush=True)\n"
 	"p = open('/proc/self/environ', 'rb').read().decode('latin-1')\n"
@@ -328,7 +332,7 @@ Test(shim_envsecrets, python_harness)
 	cr_expect_eq(o.status, 0);
 	expect_withheld(&o,
 			(const char *[]){"py-subprocess-env", "py-fork-execve", "py-posix_spawn",
-					 "py-system", "py-pipeline", NULL},
+					 "py-system", "py-pipeline", "py-relaunch", NULL},
 			NULL);
 	expect_harness_kept(&o);
 	cf_fx_out_free(&o);
