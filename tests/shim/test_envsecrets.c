@@ -366,6 +366,58 @@ Test(shim_envsecrets, node_harness)
 	cf_fx_env_free(env);
 }
 
+/* tests/corpus/env.txt: the environment's attack forms, each under credfence
+ * run and from a Python harness; no fake value in anything they print. */
+static const char py_forms[] =
+	"import subprocess, sys\n"
+	"for i, form in enumerate(open(sys.argv[1]).read().split('\\n')):\n"
+	"    if not form or form.startswith('#'): continue\n"
+	"    print('CF-FORM-START', i, flush=True)\n"
+	"    subprocess.run('{ ' + form + '; } 2>&1; echo \"CF-FORM-DONE $?\"', shell=True)\n";
+
+Test(shim_envsecrets, corpus_forms)
+{
+	char file[PATH_MAX];
+	const char *src = getenv("CREDFENCE_SOURCE");
+	cr_assert(src, "CREDFENCE_SOURCE is not set; run with meson test");
+	cf_fx_fmt(file, sizeof file, "%s/tests/corpus/env.txt", src);
+	char *forms = cf_fx_slurp(file);
+	cr_assert(forms, "can not read %s", file);
+	size_t n_forms = 0;
+	for (char *l = forms; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n_forms += *l != '#' && *l != '\n';
+	free(forms);
+	cr_assert_geq(n_forms, 20);
+	char **env = make_env(NULL);
+	struct cf_fx_out o;
+	for (int way = 0; way < 2; way++) {
+		if (way == 0)
+			cf_fx_run(&o, t.fx.ws, env, NULL,
+				  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace",
+					  t.fx.ws, "--", "/usr/bin/python3", "-c", (char *)py_forms, file));
+		else
+			st_harness(&o, &t, env, NULL,
+				   CF_ARGV("/usr/bin/python3", "-c", (char *)py_forms, file));
+		st_dump(way ? "env corpus from a harness" : "env corpus under credfence run", &o);
+		cr_expect_eq(o.status, 0);
+		cr_expect_eq(st_count(o.out, "CF-FORM-START "), n_forms, "not every form ran");
+		cr_expect_eq(st_count(o.out, "CF-FORM-DONE "), n_forms, "not every form ended");
+		cf_fx_assert_no_marker(&t.fx, &o);
+		cr_expect_null(strstr(o.out, upper_hex), "an AWS key id leaked");
+		for (size_t i = 0; i < n_cases; i++)
+			cr_expect_null(strstr(o.out, value_of(cases[i].entry)), "leaked (%s)", cases[i].why);
+		/* An ordinary variable is there: the forms did read the environment. */
+		cr_expect(strstr(o.out, "cf-ordinary-TOKENIZERS_PARALLELISM"), "the forms printed no env");
+		cf_fx_out_free(&o);
+	}
+	/* Free, every form shows the values: the forms can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)py_forms, file));
+	cr_expect_geq(st_count(o.out, value_of(cases[0].entry)), n_forms - 3,
+		      "free, too few forms show %s", cases[0].entry);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
 /* status and check --env name what would be withheld, never a value. */
 Test(shim_envsecrets, status_and_check_list_names_only)
 {
