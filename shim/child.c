@@ -270,10 +270,20 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *co
 	ev[n] = NULL;
 	/* Without the shim: loaded into credfence run, it would fence that
 	 * process in self mode before credfence run could open its log. The
-	 * secrets are withheld (and logged) by credfence run, with the
-	 * harness's own --keep-env and --deny-env. */
+	 * secrets go here, by the rules the harness read at its start (the
+	 * CREDFENCE_* options above are the harness's current ones), and are
+	 * logged here: credfence run then finds none. */
+	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	int logfd = f ? cf_fence_log_open(f) : -1;
+	if (logfd >= 0) {
+		char line[2048];
+		(void)cf_event_env_write(logfd, cf_sys0(SYS_getpid), file, envp, cf_env_rules(), line,
+					 sizeof line);
+		cf_sys_close(logfd);
+	}
 	char *out[n + 1];
 	char ld[4096];
-	char *const *env = cf_env_without_shim(ev, out, n + 1, ld, sizeof ld);
+	char *const *env = cf_env_for_child(ev, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, n + 1,
+					    ld, sizeof ld);
 	return (int)cf_sys3(SYS_execve, s->launcher, av, env);
 }

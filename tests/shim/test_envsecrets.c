@@ -339,6 +339,38 @@ Test(shim_envsecrets, python_harness)
 	cf_fx_env_free(env);
 }
 
+/* A harness that widens CREDFENCE_KEEP_ENV in its own environment later
+ * changes nothing: its children, the one handed to credfence run included,
+ * are filtered by the rules read at its start. */
+static const char py_widen[] =
+	"import os, subprocess, sys\n"
+	"os.environ['CREDFENCE_KEEP_ENV'] = 'ANTHROPIC_API_KEY:GITHUB_TOKEN'\n"
+	/* A move of its own makes the harness rebuild its fence, and take its
+	 * environment's CREDFENCE_* options anew for what it hands to credfence run. */
+	"os.environ['GNUPGHOME'] = os.environ['CF_T_ROOT'] + '/moved-gnupg'\n"
+	"c = os.environ['CF_T_CHILD']\n"
+	/* posix_spawn rebuilds the fence first (the GNUPGHOME move). */
+	"pid = os.posix_spawn('/bin/sh', ['sh', '-c', c, 'widen-spawn'], dict(os.environ))\n"
+	"os.waitpid(pid, 0)\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'widen-fork'])\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'widen-relaunch'],\n"
+	"               env=dict(os.environ, KUBECONFIG=os.environ['CF_T_ROOT'] + '/moved-kube'))\n";
+
+Test(shim_envsecrets, later_keep_env_of_the_harness_changes_nothing)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c", (char *)py_widen));
+	st_dump("python3 harness widening CREDFENCE_KEEP_ENV", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"widen-fork", "widen-relaunch", "widen-spawn", NULL},
+			NULL);
+	expect_log(3);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
 static const char node_harness[] =
 	"const cp = require('child_process');\n"
 	"const [tag, up] = process.argv.slice(1);\n"
