@@ -290,7 +290,7 @@ static bool value_matches(const struct cf_env_value_row *row, const char *v)
 	return row->upper ? n == row->min_tail : n >= row->min_tail;
 }
 
-/* A table pattern against the upper-case name U (LEN bytes). */
+/* A table pattern against the name U (LEN bytes), letters of either case. */
 static bool shape_matches(const struct cf_env_pattern_row *row, const char *u, size_t len)
 {
 	size_t k = row->len;
@@ -303,7 +303,7 @@ static bool shape_matches(const struct cf_env_pattern_row *row, const char *u, s
 		return same_at(row->word, k, u, 0);
 	default:
 		for (size_t at = 0; at + k <= len; at++)
-			if (u[at] == row->word[0] && same_at(row->word, k, u, at))
+			if (upper(u[at]) == row->word[0] && same_at(row->word, k, u, at))
 				return true;
 		return false;
 	}
@@ -317,20 +317,22 @@ static bool shape_matches(const struct cf_env_pattern_row *row, const char *u, s
 static bool may_be_named_secret(const char *u, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		switch (u[i]) {
+		switch (upper(u[i])) {
 		case 'K':
 		case 'W':
 			return true;
 		case 'C':
-			if (i + 2 < n && u[i + 1] == 'R' && u[i + 2] == 'E')
+			if (i + 2 < n && upper(u[i + 1]) == 'R' && upper(u[i + 2]) == 'E')
 				return true;
 			break;
 		case 'S':
-			if (i + 3 < n && u[i + 1] == 'E' && u[i + 2] == 'S' && u[i + 3] == 'S')
+			if (i + 3 < n && upper(u[i + 1]) == 'E' && upper(u[i + 2]) == 'S' &&
+			    upper(u[i + 3]) == 'S')
 				return true;
 			break;
 		case 'A':
-			if (i + 3 < n && u[i + 1] == 'U' && u[i + 2] == 'T' && u[i + 3] == 'H')
+			if (i + 3 < n && upper(u[i + 1]) == 'U' && upper(u[i + 2]) == 'T' &&
+			    upper(u[i + 3]) == 'H')
 				return true;
 			break;
 		default:
@@ -342,40 +344,33 @@ static bool may_be_named_secret(const char *u, size_t n)
 
 bool cf_env_name_may_be_secret(const char *name)
 {
-	char u[256];
-	size_t n = 0;
-	for (; name[n] && n < sizeof u; n++)
-		u[n] = upper(name[n]);
-	return may_be_named_secret(u, n);
+	return may_be_named_secret(name, cf_env_name_len(name));
 }
 
-/* This runs for every variable of every launch: the name is put in upper
- * case once, each known name is compared only when its length is the
- * name's, each table pattern is one comparison or one search. */
+/* This runs for every variable of every launch: a name without the words
+ * skips the name tables, each known name is compared only when its length is
+ * the name's, each table pattern is one comparison or one search. Names of
+ * any length, compared in place. */
 enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
 {
 	size_t len = cf_env_name_len(entry);
 	const char *value = entry[len] ? entry + len + 1 : "";
-	char u[256];
-	size_t ulen = len < sizeof u ? len : sizeof u - 1; /* a longer name: its start */
-	for (size_t i = 0; i < ulen; i++)
-		u[i] = upper(entry[i]);
-	u[ulen] = '\0';
 	for (size_t i = 0; r && i < r->n_keep; i++)
 		if (name_is(r->keep[i], entry, len))
 			return CF_ENV_PASS;
 	for (size_t i = 0; i < cf_env_pattern_count; i++)
-		if (cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], u, ulen))
+		if (cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], entry, len))
 			return CF_ENV_PASS;
 	for (size_t i = 0; r && i < r->n_deny; i++)
 		if (cf_env_glob(r->deny[i], entry, len))
 			return CF_ENV_USER;
-	bool named = may_be_named_secret(u, ulen);
+	bool named = may_be_named_secret(entry, len);
 	for (size_t i = 0; named && i < cf_env_name_count; i++)
-		if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, u, 0))
+		if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, entry, 0))
 			return CF_ENV_NAME;
 	for (size_t i = 0; named && i < cf_env_pattern_count; i++)
-		if (!cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], u, ulen))
+		if (!cf_env_pattern_table[i].not_secret &&
+		    shape_matches(&cf_env_pattern_table[i], entry, len))
 			return CF_ENV_PATTERN;
 	for (size_t i = 0; i < cf_env_value_count; i++)
 		if (value[0] == cf_env_value_table[i].prefix[0] &&

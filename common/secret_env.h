@@ -87,7 +87,7 @@ enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r);
  * case. */
 bool cf_env_glob(const char *pattern, const char *name, size_t len);
 
-/* Whether NAME (NUL-terminated) holds one of the words every known name
+/* Whether NAME (up to '=' or the end) holds one of the words every known name
  * and withholding pattern holds: the screen cf_env_secret() applies first
  * (the tests check the tables against it). */
 bool cf_env_name_may_be_secret(const char *name);

@@ -57,6 +57,16 @@ Test(secret_env, the_rule_that_withholds_is_the_expected_one)
 	cr_expect_eq(cf_env_secret("MY_VAR=AKIAIOSFODNN7EXAMPLE", NULL), CF_ENV_VALUE);
 	cr_expect_eq(cf_env_secret("NO_VALUE_TOKEN", NULL), CF_ENV_PATTERN, "an entry without =");
 	cr_expect_eq(cf_env_secret("STRIPE_LIVE_SECRET_KEY=x", NULL), CF_ENV_PATTERN);
+	/* A name of any length is judged whole. */
+	static char longname[1100];
+	memset(longname, 'A', 1000);
+	strcpy(longname + 1000, "_token=x");
+	cr_expect_eq(cf_env_secret(longname, NULL), CF_ENV_PATTERN, "a long *_TOKEN name passed");
+	memcpy(longname, "TF_TOKEN_", 9);
+	strcpy(longname + 1000, "=x");
+	cr_expect_eq(cf_env_secret(longname, NULL), CF_ENV_PATTERN);
+	longname[0] = 'X';
+	cr_expect_eq(cf_env_secret(longname, NULL), CF_ENV_PASS);
 }
 
 /* A value that only starts like a token, or is too short, or holds other
