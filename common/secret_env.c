@@ -264,7 +264,9 @@ static bool token_char(char c)
 	       c == '-';
 }
 
-static bool value_matches(const struct cf_env_value_row *row, const char *v)
+/* ROW's token at V: its prefix, then its tail up to the next character that
+ * is not a token's (or the end). */
+static bool token_at(const struct cf_env_value_row *row, const char *v)
 {
 	const char *p = row->prefix;
 	while (*p && *v == *p)
@@ -282,12 +284,46 @@ static bool value_matches(const struct cf_env_value_row *row, const char *v)
 		return false;
 	}
 	size_t n = 0;
-	for (; v[n]; n++) {
-		char c = v[n];
-		if (row->upper ? !((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) : !token_char(c))
-			return false;
+	if (row->upper) {
+		while ((v[n] >= 'A' && v[n] <= 'Z') || (v[n] >= '0' && v[n] <= '9'))
+			n++;
+		return n == row->min_tail && !token_char(v[n]);
 	}
-	return row->upper ? n == row->min_tail : n >= row->min_tail;
+	while (token_char(v[n]))
+		n++;
+	return n >= row->min_tail;
+}
+
+/* The first characters of the table's prefixes (a test checks it). */
+static bool may_start_token(char c)
+{
+	switch (c) {
+	case 'g': case 's': case 'x': case 'h': case 'n': case 'p': case 'r': case 'A': case '-':
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool cf_env_may_start_token(char c)
+{
+	return may_start_token(c);
+}
+
+/* Whether a token of the table starts anywhere in V where a token can start
+ * (at the start, or after a character no token holds): a value that is a
+ * token, and one that holds it (https://x:ghp_...@github.com/, "Bearer
+ * sk-ant-..."). One pass; the first characters of the prefixes are few. */
+static bool value_holds_token(const char *v)
+{
+	for (size_t i = 0; v[i]; i++) {
+		if ((i && token_char(v[i - 1])) || !may_start_token(v[i]))
+			continue;
+		for (size_t r = 0; r < cf_env_value_count; r++)
+			if (v[i] == cf_env_value_table[r].prefix[0] && token_at(&cf_env_value_table[r], v + i))
+				return true;
+	}
+	return false;
 }
 
 /* A table pattern against the name U (LEN bytes), letters of either case. */
@@ -372,11 +408,7 @@ enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
 		if (!cf_env_pattern_table[i].not_secret &&
 		    shape_matches(&cf_env_pattern_table[i], entry, len))
 			return CF_ENV_PATTERN;
-	for (size_t i = 0; i < cf_env_value_count; i++)
-		if (value[0] == cf_env_value_table[i].prefix[0] &&
-		    value_matches(&cf_env_value_table[i], value))
-			return CF_ENV_VALUE;
-	return CF_ENV_PASS;
+	return value_holds_token(value) ? CF_ENV_VALUE : CF_ENV_PASS;
 }
 
 const char *cf_env_why_word(enum cf_env_why why)

@@ -49,11 +49,11 @@ struct cf_env_pattern_row {
 	bool not_secret;
 };
 
-/* A value that starts with PREFIX followed by at least MIN_TAIL characters
- * of a token ([A-Za-z0-9_-]) and nothing else; with UPPER the tail is upper
- * case letters and digits of exactly MIN_TAIL characters (AWS key ids). A
- * row with CONTAINS matches a value that starts with PREFIX and holds
- * CONTAINS later (a PEM private key). */
+/* A token in a value: PREFIX followed by at least MIN_TAIL characters of a
+ * token ([A-Za-z0-9_-]); with UPPER, by exactly MIN_TAIL upper case letters
+ * and digits (AWS key ids). With CONTAINS: PREFIX and CONTAINS later (a PEM
+ * private key). It may start the value or follow any character that is not
+ * a token's (a URL's "x:ghp_...@", "Bearer sk-ant-..."). */
 struct cf_env_value_row {
 	const char *prefix;
 	unsigned min_tail;
@@ -91,6 +91,10 @@ bool cf_env_glob(const char *pattern, const char *name, size_t len);
  * and withholding pattern holds: the screen cf_env_secret() applies first
  * (the tests check the tables against it). */
 bool cf_env_name_may_be_secret(const char *name);
+
+/* Whether C is the first character of a value table prefix: the screen of
+ * each position of a value (the tests check the table against it). */
+bool cf_env_may_start_token(char c);
 
 /* The length of ENTRY's name (up to '=' or the end). */
 size_t cf_env_name_len(const char *entry);

@@ -42,6 +42,9 @@ Test(secret_env, every_row_passes_the_screen)
 		cr_expect(cf_env_glob(p->pattern, p->word, p->len), "%s does not match its word",
 			  p->pattern);
 	}
+	for (size_t i = 0; i < cf_env_value_count; i++)
+		cr_expect(cf_env_may_start_token(cf_env_value_table[i].prefix[0]), "%s",
+			  cf_env_value_table[i].prefix);
 	cr_expect_not(cf_env_name_may_be_secret("PATH"));
 	cr_expect_not(cf_env_name_may_be_secret("TOKENIZERS_PARALLELISM") == false);
 }
@@ -69,6 +72,28 @@ Test(secret_env, the_rule_that_withholds_is_the_expected_one)
 	cr_expect_eq(cf_env_secret(longname, NULL), CF_ENV_PASS);
 }
 
+/* A token inside a value is withheld too: a URL or a header that holds one. */
+Test(secret_env, a_token_inside_a_value)
+{
+	static const char *const held[] = {
+		"GIT_REMOTE=https://x-access-token:ghp_0123456789abcdefghijABCDEFGHIJ01@github.com/o/r",
+		"AUTH_HEADER_VALUE=Bearer sk-ant-api03-0123456789abcdefghij",
+		"MY_VAR=id AKIAIOSFODNN7EXAMPLE in it",
+		"MY_VAR=key: -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+		"MY_VAR=a,glpat-0123456789abcdefghij",
+	};
+	for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+		cr_expect_eq(cf_env_secret(held[i], NULL), CF_ENV_VALUE, "passed: %s", held[i]);
+	static const char *const ok[] = {
+		"PATH=/home/u/.npm_packages/bin:/usr/bin", /* npm_ with a short tail */
+		"MY_VAR=xghp_0123456789abcdefghijABCDEFGHIJ01", /* inside a word */
+		"MY_VAR=AKIAIOSFODNN7EXAMPLEX", "MY_VAR=noAKIAIOSFODNN7EXAMPLE",
+		"LS_COLORS=rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:*.tar=01;31",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		cr_expect_eq(cf_env_secret(ok[i], NULL), CF_ENV_PASS, "withheld: %s", ok[i]);
+}
+
 /* A value that only starts like a token, or is too short, or holds other
  * characters, is not one: no false positive on ordinary values. */
 Test(secret_env, values_that_are_not_tokens_pass)
@@ -76,8 +101,8 @@ Test(secret_env, values_that_are_not_tokens_pass)
 	static const char *const ok[] = {
 		"HF_HUB_ENABLE_HF_TRANSFER=hf_transfer", /* hf_ + too short a tail */
 		"MY_VAR=ghp_", "MY_VAR=ghp_short", "MY_VAR=npm_config_cache",
-		"MY_VAR=ghp_0123456789abcdefghij ABCDEFGHIJ0123", /* a space: a sentence */
-		"MY_VAR=ghp_0123456789abcdefghij/ABCDEFGHIJ0123", /* a path */
+		"MY_VAR=ghp_0123456789abcdefghij ABCDEFGHIJ0123", /* a space: 20 after ghp_ */
+		"MY_VAR=ghp_0123456789abcdefghij/ABCDEFGHIJ0123", /* a path: 20 after ghp_ */
 		"MY_VAR=AKIAIOSFODNN7EXAMPLEX", /* 17 after AKIA */
 		"MY_VAR=AKIAiosfodnn7example", /* lower case */
 		"MY_VAR=-----BEGIN CERTIFICATE-----", "MY_VAR=-----BEGIN PUBLIC KEY-----xyz",
