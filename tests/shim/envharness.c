@@ -1,7 +1,7 @@
 /* cf-envharness: a C harness that starts `sh -c "$CF_T_CHILD" WAY` on every
  * launch path it has (issue 20): fork + execve, vfork + execve, posix_spawn
  * and execvpe with an environment it builds by hand, posix_spawnp, execle,
- * syscall(SYS_execve), system, popen, a pipeline. The child prints its
+ * syscall(SYS_execve), fexecve, execveat, system, popen, a pipeline. The child prints its
  * environment and /proc/self and /proc/PPID's. At the end the harness says
  * how many of its own variables hold the fake tag (it keeps them all) and
  * how many its own /proc/self/environ still shows (none: moved out).
@@ -96,6 +96,18 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	wait_for(pid);
+	int shfd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	if ((pid = fork()) == 0) {
+		fexecve(shfd, (char *[]){"sh", "-c", c, "c-fexecve", NULL}, env);
+		_exit(127);
+	}
+	wait_for(pid);
+	if ((pid = fork()) == 0) {
+		execveat(AT_FDCWD, "/bin/sh", (char *[]){"sh", "-c", c, "c-execveat", NULL}, env, 0);
+		_exit(127);
+	}
+	wait_for(pid);
+	close(shfd);
 	fflush(stdout);
 	(void)!system("sh -c \"$CF_T_CHILD\" c-system");
 	(void)!system("sh -c \"$CF_T_CHILD\" c-pipeline | cat");

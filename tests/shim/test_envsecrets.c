@@ -1,7 +1,8 @@
 /* Secrets in the environment (issue 20), on each way in: credfence run, self
  * mode, and a harness's children on every launch path (a C harness: fork,
  * vfork, posix_spawn and execvpe with an environment built by hand,
- * posix_spawnp, execle, syscall(SYS_execve), system, popen, a pipeline; a
+ * posix_spawnp, execle, syscall(SYS_execve), fexecve, execveat, system,
+ * popen, a pipeline; a
  * Python harness: subprocess with env=, os.fork + os.execve, posix_spawn,
  * os.system, a shell pipeline, a child whose KUBECONFIG moves a secret and
  * so goes through credfence run; a Node harness: child_process with env).
@@ -248,7 +249,8 @@ Test(shim_envsecrets, self_mode)
 
 static const char *const c_ways[] = {"c-fork-execve", "c-vfork-execve", "c-posix_spawn",
 				     "c-posix_spawnp", "c-execvpe", "c-execle", "c-syscall",
-				     "c-system", "c-pipeline", "c-popen", NULL};
+				     "c-fexecve", "c-execveat", "c-system", "c-pipeline",
+				     "c-popen", NULL};
 
 /* The harness keeps its whole environment (HARNESS-HAS), yet its
  * /proc/PID/environ shows none of it (a root child could read that file). */
@@ -271,14 +273,14 @@ Test(shim_envsecrets, c_harness_every_launch_path)
 	cr_expect_eq(o.status, 0);
 	expect_withheld(&o, c_ways, NULL);
 	expect_harness_kept(&o);
-	expect_log(10);
+	expect_log(12);
 	cf_fx_out_free(&o);
 
 	/* Free, the harness's children see every value (and the harness its
 	 * /proc/self/environ): the test can fail. */
 	cf_fx_run(&o, t.fx.ws, env, NULL,
 		  CF_ARGV((char *)st_build("tests/shim/cf-envharness"), t.fx.tag, upper_hex));
-	cr_expect_geq(st_count(o.out, value_of(cases[0].entry)), 10 * 2, "free: too few leaks");
+	cr_expect_geq(st_count(o.out, value_of(cases[0].entry)), 12 * 2, "free: too few leaks");
 	cr_expect_null(strstr(o.out, "HARNESS-PROC-HAS 0\n"));
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
