@@ -63,6 +63,10 @@ void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f);
  * environment before CMD runs: named in the log (LOGFD, env_withheld), taken
  * out of environ and overwritten where /proc/PID/environ shows them. */
 void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program);
+/* The secret variables of this environment moved out of what
+ * /proc/PID/environ shows (credfence harness: the harness keeps them, the
+ * waiter it leaves behind shows none). 0, or CF_EXIT_FAIL after a message. */
+int cf_cli_hide_env(const struct cf_options *o);
 /* One line a variable of this environment that a fenced program would not
  * get, "INDENT NAME withheld (RULE)", never its value (status, check --env). */
 void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent);

@@ -692,6 +692,10 @@ int cf_cmd_harness(int argc, char **argv)
 	priv[0] = '\0';
 	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
 		return rc;
+	/* The waiter this process becomes keeps its first environment: the
+	 * secrets leave it first (the harness gets them from environ). */
+	if ((rc = cf_cli_hide_env(&c.opts)))
+		return rc;
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);
 		/* A root harness gives up capabilities in its guard; so does

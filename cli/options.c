@@ -309,6 +309,18 @@ void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *prog
 	(void)cf_env_drop_secrets(environ, &r, lo, hi);
 }
 
+int cf_cli_hide_env(const struct cf_options *o)
+{
+	struct cf_env_rules r;
+	unsigned long lo, hi;
+	cf_options_env_rules(o, &r);
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, &r, lo, hi)) {
+		cf_err("out of memory while moving the secret variables. Nothing was run.");
+		return CF_EXIT_FAIL;
+	}
+	return 0;
+}
+
 _Noreturn void cf_cli_exec(char **cmd)
 {
 	execvp(cmd[0], cmd);

@@ -3,6 +3,8 @@
  * variable it reads, or of the token format it issues. */
 #include "secret_env.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KNOWN(name, holds, source) { name, sizeof name - 1, holds, source }
@@ -442,6 +444,23 @@ bool cf_env_rule_valid(const char *s, bool pattern)
 		word = true;
 	}
 	return word;
+}
+
+int cf_env_move_secrets(char **env, const struct cf_env_rules *r, unsigned long lo,
+			unsigned long hi)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		unsigned long at = (unsigned long)env[i];
+		if (at < lo || at >= hi || cf_env_secret(env[i], r) == CF_ENV_PASS)
+			continue;
+		char *copy = strdup(env[i]);
+		if (!copy)
+			return -ENOMEM;
+		char *old = env[i];
+		env[i] = copy;
+		memset(old, 0, strlen(old));
+	}
+	return 0;
 }
 
 size_t cf_env_drop_secrets(char **env, const struct cf_env_rules *r, unsigned long lo,

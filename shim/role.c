@@ -90,21 +90,10 @@ static void drop_secrets_from_environ(const struct cf_options *o, int logfd)
 static void hide_secrets_of_harness(void)
 {
 	unsigned long lo, hi;
-	if (cf_proc_self_env_area(&lo, &hi))
-		return;
-	for (char **e = environ; e && *e; e++) {
-		unsigned long at = (unsigned long)*e;
-		if (at < lo || at >= hi || cf_env_secret(*e, cf_env_rules()) == CF_ENV_PASS)
-			continue;
-		char *copy = strdup(*e);
-		if (!copy) {
-			fputs("credfence: out of memory while moving the harness's secret variables. "
-			      "Nothing was run.\n", stderr);
-			_exit(125);
-		}
-		char *old = *e;
-		*e = copy;
-		memset(old, 0, strlen(old));
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, cf_env_rules(), lo, hi)) {
+		fputs("credfence: out of memory while moving the harness's secret variables. "
+		      "Nothing was run.\n", stderr);
+		_exit(125);
 	}
 }
 

@@ -194,6 +194,21 @@ Test(secret_env, drop_in_place)
 	cr_expect_eq(strlen(other), other_len, "a string outside the area is left alone");
 }
 
+/* Kept, but moved out of [lo, hi): the harness keeps its key. */
+Test(secret_env, move_keeps_and_overwrites)
+{
+	char a[] = "PATH=/bin", b[] = "GITHUB_TOKEN=" TAG;
+	char *env[] = {a, b, NULL};
+	cr_assert_eq(cf_env_move_secrets(env, NULL, (unsigned long)b, (unsigned long)b + 1), 0);
+	cr_expect_eq(env[0], a);
+	cr_assert_neq(env[1], b);
+	cr_expect_str_eq(env[1], "GITHUB_TOKEN=" TAG);
+	cr_expect_null(env[2]);
+	for (size_t i = 0; i < sizeof b - 1; i++)
+		cr_expect_eq(b[i], '\0', "byte %zu left", i);
+	free(env[1]);
+}
+
 Test(secret_env, log_line_names_and_never_values)
 {
 	char *env[] = {"PATH=/bin", "GITHUB_TOKEN=" TAG, "MY=ghp_" TAG "abcdefghijklmn",

@@ -273,6 +273,8 @@ Test(shim_envsecrets, c_harness_every_launch_path)
 	cr_expect_eq(o.status, 0);
 	expect_withheld(&o, c_ways, NULL);
 	expect_harness_kept(&o);
+	cr_expect(strstr(o.out, "ABOVE-HAS 0\n"),
+		  "the supervisor or the waiter above the harness shows its secrets in /proc");
 	expect_log(12);
 	cf_fx_out_free(&o);
 
