@@ -296,6 +296,25 @@ static bool token_at(const struct cf_env_value_row *row, const char *v)
 	return n >= row->min_tail;
 }
 
+/* A URL whose user part has a password, anywhere in V: "scheme://" then
+ * "user:password@" before the host (postgres://app:pw@db/x, a git remote
+ * with a token as its password, redis://:pw@cache). The user part ends at
+ * '@'; a '/', '?', '#' or a space first means there is none. */
+static bool value_holds_url_password(const char *v)
+{
+	for (size_t i = 0; v[i]; i++) {
+		if (v[i] != ':' || v[i + 1] != '/' || v[i + 2] != '/')
+			continue;
+		const char *u = v + i + 3, *colon = NULL;
+		for (; *u && *u != '@' && *u != '/' && *u != '?' && *u != '#' && *u != ' '; u++)
+			if (*u == ':' && !colon)
+				colon = u;
+		if (*u == '@' && colon && colon + 1 < u)
+			return true;
+	}
+	return false;
+}
+
 /* The first characters of the table's prefixes (a test checks it). */
 static bool may_start_token(char c)
 {
@@ -410,7 +429,9 @@ enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
 		if (!cf_env_pattern_table[i].not_secret &&
 		    shape_matches(&cf_env_pattern_table[i], entry, len))
 			return CF_ENV_PATTERN;
-	return value_holds_token(value) ? CF_ENV_VALUE : CF_ENV_PASS;
+	if (value_holds_token(value))
+		return CF_ENV_VALUE;
+	return value_holds_url_password(value) ? CF_ENV_URL : CF_ENV_PASS;
 }
 
 const char *cf_env_why_word(enum cf_env_why why)
@@ -420,6 +441,8 @@ const char *cf_env_why_word(enum cf_env_why why)
 		return "known name";
 	case CF_ENV_PATTERN:
 		return "name pattern";
+	case CF_ENV_URL:
+		return "value holds a URL with a password";
 	case CF_ENV_VALUE:
 		return "value looks like a token";
 	case CF_ENV_USER:

@@ -20,6 +20,7 @@ enum cf_env_why {
 	CF_ENV_NAME,    /* a known name (cf_env_name_table) */
 	CF_ENV_PATTERN, /* a name pattern (cf_env_pattern_table) */
 	CF_ENV_VALUE,   /* the value looks like a known token (cf_env_value_table) */
+	CF_ENV_URL,     /* the value holds a URL with a password (scheme://user:pw@) */
 	CF_ENV_USER,    /* --deny-env, CREDFENCE_DENY_ENV */
 };
 

@@ -72,6 +72,29 @@ Test(secret_env, the_rule_that_withholds_is_the_expected_one)
 	cr_expect_eq(cf_env_secret(longname, NULL), CF_ENV_PASS);
 }
 
+/* A URL with a password in it is withheld: DATABASE_URL and the like. */
+Test(secret_env, a_url_with_a_password)
+{
+	static const char *const held[] = {
+		"DATABASE_URL=postgres://app:" TAG "@db.internal:5432/app",
+		"REDIS_URL=redis://:" TAG "@cache:6379/0",
+		"MY_REMOTES=origin https://oauth2:" TAG "@gitlab.example.com/g/r.git",
+		"https_proxy=http://user:" TAG "@proxy:3128",
+	};
+	for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+		cr_expect_eq(cf_env_secret(held[i], NULL), CF_ENV_URL, "passed: %s", held[i]);
+	static const char *const ok[] = {
+		"ANTHROPIC_BASE_URL=https://api.anthropic.com/v1",
+		"GIT_URL=ssh://git@github.com:22/o/r.git",
+		"SENTRY_DSN=https://0123abcd@o1.ingest.sentry.io/42", /* a user, no password */
+		"MY_URL=https://user:@host/", "MY_URL=http://host:8080/a@b",
+		"MY_URL=https://example.com/?u=a:b@c", "NO_PROXY=localhost,127.0.0.1",
+		"MY_VAR=a://b", "MY_VAR=://:@", "MY_VAR=x:", "MY_VAR=",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		cr_expect_eq(cf_env_secret(ok[i], NULL), CF_ENV_PASS, "withheld: %s", ok[i]);
+}
+
 /* A token inside a value is withheld too: a URL or a header that holds one. */
 Test(secret_env, a_token_inside_a_value)
 {

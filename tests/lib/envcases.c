@@ -82,7 +82,7 @@ static void sample(char *out, size_t cap, const char *pattern, const char *with,
 
 struct cf_envcase *cf_envcases_secrets(const char *tag, size_t *n)
 {
-	size_t cap = cf_env_name_count + 2 * cf_env_pattern_count + cf_env_value_count + 1;
+	size_t cap = cf_env_name_count + 2 * cf_env_pattern_count + cf_env_value_count + 2;
 	struct cf_envcase *c = calloc(cap, sizeof *c);
 	char hex[32], up[32], name[128];
 	if (!c)
@@ -117,6 +117,8 @@ struct cf_envcase *cf_envcases_secrets(const char *tag, size_t *n)
 			    (int)(r->min_tail > strlen(tag) ? r->min_tail - strlen(tag) : 0),
 			    "Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0Zq0");
 	}
+	/* A URL with a password, under an innocent name. */
+	add(c, n, "URL with a password", "MY_DB_URL=postgres://app:%s-pw@db.internal:5432/app", tag);
 	return c;
 }
 

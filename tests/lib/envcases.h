@@ -1,7 +1,8 @@
 /* Environment cases shared by the unit tests of common/secret_env.c and the
  * tests of each way in (issue 20): fake secret variables, one for each known
  * name, two for each name pattern (as written and in lower case), one for
- * each token prefix under an innocent name; and the ordinary variables of
+ * each token prefix under an innocent name, a URL with a password under an
+ * innocent name; and the ordinary variables of
  * developer tools that must pass unchanged. Every fake value holds the
  * fixture's tag (upper case for AWS key ids, whose alphabet has no lower
  * case), so that cf_fx_assert_no_marker catches most leaks by itself. */
