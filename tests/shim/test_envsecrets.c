@@ -47,11 +47,13 @@ static void teardown(void)
 
 TestSuite(shim_envsecrets, .init = setup, .fini = teardown, .timeout = 240);
 
-/* $0 is the way in. The child's own variable passes on (OWN): it is its
- * value, not the user's. */
+/* $0 is the way in. cat opens its own /proc/self/environ (a redirection
+ * would open the shell's forked child's, whose memory is gone after the
+ * exec). The child's own variable passes on (OWN): it is its value, not
+ * the user's. */
 static const char child_script[] =
-	"echo \"BEGIN $0\"; env; echo \"SELF $0\"; tr '\\0' '\\n' </proc/self/environ; echo;"
-	" echo \"PARENT $0\"; tr '\\0' '\\n' </proc/$PPID/environ; echo;"
+	"echo \"BEGIN $0\"; env; echo \"SELF $0\"; cat /proc/self/environ | tr '\\0' '\\n'; echo;"
+	" echo \"PARENT $0\"; cat /proc/$PPID/environ | tr '\\0' '\\n'; echo;"
 	" GITHUB_TOKEN=own-value-$0 sh -c 'echo \"OWN $GITHUB_TOKEN\"'; echo \"END $0\"";
 
 /* The fixture's environment, every fake secret, every safe ordinary
