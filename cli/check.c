@@ -170,12 +170,21 @@ int cf_cmd_check(int argc, char **argv)
 {
 	struct cf_cli c;
 	struct cf_fence f;
-	int rc = cf_cli_parse(&c, "check", argc, argv, false, false);
+	int rc = cf_cli_parse_env(&c, "check", argc, argv, false, false, true);
 	if (rc || (rc = cf_cli_finish(&c)))
 		return rc;
-	if (c.n_paths == 0) {
-		cf_err("check: no path given; usage: credfence check [options] PATH...");
+	if (c.n_paths == 0 && !c.env) {
+		cf_err("check: no path given; usage: credfence check [options] PATH..., or "
+		       "credfence check --env");
 		return CF_EXIT_FAIL;
+	}
+	if (c.env) {
+		/* Names and rules only: a value is never printed. */
+		cf_cli_print_env(&c.opts, stdout, "env: ");
+		if (c.n_paths == 0) {
+			cf_cli_free(&c);
+			return 0;
+		}
 	}
 	for (int i = 0; i < c.n_paths; i++)
 		if (!c.paths[i][0]) {

@@ -3,6 +3,7 @@
 #define CF_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "fence.h"
 #include "policy.h"
@@ -16,6 +17,7 @@
 struct cf_cli {
 	struct cf_options opts;
 	bool json;        /* status --json */
+	bool env;         /* check --env */
 	char **cmd;       /* after "--" (run, harness) */
 	char **paths;     /* operands (check) */
 	int n_paths;
@@ -27,6 +29,9 @@ extern char **environ;
  * Returns 0, or prints the error and returns CF_EXIT_FAIL. */
 int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
 		 bool allow_json);
+/* The same; ALLOW_ENV: check's --env is an option here. */
+int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
+		     bool allow_json, bool allow_env);
 /* Options merged with the environment and the account's home. 0 or CF_EXIT_FAIL. */
 int cf_cli_finish(struct cf_cli *c);
 void cf_cli_free(struct cf_cli *c);
@@ -54,6 +59,17 @@ int cf_cli_check_log(const struct cf_fence *f);
  * dot-directory such as ~/.config/autostart. A workspace that holds a secret
  * ($HOME, /) is refused by the overlap verdict already. */
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f);
+/* The secret variables (common/secret_env.h) out of this process's
+ * environment before CMD runs: named in the log (LOGFD, env_withheld), taken
+ * out of environ and overwritten where /proc/PID/environ shows them. */
+void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program);
+/* The secret variables of this environment moved out of what
+ * /proc/PID/environ shows (credfence harness: the harness keeps them, the
+ * waiter it leaves behind shows none). 0, or CF_EXIT_FAIL after a message. */
+int cf_cli_hide_env(const struct cf_options *o);
+/* One line a variable of this environment that a fenced program would not
+ * get, "INDENT NAME withheld (RULE)", never its value (status, check --env). */
+void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent);
 /* Log the fence's verdict for PROGRAM (opened before any restriction by the caller). */
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied);
 

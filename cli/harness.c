@@ -128,6 +128,10 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 		return -1;
 	if (o->harness_state.n && set_list("CREDFENCE_HARNESS_STATE", &o->harness_state, cwd))
 		return -1;
+	if (o->deny_env.n && set_list("CREDFENCE_DENY_ENV", &o->deny_env, NULL))
+		return -1;
+	if (o->keep_env.n && set_list("CREDFENCE_KEEP_ENV", &o->keep_env, NULL))
+		return -1;
 	if (o->mode >= 0 &&
 	    setenv("CREDFENCE_MODE", cf_mode_word(o->mode), 1))
 		return -1;
@@ -748,6 +752,10 @@ int cf_cmd_harness(int argc, char **argv)
 	static char priv[PATH_MAX];
 	priv[0] = '\0';
 	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
+		return rc;
+	/* The waiter this process becomes keeps its first environment: the
+	 * secrets leave it first (the harness gets them from environ). */
+	if ((rc = cf_cli_hide_env(&c.opts)))
 		return rc;
 	if (cf_fence_needs_supervisor(&f)) {
 		int logfd = cf_fence_log_open(&f);

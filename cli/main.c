@@ -14,7 +14,8 @@
 	"  harness [options] -- CMD [ARG...]  run CMD with every program it starts fenced; CMD\n"  \
 	"                                     itself writes freely but reads no secret\n"            \
 	"  status [--json] [options]          say whether isolation would be applied here, and why\n" \
-	"  check [options] PATH...            say whether a fenced program could read or write PATH\n"
+	"  check [options] PATH...            say whether a fenced program could read or write PATH\n" \
+	"  check --env [options] [PATH...]    name the variables a fenced program would not get\n"
 
 #define CF_USAGE_OPTIONS                                                                          \
 	"options (each has an environment twin, which the option overrides):\n"                     \
@@ -22,6 +23,10 @@
 	"  --workspace DIR   writable workspace (CREDFENCE_WORKSPACE; default: current directory)\n" \
 	"  --writable DIR    another writable location, repeatable (CREDFENCE_WRITABLE, colon list)\n" \
 	"  --deny PATH       another secret location, repeatable (CREDFENCE_DENY, colon list)\n"    \
+	"  --deny-env NAME   withhold the variable NAME too (a pattern with *: MYCO_*) from what\n" \
+	"                    is fenced, repeatable (CREDFENCE_DENY_ENV, colon list)\n"           \
+	"  --keep-env NAME   pass the variable NAME although it is a secret (the whole name),\n" \
+	"                    repeatable (CREDFENCE_KEEP_ENV, colon list)\n"                     \
 	"  --best-effort     run even when isolation can not be applied (CREDFENCE_MODE=best-effort)\n" \
 	"  --required        refuse to run when isolation can not be applied (the default)\n"       \
 	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"        \
@@ -65,12 +70,14 @@ static const struct {
 } commands[] = {
 	{"run", "credfence run [options] -- CMD [ARG...]",
 	 "Run CMD fenced: CMD and everything it starts can not read a secret and can\n"
-	 "write only to the writable locations.\n",
+	 "write only to the writable locations; CMD gets no secret variable of the\n"
+	 "environment (API keys, tokens, passwords) unless --keep-env names it.\n",
 	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
 	 "not be executed, 127 when CMD is not found.\n"},
 	{"harness", "credfence harness [options] -- CMD [ARG...]",
 	 "Run CMD (an agent harness) with libcredfence.so preloaded: every program it\n"
-	 "starts is fenced at its launch; CMD itself may write where it likes but can not\n"
+	 "starts is fenced at its launch and gets no secret variable of the environment;\n"
+	 "CMD itself keeps its environment and may write where it likes, but can not\n"
 	 "read a secret (the secrets are covered in a mount namespace of its own).\n",
 	 "exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can\n"
 	 "not be executed, 127 when CMD is not found.\n"},
@@ -78,11 +85,14 @@ static const struct {
 	 "Say whether isolation would be applied here, and why not; --json for one JSON\n"
 	 "object.\n",
 	 "exit status: 0 when it would be applied, 1 when not, 125 on a usage error.\n"},
-	{"check", "credfence check [options] PATH...",
-	 "Say for each PATH whether a fenced program could read it, write it or create it.\n",
-	 "exit status: 0 when every path was probed, 1 when some path was not (its line\n"
-	 "says why), 125 for bad options, no path or an empty one, isolation that is not\n"
-	 "effective, or a failed probe.\n"},
+	{"check", "credfence check [options] [--env] PATH...",
+	 "Say for each PATH whether a fenced program could read it, write it or create it.\n"
+	 "With --env, first name each variable of this environment that a fenced program\n"
+	 "would not get, and the rule that withholds it (never its value); PATH is then\n"
+	 "optional.\n",
+	 "exit status: 0 when every path was probed (or, with --env alone, always), 1 when\n"
+	 "some path was not (its line says why), 125 for bad options, no path or an empty\n"
+	 "one, isolation that is not effective, or a failed probe.\n"},
 };
 
 /* Print NAME's usage; 0, or CF_EXIT_FAIL for an unknown NAME. */

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "event.h"
+#include "proc.h"
+#include "secret_env.h"
 
 void cf_err(const char *fmt, ...)
 {
@@ -40,6 +43,12 @@ static bool is_opt(const char *arg, const char *name)
 
 int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
 		 bool allow_json)
+{
+	return cf_cli_parse_env(c, sub, argc, argv, want_cmd, allow_json, false);
+}
+
+int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, bool want_cmd,
+		     bool allow_json, bool allow_env)
 {
 	memset(c, 0, sizeof *c);
 	cf_options_init(&c->opts);
@@ -74,6 +83,13 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 				return CF_EXIT_FAIL;
 			c->opts.deny_from_cli = true;
 			if (cf_strv_add(&c->opts.deny, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--deny-env") || is_opt(a, "--keep-env")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			bool deny = a[2] == 'd';
+			*(deny ? &c->opts.deny_env_from_cli : &c->opts.keep_env_from_cli) = true;
+			if (cf_strv_add(deny ? &c->opts.deny_env : &c->opts.keep_env, v))
 				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--log")) {
 			if (!(v = value(argc, argv, &i, sub)))
@@ -140,6 +156,8 @@ int cf_cli_parse(struct cf_cli *c, const char *sub, int argc, char **argv, bool 
 			c->opts.mode = CF_MODE_REQUIRED;
 		} else if (allow_json && strcmp(a, "--json") == 0) {
 			c->json = true;
+		} else if (allow_env && strcmp(a, "--env") == 0) {
+			c->env = true;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cf_err("%s: unknown option '%s'; see 'credfence %s --help'", sub, a, sub);
 			return CF_EXIT_FAIL;
@@ -278,6 +296,29 @@ void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool a
 	char buf[8192];
 	cf_fence_log(f, logfd, getpid(), program, applied, cf_cli_reason(f),
 		     applied ? f->res.rules : 0, buf, sizeof buf);
+}
+
+void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program)
+{
+	struct cf_env_rules r;
+	unsigned long lo, hi;
+	char buf[8192];
+	cf_options_env_rules(o, &r);
+	(void)cf_event_env_write(logfd, getpid(), program, environ, &r, buf, sizeof buf);
+	(void)cf_proc_self_env_area(&lo, &hi);
+	(void)cf_env_drop_secrets(environ, &r, lo, hi);
+}
+
+int cf_cli_hide_env(const struct cf_options *o)
+{
+	struct cf_env_rules r;
+	unsigned long lo, hi;
+	cf_options_env_rules(o, &r);
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, &r, lo, hi)) {
+		cf_err("out of memory while moving the secret variables. Nothing was run.");
+		return CF_EXIT_FAIL;
+	}
+	return 0;
 }
 
 _Noreturn void cf_cli_exec(char **cmd)

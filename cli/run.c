@@ -95,10 +95,14 @@ int cf_cmd_run(int argc, char **argv)
 		cf_err("can not open the log %s; choose a file you can write", f.pol.log);
 		return CF_EXIT_FAIL;
 	}
+	/* The secrets leave this process before a supervisor or a waiter is
+	 * forked from it, once CMD is going to run. */
 	if (!f.ready) {
 		if ((rc = not_effective(&f, logfd, c.cmd[0])))
 			return rc;
+		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
 	} else {
+		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
 #ifdef __linux__
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -8,6 +9,7 @@
 #ifndef __APPLE__
 #endif
 #include "paths.h"
+#include "secret_env.h"
 
 
 static const char *writable_holding(const struct cf_policy *p, const char *path)
@@ -35,8 +37,81 @@ static const char *ipc_how(const struct cf_fence *f)
 #endif
 }
 
-static void print_json(const struct cf_fence *f, const char *release, const char *shim,
-		       const char *shim_in)
+static int by_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = cf_env_name_len(x), ny = cf_env_name_len(y);
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+/* This environment's entries sorted by name (the order a shell exports them
+ * in is its own), NULL-terminated; malloc'd, or NULL. */
+static char **sorted_environ(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **v = calloc(n + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	memcpy(v, environ, n * sizeof *v);
+	qsort(v, n, sizeof *v, by_name);
+	return v;
+}
+
+/* The variables of this environment that a fenced program would not get:
+ * by name and rule, never by value. */
+static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *len)
+{
+	struct cf_env_rules r;
+	char name[256];
+	bool first = true;
+	char **env = sorted_environ();
+	cf_options_env_rules(o, &r);
+	cf_json_raw(buf, cap, len, ",\"env_withheld\":[");
+	for (char **e = env; e && *e; e++) {
+		enum cf_env_why why = cf_env_secret(*e, &r);
+		if (why == CF_ENV_PASS)
+			continue;
+		snprintf(name, sizeof name, "%.*s", (int)cf_env_name_len(*e), *e);
+		cf_json_raw(buf, cap, len, first ? "{\"name\":" : ",{\"name\":");
+		cf_json_str(buf, cap, len, name);
+		cf_json_raw(buf, cap, len, ",\"rule\":");
+		cf_json_str(buf, cap, len, cf_env_why_word(why));
+		cf_json_raw(buf, cap, len, "}");
+		first = false;
+	}
+	cf_json_raw(buf, cap, len, "]");
+	free(env);
+}
+
+void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent)
+{
+	struct cf_env_rules r;
+	char **env = sorted_environ();
+	cf_options_env_rules(o, &r);
+	for (char **e = env; e && *e; e++) {
+		enum cf_env_why why = cf_env_secret(*e, &r);
+		if (why != CF_ENV_PASS)
+			fprintf(out, "%s%-40.*s withheld (%s)\n", indent, (int)cf_env_name_len(*e),
+				cf_cli_esc(*e), cf_env_why_word(why));
+	}
+	free(env);
+}
+
+static size_t env_count(const struct cf_options *o)
+{
+	struct cf_env_rules r;
+	size_t n = 0;
+	cf_options_env_rules(o, &r);
+	for (char **e = environ; *e; e++)
+		n += cf_env_secret(*e, &r) != CF_ENV_PASS;
+	return n;
+}
+
+static void print_json(const struct cf_fence *f, const struct cf_options *o, const char *release,
+		       const char *shim, const char *shim_in)
 {
 	const struct cf_policy *p = &f->pol;
 	static char buf[1 << 20];
@@ -88,6 +163,7 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 		cf_json_str(buf, cap, &len, p->allow_sockets.v[i]);
 	}
 	cf_json_raw(buf, cap, &len, "]");
+	json_env(o, buf, cap, &len);
 	cf_json_raw(buf, cap, &len, ",\"mode\":");
 	cf_json_str(buf, cap, &len, cf_mode_word(p->mode));
 	cf_json_raw(buf, cap, &len, ",\"shim\":");
@@ -124,8 +200,8 @@ static void print_json(const struct cf_fence *f, const char *release, const char
 	fputs(buf, stdout);
 }
 
-static void print_text(const struct cf_fence *f, const char *release, const char *shim,
-		       const char *shim_in)
+static void print_text(const struct cf_fence *f, const struct cf_options *o, const char *release,
+		       const char *shim, const char *shim_in)
 {
 	const struct cf_policy *p = &f->pol;
 #ifdef __APPLE__
@@ -152,6 +228,8 @@ static void print_text(const struct cf_fence *f, const char *release, const char
 	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
 	for (size_t i = 0; i < p->allow_sockets.n; i++)
 		printf("  %s\n", cf_cli_esc(p->allow_sockets.v[i]));
+	printf("environment withheld (%zu):\n", env_count(o));
+	cf_cli_print_env(o, stdout, "  ");
 	printf("shim:         %s\n", shim ? cf_cli_esc(shim) : "(not found)");
 	if (shim_in)
 		printf("warning: the shim lies in the writable location %s: a fenced program could "
@@ -208,9 +286,9 @@ int cf_cmd_status(int argc, char **argv)
 	const char *shim = cf_cli_find_shim();
 	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;
 	if (c.json)
-		print_json(&f, release, shim, shim_in);
+		print_json(&f, &c.opts, release, shim, shim_in);
 	else
-		print_text(&f, release, shim, shim_in);
+		print_text(&f, &c.opts, release, shim, shim_in);
 	rc = f.ready ? 0 : 1;
 	cf_fence_free(&f);
 	cf_cli_free(&c);

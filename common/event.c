@@ -12,6 +12,7 @@
 #endif
 
 #include "json.h"
+#include "secret_env.h"
 
 char *cf_event_lists(const struct cf_policy *p)
 {
@@ -90,4 +91,63 @@ void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *b
 #else
 	(void)!writev(fd, iov, 3);
 #endif
+}
+
+/* One name of an entry, escaped, when it fits with room for the tail. */
+static bool put_name(char *buf, size_t cap, size_t *len, const char *entry, size_t tail)
+{
+	char name[256];
+	size_t n = cf_env_name_len(entry);
+	if (n >= sizeof name)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		name[i] = entry[i];
+	name[n] = '\0';
+	if (*len + 6 * n + 4 + tail >= cap)
+		return false;
+	cf_json_str(buf, cap, len, name);
+	return true;
+}
+
+size_t cf_event_env_write(int fd, long pid, const char *program, char *const *envp,
+			  const struct cf_env_rules *r, char *buf, size_t cap)
+{
+	static const char tail[] = "],\"names_cut\":true}\n";
+	size_t len = 0, withheld = 0;
+	bool cut = false;
+	if (fd < 0 || cap < 1024)
+		return 0;
+	buf[0] = '\0';
+	cf_json_raw(buf, cap, &len, "{\"event\":\"env_withheld\",\"pid\":");
+	cf_json_num(buf, cap, &len, pid);
+	/* The program's first 128 bytes: a name that fits any buffer of 1 KiB. */
+	char prog[129];
+	size_t plen = 0;
+	for (; program && program[plen] && plen < sizeof prog - 1; plen++)
+		prog[plen] = program[plen];
+	prog[plen] = '\0';
+	cf_json_raw(buf, cap, &len, ",\"program\":");
+	cf_json_str(buf, cap, &len, prog);
+	cf_json_raw(buf, cap, &len, ",\"names\":[");
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (cf_env_secret(envp[i], r) == CF_ENV_PASS)
+			continue;
+		if (!cut) {
+			if (withheld)
+				cf_json_raw(buf, cap, &len, ",");
+			cut = !put_name(buf, cap, &len, envp[i], sizeof tail);
+		}
+		withheld++;
+	}
+	if (!withheld)
+		return 0;
+	if (buf[len - 1] == ',') /* a name that did not fit after a comma */
+		buf[--len] = '\0';
+	cf_json_raw(buf, cap, &len, cut ? "],\"names_cut\":true}\n" : "]}\n");
+#ifdef __linux__
+	(void)cf_sys3(SYS_write, fd, buf, len);
+#else
+	(void)!write(fd, buf, len);
+#endif
+	return withheld;
 }

@@ -32,4 +32,13 @@ size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap);
  * Linux (a raw system call): safe between fork and exec. */
 void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *buf, size_t cap);
 
+/* The env_withheld line for a launch of PROGRAM as PID with the environment
+ * ENVP under R (secret_env.h): the names of the variables withheld, never a
+ * value, in order; "names_cut":true when they do not all fit BUF. Written to
+ * FD with one write when any is withheld; nothing otherwise, nor for FD < 0.
+ * Returns how many were withheld. Safe between fork and exec, as above. */
+struct cf_env_rules;
+size_t cf_event_env_write(int fd, long pid, const char *program, char *const *envp,
+			  const struct cf_env_rules *r, char *buf, size_t cap);
+
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "protocol.h"
+#include "secret_env.h"
 
 void cf_options_init(struct cf_options *o)
 {
@@ -29,6 +30,16 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->harness_may_read);
 	cf_strv_free(&o->harness_programs);
 	cf_strv_free(&o->harness_state);
+	cf_strv_free(&o->deny_env);
+	cf_strv_free(&o->keep_env);
+}
+
+void cf_options_env_rules(const struct cf_options *o, struct cf_env_rules *r)
+{
+	r->deny = o->deny_env.v;
+	r->n_deny = o->deny_env.n;
+	r->keep = o->keep_env.v;
+	r->n_keep = o->keep_env.n;
 }
 
 const char *cf_env_get(char *const envp[], const char *name)
@@ -167,6 +178,12 @@ int cf_options_from_env(struct cf_options *o, char *const envp[], const char **b
 		return -ENOMEM;
 	if (switch_twin(envp, "CREDFENCE_STATIC_HARNESS", &o->static_harness, bad))
 		return -EINVAL;
+	if (!o->deny_env_from_cli &&
+	    cf_strv_add_list(&o->deny_env, cf_env_get(envp, "CREDFENCE_DENY_ENV")))
+		return -ENOMEM;
+	if (!o->keep_env_from_cli &&
+	    cf_strv_add_list(&o->keep_env, cf_env_get(envp, "CREDFENCE_KEEP_ENV")))
+		return -ENOMEM;
 	if (!o->supervisor)
 		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
 	if (harness_state_from_env(o, envp))
@@ -256,6 +273,21 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 	if (!rc)
 		rc = list_check(&o->harness_programs, "--harness-program (CREDFENCE_HARNESS_PROGRAM)",
 				false, why, n);
+	for (size_t i = 0; !rc && i < o->deny_env.n; i++)
+		if (!cf_env_rule_valid(o->deny_env.v[i], true)) {
+			snprintf(why, n, "--deny-env (CREDFENCE_DENY_ENV) '%.256s' is not a variable "
+					 "name or pattern; give letters, digits, '_' and '*' (API_*)",
+				 o->deny_env.v[i]);
+			rc = -EINVAL;
+		}
+	for (size_t i = 0; !rc && i < o->keep_env.n; i++)
+		if (!cf_env_rule_valid(o->keep_env.v[i], false)) {
+			snprintf(why, n, "--keep-env (CREDFENCE_KEEP_ENV) '%.256s' is not a variable "
+					 "name; give the whole name, letters, digits and '_' (no pattern: "
+					 "each secret passed is named)",
+				 o->keep_env.v[i]);
+			rc = -EINVAL;
+		}
 	if (!rc && o->log && !*o->log) {
 		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
 		rc = -EINVAL;

@@ -48,6 +48,12 @@ struct cf_options {
 	 * it was unset). A TMPDIR within the private one is never writable. */
 	const char *harness_tmpdir;
 	const char *child_tmpdir;
+
+	/* --deny-env, CREDFENCE_DENY_ENV: more variables to withhold (names or
+	 * patterns); --keep-env, CREDFENCE_KEEP_ENV: names to pass although the
+	 * rules withhold them (common/secret_env.h). */
+	struct cf_strv deny_env, keep_env;
+	bool deny_env_from_cli, keep_env_from_cli;
 };
 
 void cf_options_init(struct cf_options *o);
@@ -57,7 +63,8 @@ void cf_options_free(struct cf_options *o);
 
 /* Values that can only be a mistake, refused before anything runs: a home or
  * workspace that is not an existing directory (the home also absolute), an
- * empty --deny, --writable or --log, an over-long path. Returns 0, or -EINVAL
+ * empty --deny, --writable or --log, an over-long path, a --deny-env or
+ * --keep-env that is not a variable name (or, for --deny-env, a pattern). Returns 0, or -EINVAL
  * with WHY (N bytes) saying what is wrong, naming the option and its twin. */
 int cf_options_check(const struct cf_options *o, char *why, size_t n);
 
@@ -70,5 +77,9 @@ const char *cf_account_home(void);
 /* V as a twin's colon list, the inverse of what cf_options_from_env reads: a
  * colon or backslash in a path escaped with a backslash. malloc'd, or NULL. */
 char *cf_twin_list_join(const struct cf_strv *v);
+
+/* The user's environment rules of O (secret_env.h), pointing into O. */
+struct cf_env_rules;
+void cf_options_env_rules(const struct cf_options *o, struct cf_env_rules *r);
 
 #endif

@@ -79,5 +79,18 @@ int cf_proc_stat(int pid, struct cf_proc_stat *st)
 	st->state = p[1];                       /* field 3 */
 	st->ppid = (int)field(p, 4);            /* field 4 */
 	st->start = field(p, 22);               /* field 22, clock ticks since boot */
+	st->env_start = (unsigned long)field(p, 50); /* fields 50 and 51 (Linux 3.5) */
+	st->env_end = (unsigned long)field(p, 51);
 	return st->start ? 0 : -EIO;
+}
+
+int cf_proc_self_env_area(unsigned long *lo, unsigned long *hi)
+{
+	struct cf_proc_stat st;
+	*lo = *hi = 0;
+	if (cf_proc_stat(0, &st) < 0 || !st.env_start || st.env_end <= st.env_start)
+		return -1;
+	*lo = st.env_start;
+	*hi = st.env_end;
+	return 0;
 }

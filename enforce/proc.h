@@ -18,8 +18,15 @@ struct cf_proc_stat {
 	char state;               /* field 3 */
 	int ppid;                 /* field 4 */
 	unsigned long long start; /* field 22 */
+	unsigned long env_start;  /* field 50: where the environment's strings lie */
+	unsigned long env_end;    /* field 51 */
 };
 int cf_proc_stat(int pid, struct cf_proc_stat *st);
+
+/* Where the calling process's first environment lies, [*LO, *HI): what
+ * /proc/PID/environ shows (fields 50 and 51 of /proc/self/stat). 0, or -1
+ * with both 0 when it is not known (macOS: no such file). */
+int cf_proc_self_env_area(unsigned long *lo, unsigned long *hi);
 
 /* The harness marker CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
  * that is the harness. True when VALUE names the calling process. */

@@ -19,4 +19,11 @@ unsigned long long cf_proc_self_starttime(void)
 	return (unsigned long long)t->tv_sec * 1000000ULL + (unsigned long long)t->tv_usec;
 }
 
+/* Not known on macOS: nothing is overwritten there (SECURITY.md). */
+int cf_proc_self_env_area(unsigned long *lo, unsigned long *hi)
+{
+	*lo = *hi = 0;
+	return -1;
+}
+
 #endif

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "envsnap.h"
+#include "event.h"
 #include "json.h"
+#include "secret_env.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -39,8 +41,10 @@ void cf_shim_say(const char *reason, const char *tail)
 
 /* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it
  * goes on unfenced (best effort), -EPERM when it must not run. CHECKED: the
- * caller verified in normal context that F is current. */
-int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked)
+ * caller verified in normal context that F is current. The log, opened
+ * before the fence goes up, also gets the env_withheld line for ENVP. */
+int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
+			     char *const envp[])
 {
 	char buf[8192], reason[1024 + PATH_MAX];
 	struct cf_expand_result res = {0};
@@ -56,8 +60,11 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 		cf_shim_supervisor_ended(f); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
-	cf_fence_log(f, logfd, (pid_t)cf_sys0(SYS_getpid), program, rc == 0,
-		     rc == 0 ? CF_STATUS_APPLIED : reason, rc == 0 ? res.rules : 0, buf, sizeof buf);
+	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
+	cf_fence_log(f, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
+		     rc == 0 ? res.rules : 0, buf, sizeof buf);
+	if (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT)
+		(void)cf_event_env_write(logfd, pid, program, envp, cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0)
@@ -66,6 +73,23 @@ int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool che
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
 	return -EPERM;
+}
+
+int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked)
+{
+	return cf_shim_fence_thread_env(f, program, checked, NULL);
+}
+
+bool cf_shim_harness_child(void)
+{
+	return cf_shim.role == CF_ROLE_HARNESS && cf_sys0(SYS_getpid) != cf_shim.harness_pid;
+}
+
+int cf_shim_env_too_big(void)
+{
+	cf_shim_say("this child's environment has more than 4096 variables", "; credfence can not "
+		    "withhold the secret ones among them. Nothing was run.\n");
+	return -E2BIG;
 }
 
 long long cf_shim_now_ns(void)
@@ -198,7 +222,7 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 	}
 	bool checked = cf_shim_checked.fence == f &&
 		       cf_shim_now_ns() - cf_shim_checked.at_ns < CF_CHECK_TRUST_NS;
-	return refusal(pid, f, cf_shim_fence_thread(f, program, checked));
+	return refusal(pid, f, cf_shim_fence_thread_env(f, program, checked, envp));
 }
 
 /* execve(LAUNCHER, [LAUNCHER, "run", "--", FILE, ARGV[1]...], ENV), ENV being
@@ -251,9 +275,21 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *co
 		ev[n++] = s->opts[i];
 	ev[n] = NULL;
 	/* Without the shim: loaded into credfence run, it would fence that
-	 * process in self mode before credfence run could open its log. */
+	 * process in self mode before credfence run could open its log. The
+	 * secrets go here, by the rules the harness read at its start (the
+	 * CREDFENCE_* options above are the harness's current ones), and are
+	 * logged here: credfence run then finds none. */
+	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	int logfd = f ? cf_fence_log_open(f) : -1;
+	if (logfd >= 0) {
+		char line[2048];
+		(void)cf_event_env_write(logfd, cf_sys0(SYS_getpid), file, envp, cf_env_rules(), line,
+					 sizeof line);
+		cf_sys_close(logfd);
+	}
 	char *out[n + 1];
 	char ld[4096];
-	char *const *env = cf_env_without_shim(ev, out, n + 1, ld, sizeof ld);
+	char *const *env = cf_env_for_child(ev, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, n + 1,
+					    ld, sizeof ld);
 	return (int)cf_sys3(SYS_execve, s->launcher, av, env);
 }

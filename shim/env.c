@@ -1,13 +1,17 @@
 /* A fenced child does not need the shim: the kernel carries the fence into all
  * its descendants. So the shim takes itself out of LD_PRELOAD of the children
- * it fences, and the fenced tree runs without its cost. No allocation: this
- * runs between fork and exec, into arrays on the caller's stack. */
+ * it fences, and the fenced tree runs without its cost. Every child of the
+ * harness loses the secret variables too (common/secret_env.h). No
+ * allocation: this runs between fork and exec, into arrays on the caller's
+ * stack. */
 #include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "options.h"
 #include "protocol.h"
+#include "secret_env.h"
 #include "shim.h"
 
 
@@ -147,23 +151,53 @@ static char *child_tmpdir(char *e)
 	return tmp_child_set ? tmp_child : NULL;
 }
 
+/* The user's rules (--deny-env, --keep-env), set once in the constructor
+ * from options kept for the process's life, read only afterwards. */
+static struct cf_env_rules env_rules;
+
+void cf_env_rules_init(const struct cf_options *o)
+{
+	cf_options_env_rules(o, &env_rules);
+}
+
+const struct cf_env_rules *cf_env_rules(void)
+{
+	return &env_rules;
+}
+
 /* Every LD_PRELOAD entry is filtered: ld.so reads the last one, getenv()
- * the first. */
-char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
-				 size_t ldcap)
+ * the first. One that does not fit LDBUF stays as it is (the child then
+ * loads the shim again, which finds itself fenced): the secrets go all the
+ * same. */
+char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,
+			      char *ldbuf, size_t ldcap)
 {
 	size_t n = cf_env_count(envp);
 	if (!envp || n + 1 > cap)
 		return envp;
+#ifdef CF_BENCH_NO_ENV_FILTER
+	/* scripts/bench's second build only: the launch without the filter. */
+	drop &= ~CF_ENV_DROP_SECRETS;
+#endif
 	size_t k = 0, used = 0;
 	int changed = 0;
 	for (size_t i = 0; i < n; i++) {
+		if ((drop & CF_ENV_DROP_SECRETS) && cf_env_secret(envp[i], &env_rules) != CF_ENV_PASS) {
+			changed = 1;
+			continue;
+		}
+		if (!(drop & CF_ENV_DROP_SHIM)) {
+			out[k++] = envp[i];
+			continue;
+		}
 		if (is_preload(envp[i])) {
 			int left = 0;
 			size_t r = filter(envp[i] + sizeof CF_PRELOAD_EQ - 1, ldbuf + used,
 					  ldcap - used, &left);
-			if (r == 0)
-				return envp;
+			if (r == 0) {
+				out[k++] = envp[i];
+				continue;
+			}
 			changed = 1;
 			if (left) {
 				out[k++] = ldbuf + used;
@@ -182,4 +216,10 @@ char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char
 	}
 	out[k] = NULL;
 	return changed ? out : envp;
+}
+
+char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
+				 size_t ldcap)
+{
+	return cf_env_for_child(envp, CF_ENV_DROP_SHIM, out, cap, ldbuf, ldcap);
 }

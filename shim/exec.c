@@ -154,14 +154,20 @@ static int fenced_exec(const struct call *c)
 		errno = EPERM;
 		return -1;
 	}
-	if (!fenced)
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
+			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
+	if (!drop)
 		return real_exec(c, c->envp);
 	size_t n = cf_env_count(c->envp) + 1;
+	if (n > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS)) {
+		errno = -cf_shim_env_too_big();
+		return -1;
+	}
 	if (n > CF_CHILD_ENV_MAX)
 		return real_exec(c, c->envp);
 	char *buf[n];
 	char ld[4096];
-	return real_exec(c, cf_env_without_shim(c->envp, buf, n, ld, sizeof ld));
+	return real_exec(c, cf_env_for_child(c->envp, drop, buf, n, ld, sizeof ld));
 }
 
 CF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

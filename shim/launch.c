@@ -292,13 +292,14 @@ static int exec_search(const struct launch *l, char *const *env)
  * caller's signal mask, and exec. Returns -errno. */
 static int exec_fenced(const struct launch *l, int fenced)
 {
-	size_t n = fenced ? cf_env_count(l->envp) + 1 : 1;
+	/* Every child of the harness, fenced or not (best effort). */
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) | CF_ENV_DROP_SECRETS;
+	size_t n = cf_env_count(l->envp) + 1;
 	if (n > CF_CHILD_ENV_MAX)
-		n = 1;
+		return cf_shim_env_too_big();
 	char *envbuf[n];
 	char ldbuf[fenced ? 4096 : 1];
-	char *const *env = fenced ? cf_env_without_shim(l->envp, envbuf, n, ldbuf, sizeof ldbuf)
-				  : l->envp;
+	char *const *env = cf_env_for_child(l->envp, drop, envbuf, n, ldbuf, sizeof ldbuf);
 	const sigset_t *mask = (l->flags & POSIX_SPAWN_SETSIGMASK) ? &l->sigmask : &l->oldmask;
 	(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, CF_SIGSET_BYTES);
 	return exec_search(l, env);
@@ -332,7 +333,8 @@ static int child(void *p)
 	reset_signals(l);
 	rc = apply_attributes(l);
 	bool harness = !rc && follows(l);
-	if (!rc && !harness && (fenced = cf_shim_fence_thread(l->fence, l->program, l->checked)) < 0)
+	if (!rc && !harness && (fenced = cf_shim_fence_thread_env(l->fence, l->program, l->checked,
+									     l->envp)) < 0)
 		rc = -EPERM;
 	for (int i = 0; !rc && i < l->n_acts; i++)
 		rc = apply_action(&l->acts[i]);

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "event.h"
+#include "proc.h"
+#include "secret_env.h"
 #include "shim.h"
 
 #define CF_PIN_WORKSPACE "export CREDFENCE_WORKSPACE=/path/to/project"
@@ -65,6 +68,35 @@ static void drop_shim_from_environ(void)
 	environ[i] = NULL;
 }
 
+/* A process that fences itself loses the secret variables before main, as a
+ * child of the harness loses them at its launch: taken out of environ in
+ * place (see drop_shim_from_environ) and overwritten where /proc/PID/environ
+ * shows them. Logged first, by name. */
+static void drop_secrets_from_environ(const struct cf_options *o, int logfd)
+{
+	struct cf_env_rules r;
+	unsigned long lo, hi;
+	char buf[8192];
+	cf_options_env_rules(o, &r);
+	(void)cf_event_env_write(logfd, getpid(), CF_PROGNAME, environ, &r, buf, sizeof buf);
+	(void)cf_proc_self_env_area(&lo, &hi);
+	(void)cf_env_drop_secrets(environ, &r, lo, hi);
+}
+
+/* The harness keeps its whole environment, but not where /proc/PID/environ
+ * shows it: a secret's string is copied out of the first environment, and
+ * overwritten there. (Its children can not open that file unless they hold
+ * CAP_SYS_PTRACE, as root does.) Fails closed: no copy, no harness. */
+static void hide_secrets_of_harness(void)
+{
+	unsigned long lo, hi;
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, cf_env_rules(), lo, hi)) {
+		fputs("credfence: out of memory while moving the harness's secret variables. "
+		      "Nothing was run.\n", stderr);
+		_exit(125);
+	}
+}
+
 /* Without CREDFENCE_WORKSPACE the workspace would be this process's current
  * directory, and the command picks that with cd (cd ~/.config/autostart):
  * in required mode, self mode takes no workspace it was not given. Best
@@ -119,6 +151,7 @@ void cf_shim_fence_self(void)
 	}
 	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
+	drop_secrets_from_environ(&o, logfd);
 	/* Its own supervisor, for this process and all it starts, above them as
 	 * for credfence run: this process stays as the waiter (exit status and
 	 * signals passed through) and the program goes on in its grandchild, so
@@ -178,6 +211,8 @@ void cf_shim_become_harness(void)
 		fputs("credfence: the harness could not prepare its fence. Nothing was run.\n", stderr);
 		_exit(125);
 	}
+	cf_env_rules_init(o);
+	hide_secrets_of_harness();
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;
 	cf_shim.role = CF_ROLE_HARNESS;

@@ -149,6 +149,28 @@ size_t cf_env_count(char *const *envp);
 char *const *cf_env_without_shim(char *const *envp, char **out, size_t cap, char *ldbuf,
 				 size_t ldcap);
 
+struct cf_env_rules;
+
+/* What a child's environment loses (cf_env_for_child). */
+#define CF_ENV_DROP_SHIM 1u    /* a fenced child: the shim, the private TMPDIR */
+#define CF_ENV_DROP_SECRETS 2u /* a child of the harness: every secret variable */
+/* ENVP less what DROP names, into OUT (CAP pointers, the count and the NULL)
+ * and LDBUF; ENVP itself when nothing goes, or when ENVP does not fit in OUT
+ * (callers size OUT to ENVP and refuse more than CF_CHILD_ENV_MAX). An
+ * LD_PRELOAD that does not fit LDBUF stays whole. Between fork and exec. */
+char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,
+			      char *ldbuf, size_t ldcap);
+/* The user's --deny-env and --keep-env (options kept for the process's life),
+ * set once in the constructor; what cf_env_for_child withholds by. */
+void cf_env_rules_init(const struct cf_options *o);
+const struct cf_env_rules *cf_env_rules(void);
+/* Whether the calling process is a child of the harness (not the harness
+ * replacing its own image): its environment loses the secrets. Raw syscalls. */
+bool cf_shim_harness_child(void);
+/* A child of the harness whose environment is too large to filter runs
+ * nothing: the message on stderr, -E2BIG. */
+int cf_shim_env_too_big(void);
+
 #define CF_CHILD_ENV_MAX 4096
 
 /* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */
@@ -212,6 +234,10 @@ struct cf_fence_loan cf_shim_fence_lend(void);
  * 0 when it goes on unfenced (best effort), -EPERM when it must not run.
  * CHECKED: the caller verified in normal context that F is current. */
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
+/* The same, and the env_withheld line for ENVP (the child's environment as
+ * given, before cf_env_for_child) in the same log. */
+int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
+			     char *const envp[]);
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);

@@ -49,13 +49,17 @@ static long exec_call(long n, long a[6])
 		return fail(-cf_shim_relaunch(program, false, (char *const *)a[1], envp));
 	if (fenced < 0 || fenced == CF_CHILD_RELAUNCH)
 		return fail(EPERM);
-	size_t envn = fenced ? cf_env_count(envp) + 1 : 1;
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
+			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
+	size_t envn = drop ? cf_env_count(envp) + 1 : 1;
+	if (envn > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS))
+		return fail(-cf_shim_env_too_big());
 	if (envn > CF_CHILD_ENV_MAX)
 		envn = 1;
 	char *envbuf[envn];
 	char ld[fenced ? 4096 : 1];
 	if (envn > 1)
-		a[e] = (long)cf_env_without_shim(envp, envbuf, envn, ld, sizeof ld);
+		a[e] = (long)cf_env_for_child(envp, drop, envbuf, envn, ld, sizeof ld);
 	return raw(n, a);
 }
 

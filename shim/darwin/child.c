@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "environ.h"
+#include "event.h"
 #include "shim.h"
 
 int cf_shim_options(struct cf_options *o);
@@ -37,6 +38,21 @@ static struct cf_fence *fence_for_child(struct cf_fence *own, bool *mine)
 	*mine = true;
 	return own;
 }
+
+bool cf_shim_harness_child(void)
+{
+	return cf_shim.role == CF_ROLE_HARNESS && getpid() != cf_shim.harness_pid;
+}
+
+int cf_shim_env_too_big(void)
+{
+	fputs("credfence: this child's environment has more than 4096 variables; credfence can not "
+	      "withhold the secret ones among them. Nothing was run.\n", stderr);
+	return -E2BIG;
+}
+
+/* The child about to get ENVP (NULL: environ). */
+static char *const *child_envp;
 
 int cf_shim_child_enter(const char *program)
 {
@@ -66,6 +82,9 @@ int cf_shim_child_enter(const char *program)
 	int logfd = cf_fence_log_open(f);
 	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? res.rules : 0, buf,
 		     sizeof buf);
+	if (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT)
+		(void)cf_event_env_write(logfd, getpid(), program, child_envp ? child_envp : environ,
+					 cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		close(logfd);
 	enum cf_mode mode = f->pol.mode;
@@ -82,17 +101,24 @@ int cf_shim_child_enter(const char *program)
 int cf_shim_child_call(const char *program, char *const envp[], cf_child_call_fn call,
 		       const void *arg)
 {
+	child_envp = envp;
 	int fenced = cf_shim_child_enter(program);
 	if (fenced < 0) {
 		errno = EPERM;
 		return -1;
 	}
-	size_t envn = fenced ? cf_env_count(envp) + 1 : 1;
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
+			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
+	size_t envn = drop ? cf_env_count(envp) + 1 : 1;
+	if (envn > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS)) {
+		errno = -cf_shim_env_too_big();
+		return -1;
+	}
 	if (envn > CF_CHILD_ENV_MAX)
 		envn = 1;
 	char *envbuf[envn];
 	char ldbuf[fenced ? 4096 : 1];
-	char *const *env = fenced ? cf_env_without_shim(envp, envbuf, envn, ldbuf, sizeof ldbuf)
-				  : envp;
+	char *const *env = envn > 1 ? cf_env_for_child(envp, drop, envbuf, envn, ldbuf, sizeof ldbuf)
+				    : envp;
 	return call(env, arg);
 }

@@ -25,6 +25,12 @@
  *       UDP socket of this process (read back after each); per send, as
  *       above: what a datagram send pays now, against a trapped call
  *       (SECURITY.md, datagrams)
+ *   cf-bench envfilter N with|without
+ *       N times the environment a fenced child of the harness gets from
+ *       this process's own (shim/env.c cf_env_for_child), with the secret
+ *       variables withheld or only the shim taken out; per call, in
+ *       microseconds of this thread's CPU time, as above, and the number of
+ *       variables withheld
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +49,7 @@
 #include <unistd.h>
 
 #include "fence.h"
+#include "shim.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)
@@ -295,6 +302,40 @@ static int dgrams(int n)
 	return 0;
 }
 
+static double cpu_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int envfilter(int n, const char *how)
+{
+	size_t count = cf_env_count(environ) + 1;
+	char **out = calloc(count, sizeof *out);
+	double *t = calloc((size_t)n, sizeof *t);
+	static char ld[4096];
+	unsigned drop = CF_ENV_DROP_SHIM | (strcmp(how, "with") == 0 ? CF_ENV_DROP_SECRETS : 0);
+	size_t kept = 0;
+	if (!out || !t || n <= 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		double a = cpu_us();
+		char *const *env = cf_env_for_child(environ, drop, out, count, ld, sizeof ld);
+		t[i] = cpu_us() - a;
+		kept = cf_env_count(env);
+	}
+	double sum = 0;
+	qsort(t, (size_t)n, sizeof *t, cmp);
+	for (int i = 0; i < n; i++)
+		sum += t[i];
+	printf("%.2f %.2f %.2f %.2f %zu\n", t[0], t[n / 2], t[n - 1], sum / n,
+	       count - 1 - kept);
+	free(out);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && strcmp(argv[1], "launch") == 0)
@@ -313,8 +354,10 @@ int main(int argc, char **argv)
 		return unix_sock(atoi(argv[2]), argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dgram") == 0)
 		return dgrams(atoi(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "envfilter") == 0)
+		return envfilter(atoi(argv[2]), argv[3]);
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
-	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N\n",
+	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | envfilter N with|without\n",
 	      stderr);
 	return 2;
 }

@@ -165,7 +165,42 @@ Test(env_filter, a_value_longer_than_the_buffer_keeps_the_environment)
 	cr_assert_eq(env, (char *const *)out);
 	cr_expect_str_eq(env[0], "LD_PRELOAD=/a/liba.so");
 	cr_expect_str_eq(env[1], "LD_PRELOAD=/b/libb.so");
-	cr_expect_eq(cf_env_without_shim(envp4, out, N, two, sizeof two - 1), (char *const *)envp4);
+	/* one byte less: the first is filtered, the second stays whole (it holds
+	 * no shim anyway): each entry on its own */
+	env = cf_env_without_shim(envp4, out, N, two, sizeof two - 1);
+	cr_assert_eq(env, (char *const *)out);
+	cr_expect_str_eq(env[0], "LD_PRELOAD=/a/liba.so");
+	cr_expect_eq(env[1], envp4[1]);
+}
+
+/* A child of the harness loses the secrets whatever else happens to its
+ * environment: an LD_PRELOAD too long for the buffer stays, the secrets go. */
+Test(env_filter, secrets_go_even_when_ld_preload_does_not_fit)
+{
+	static char var[8192];
+	strcpy(var, "LD_PRELOAD=/x/libcredfence.so:");
+	size_t len = strlen(var);
+	memset(var + len, 'a', sizeof var - len - 1);
+	char *envp[] = {"A=1", var, "GITHUB_TOKEN=fake", "MY=ghp_0123456789abcdefghijABCDEFGHIJ01",
+			"B=2", NULL};
+	char *const *env = cf_env_for_child(envp, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, N,
+					    ld, sizeof ld);
+	cr_assert_eq(env, (char *const *)out);
+	cr_expect_eq(env[0], envp[0]);
+	cr_expect_eq(env[1], envp[1]);
+	cr_expect_str_eq(env[2], "B=2");
+	cr_expect_null(env[3]);
+	/* secrets only (an unfenced child of the harness, best effort): the shim stays */
+	char *envp2[] = {"LD_PRELOAD=/x/libcredfence.so", "AWS_SESSION_TOKEN=x", NULL};
+	env = cf_env_for_child(envp2, CF_ENV_DROP_SECRETS, out, N, ld, sizeof ld);
+	cr_assert_eq(env, (char *const *)out);
+	cr_expect_eq(env[0], envp2[0]);
+	cr_expect_null(env[1]);
+	/* nothing to take: the same array */
+	char *envp3[] = {"A=1", "TOKENIZERS_PARALLELISM=false", NULL};
+	cr_expect_eq(cf_env_for_child(envp3, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, N, ld,
+				      sizeof ld),
+		     (char *const *)envp3);
 }
 
 /* Under `credfence harness` the harness's TMPDIR is its private directory;

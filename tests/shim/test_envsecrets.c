@@ -1,0 +1,491 @@
+/* Secrets in the environment (issue 20), on each way in: credfence run, self
+ * mode, and a harness's children on every launch path (a C harness: fork,
+ * vfork, posix_spawn and execvpe with an environment built by hand,
+ * posix_spawnp, execle, syscall(SYS_execve), fexecve, execveat, system,
+ * popen, a pipeline; a
+ * Python harness: subprocess with env=, os.fork + os.execve, posix_spawn,
+ * os.system, a shell pipeline, a child whose KUBECONFIG moves a secret and
+ * so goes through credfence run; a Node harness: child_process with env).
+ *
+ * Each child prints its environment, its /proc/self/environ and its
+ * parent's. The fake value of each known name, each name pattern (as written
+ * and in lower case) and each token prefix under an innocent name must be in
+ * none of them, nor on stderr, nor in the log; every ordinary variable must
+ * be there unchanged; a variable the child sets itself passes on; the
+ * harness keeps its own. Without credfence the same children print the
+ * values: the test can fail. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "envcases.h"
+#include "shimtest.h"
+
+static struct st t;
+static struct cf_envcase *cases;
+static size_t n_cases;
+static char upper_hex[32]; /* the tag's hex in upper case: the AWS key ids hold it */
+
+static void setup(void)
+{
+	st_setup(&t);
+	cases = cf_envcases_secrets(t.fx.tag, &n_cases);
+	const char *hex = t.fx.tag + strlen("CFMARK-");
+	size_t i = 0;
+	for (; hex[i]; i++)
+		upper_hex[i] = hex[i] >= 'a' && hex[i] <= 'f' ? (char)(hex[i] - 'a' + 'A') : hex[i];
+	upper_hex[i] = '\0';
+}
+
+static void teardown(void)
+{
+	cf_envcases_free(cases, n_cases);
+	st_teardown(&t);
+}
+
+TestSuite(shim_envsecrets, .init = setup, .fini = teardown, .timeout = 240);
+
+/* $0 is the way in. cat opens its own /proc/self/environ (a redirection
+ * would open the shell's forked child's, whose memory is gone after the
+ * exec). The child's own variable passes on (OWN): it is its value, not
+ * the user's. */
+static const char child_script[] =
+	"echo \"BEGIN $0\"; env; echo \"SELF $0\"; cat /proc/self/environ | tr '\\0' '\\n'; echo;"
+	" echo \"PARENT $0\"; cat /proc/$PPID/environ | tr '\\0' '\\n'; echo;"
+	" GITHUB_TOKEN=own-value-$0 sh -c 'echo \"OWN $GITHUB_TOKEN\"'; echo \"END $0\"";
+
+/* The fixture's environment, every fake secret, every safe ordinary
+ * variable, the child script, and MORE. */
+static char **make_env(const char *const *more)
+{
+	size_t n_more = 0;
+	while (more && more[n_more])
+		n_more++;
+	const char **all = calloc(n_cases + cf_env_ordinary_count + n_more + 2, sizeof *all);
+	char **owned = calloc(cf_env_ordinary_count + 1, sizeof *owned);
+	cr_assert(all && owned);
+	size_t k = 0, o = 0;
+	for (size_t i = 0; i < n_cases; i++)
+		all[k++] = cases[i].entry;
+	for (size_t i = 0; i < cf_env_ordinary_count; i++)
+		if (cf_env_ordinary[i].safe)
+			all[k++] = owned[o++] = strdup(cf_env_ordinary_entry(cf_env_ordinary[i].name));
+	char script[sizeof child_script + 16];
+	snprintf(script, sizeof script, "CF_T_CHILD=%s", child_script);
+	all[k++] = script;
+	for (size_t i = 0; i < n_more; i++)
+		all[k++] = more[i];
+	char **env = st_env(&t, all);
+	for (size_t i = 0; i < o; i++)
+		free(owned[i]);
+	free(owned);
+	free(all);
+	return env;
+}
+
+static const char *value_of(const char *entry)
+{
+	return strchr(entry, '=') + 1;
+}
+
+static bool named(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	return name && strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* The outcome for the ways WAYS: each ran to its end; no fake value
+ * anywhere but KEEP's (NULL: none), which each way's env shows; each safe
+ * ordinary variable unchanged in each env dump; each child's own variable
+ * passed on. */
+static void expect_withheld(const struct cf_fx_out *o, const char *const *ways, const char *keep)
+{
+	size_t n_ways = 0;
+	while (ways[n_ways])
+		n_ways++;
+	if (!keep)
+		cf_fx_assert_no_marker(&t.fx, o);
+	cr_expect_null(strstr(o->out, upper_hex), "an AWS key id leaked");
+	for (size_t i = 0; i < n_cases; i++) {
+		const char *v = value_of(cases[i].entry);
+		if (keep && named(cases[i].entry, keep)) {
+			cr_expect_geq(st_count(o->out, cases[i].entry), n_ways,
+				      "--keep-env %s: not passed to each child", keep);
+			continue;
+		}
+		cr_expect_null(strstr(o->out, v), "leaked (%s): %.*s", cases[i].why,
+			       (int)(strchr(cases[i].entry, '=') - cases[i].entry), cases[i].entry);
+		cr_expect_null(strstr(o->err, v), "leaked on stderr (%s)", cases[i].why);
+	}
+	char line[512];
+	for (size_t w = 0; w < n_ways; w++) {
+		snprintf(line, sizeof line, "BEGIN %s\n", ways[w]);
+		cr_expect(strstr(o->out, line), "the child by %s did not run", ways[w]);
+		snprintf(line, sizeof line, "END %s\n", ways[w]);
+		cr_expect(strstr(o->out, line), "the child by %s did not finish", ways[w]);
+		snprintf(line, sizeof line, "OWN own-value-%s\n", ways[w]);
+		cr_expect(strstr(o->out, line), "the child by %s lost the variable it set itself",
+			  ways[w]);
+	}
+	for (size_t i = 0; i < cf_env_ordinary_count; i++) {
+		if (!cf_env_ordinary[i].safe)
+			continue;
+		snprintf(line, sizeof line, "\n%s\n", cf_env_ordinary_entry(cf_env_ordinary[i].name));
+		cr_expect_geq(st_count(o->out, line), 2 * n_ways, "%s did not pass unchanged",
+			      cf_env_ordinary[i].name);
+	}
+	char home[PATH_MAX + 16];
+	snprintf(home, sizeof home, "\nHOME=%s\n", t.fx.home);
+	cr_expect_geq(st_count(o->out, home), 2 * n_ways, "HOME did not pass unchanged");
+}
+
+/* The log: one env_withheld line for each launch, names, no value. */
+static void expect_log(size_t launches)
+{
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	cr_expect_null(strstr(log, t.fx.tag + strlen("CFMARK-")), "a value in the log");
+	cr_expect_null(strstr(log, upper_hex), "a value in the log");
+	cr_expect_geq(st_count(log, "\"event\":\"env_withheld\""), launches, "%s", log);
+	cr_expect_geq(st_count(log, "\"ANTHROPIC_API_KEY\""), launches);
+	cr_expect_geq(st_count(log, "\"MY_VAR_0\""), launches);
+	free(log);
+}
+
+static const char *kv(char *buf, size_t n, const char *k, const char *v)
+{
+	snprintf(buf, n, "%s=%s", k, v);
+	return buf;
+}
+
+Test(shim_envsecrets, credfence_run)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--log", t.log, "--", "/bin/sh", "-c", (char *)child_script, "run"));
+	st_dump("credfence run", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"run", NULL}, NULL);
+	expect_log(1);
+	cf_fx_out_free(&o);
+
+	/* Free, the same child prints every value: the test can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)child_script, "free"));
+	for (size_t i = 0; i < n_cases; i++)
+		cr_expect(strstr(o.out, value_of(cases[i].entry)), "free: %s not shown", cases[i].entry);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* --keep-env passes exactly the one named; --deny-env adds a pattern. */
+Test(shim_envsecrets, keep_and_deny)
+{
+	struct cf_fx_out o;
+	char user[128];
+	snprintf(user, sizeof user, "MYCO_THING=fake-%s-user", t.fx.tag);
+	char **env = make_env((const char *[]){user, NULL});
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--keep-env", "GH_TOKEN", "--deny-env", "myco_*", "--", "/bin/sh", "-c",
+			  (char *)child_script, "run-keep"));
+	st_dump("credfence run --keep-env GH_TOKEN --deny-env myco_*", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"run-keep", NULL}, "GH_TOKEN");
+	cr_expect_null(strstr(o.out, user + strlen("MYCO_THING=")), "--deny-env myco_* passed it");
+	cf_fx_out_free(&o);
+	/* Without --deny-env the made-up name passes: the option did it. */
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--", "/bin/sh", "-c", "env", "x"));
+	cr_expect(strstr(o.out, user), "MYCO_THING withheld without --deny-env");
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+Test(shim_envsecrets, bad_rules_are_refused)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--keep-env", "GH_*", "--", "/bin/echo", "RAN"));
+	cr_expect_eq(o.status, 125);
+	cr_expect(strncmp(o.err, "credfence: ", 11) == 0 && strstr(o.err, "--keep-env"), "%s", o.err);
+	cr_expect_null(strstr(o.out, "RAN"));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+	env = make_env((const char *[]){"CREDFENCE_DENY_ENV=A=B", NULL});
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--", "/bin/echo", "RAN"));
+	cr_expect_eq(o.status, 125);
+	cr_expect(strncmp(o.err, "credfence: ", 11) == 0 && strstr(o.err, "CREDFENCE_DENY_ENV"), "%s",
+		  o.err);
+	cr_expect_null(strstr(o.out, "RAN"));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* A shell fenced by the shim in its own constructor (no harness). Its own
+ * /proc/PID/environ is what its children read as /proc/PPID/environ. */
+Test(shim_envsecrets, self_mode)
+{
+	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
+	char **env = make_env((const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
+					       kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
+					       kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
+					       kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/bin/bash", "-c", (char *)child_script, "self"));
+	st_dump("self mode", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"self", NULL}, NULL);
+	expect_log(1);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+static const char *const c_ways[] = {"c-fork-execve", "c-vfork-execve", "c-posix_spawn",
+				     "c-posix_spawnp", "c-execvpe", "c-execle", "c-syscall",
+				     "c-fexecve", "c-execveat", "c-system", "c-pipeline",
+				     "c-popen", NULL};
+
+/* The harness keeps its whole environment (HARNESS-HAS), yet its
+ * /proc/PID/environ shows none of it (a root child could read that file). */
+static void expect_harness_kept(const struct cf_fx_out *o)
+{
+	char line[64];
+	snprintf(line, sizeof line, "HARNESS-HAS %zu\n", n_cases);
+	cr_expect(strstr(o->out, line), "the harness lost some of its own variables (want %s)", line);
+	cr_expect(strstr(o->out, "HARNESS-PROC-HAS 0\n"),
+		  "the harness's /proc/self/environ still shows its secrets");
+}
+
+Test(shim_envsecrets, c_harness_every_launch_path)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV((char *)st_build("tests/shim/cf-envharness"), t.fx.tag, upper_hex));
+	st_dump("cf-envharness under credfence harness", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, c_ways, NULL);
+	expect_harness_kept(&o);
+	cr_expect(strstr(o.out, "ABOVE-HAS 0\n"),
+		  "the supervisor or the waiter above the harness shows its secrets in /proc");
+	expect_log(12);
+	cf_fx_out_free(&o);
+
+	/* Free, the harness's children see every value (and the harness its
+	 * /proc/self/environ): the test can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)st_build("tests/shim/cf-envharness"), t.fx.tag, upper_hex));
+	cr_expect_geq(st_count(o.out, value_of(cases[0].entry)), 12 * 2, "free: too few leaks");
+	cr_expect_null(strstr(o.out, "HARNESS-PROC-HAS 0\n"));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* CREDFENCE_KEEP_ENV, the twin, through a harness: each child gets GH_TOKEN. */
+Test(shim_envsecrets, c_harness_keep_env_twin)
+{
+	struct cf_fx_out o;
+	char **env = make_env((const char *[]){"CREDFENCE_KEEP_ENV=GH_TOKEN", NULL});
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV((char *)st_build("tests/shim/cf-envharness"), t.fx.tag, upper_hex));
+	st_dump("cf-envharness, CREDFENCE_KEEP_ENV=GH_TOKEN", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, c_ways, "GH_TOKEN");
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+static const char py_harness[] =
+	"import os, subprocess, sys\n"
+	"tag, up = sys.argv[1], sys.argv[2]\n"
+	"c = os.environ['CF_T_CHILD']\n"
+	"def sh(way): return ['/bin/sh', '-c', c, way]\n"
+	"subprocess.run(sh('py-subprocess-env'), env=dict(os.environ, CF_T_HANDBUILT='1'))\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    os.execve('/bin/sh', sh('py-fork-execve'), dict(os.environ))\n"
+	"os.waitpid(pid, 0)\n"
+	"pid = os.posix_spawn('/bin/sh', sh('py-posix_spawn'), dict(os.environ))\n"
+	"os.waitpid(pid, 0)\n"
+	"sys.stdout.flush()\n"
+	"os.system('sh -c \"$CF_T_CHILD\" py-system')\n"
+	"subprocess.run('sh -c \"$CF_T_CHILD\" py-pipeline | cat', shell=True,\n"
+	"               env={k: v for k, v in os.environ.items()})\n"
+	/* KUBECONFIG moves a secret: the child goes through credfence run. */
+	"subprocess.run(sh('py-relaunch'),\n"
+	"               env=dict(os.environ, KUBECONFIG=os.environ['CF_T_ROOT'] + '/moved-kube'))\n"
+	"n = sum(1 for v in os.environ.values() if tag in v or up in v)\n"
+	"print('HARNESS-HAS', n, flush=True)\n"
+	"p = open('/proc/self/environ', 'rb').read().decode('latin-1')\n"
+	"print('HARNESS-PROC-HAS', p.count(tag) + p.count(up), flush=True)\n";
+
+Test(shim_envsecrets, python_harness)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/usr/bin/python3", "-c", (char *)py_harness, t.fx.tag, upper_hex));
+	st_dump("python3 harness", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o,
+			(const char *[]){"py-subprocess-env", "py-fork-execve", "py-posix_spawn",
+					 "py-system", "py-pipeline", "py-relaunch", NULL},
+			NULL);
+	expect_harness_kept(&o);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* A harness that widens CREDFENCE_KEEP_ENV in its own environment later
+ * changes nothing: its children, the one handed to credfence run included,
+ * are filtered by the rules read at its start. */
+static const char py_widen[] =
+	"import os, subprocess, sys\n"
+	"os.environ['CREDFENCE_KEEP_ENV'] = 'ANTHROPIC_API_KEY:GITHUB_TOKEN'\n"
+	/* A move of its own makes the harness rebuild its fence, and take its
+	 * environment's CREDFENCE_* options anew for what it hands to credfence run. */
+	"os.environ['GNUPGHOME'] = os.environ['CF_T_ROOT'] + '/moved-gnupg'\n"
+	"c = os.environ['CF_T_CHILD']\n"
+	/* posix_spawn rebuilds the fence first (the GNUPGHOME move). */
+	"pid = os.posix_spawn('/bin/sh', ['sh', '-c', c, 'widen-spawn'], dict(os.environ))\n"
+	"os.waitpid(pid, 0)\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'widen-fork'])\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'widen-relaunch'],\n"
+	"               env=dict(os.environ, KUBECONFIG=os.environ['CF_T_ROOT'] + '/moved-kube'))\n";
+
+Test(shim_envsecrets, later_keep_env_of_the_harness_changes_nothing)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c", (char *)py_widen));
+	st_dump("python3 harness widening CREDFENCE_KEEP_ENV", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"widen-fork", "widen-relaunch", "widen-spawn", NULL},
+			NULL);
+	expect_log(3);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+static const char node_harness[] =
+	"const cp = require('child_process');\n"
+	"const [tag, up] = process.argv.slice(1);\n"
+	"const c = process.env.CF_T_CHILD;\n"
+	"cp.spawnSync('/bin/sh', ['-c', c, 'node-spawn-env'],\n"
+	"  {env: Object.assign({}, process.env, {CF_T_HANDBUILT: '1'}), stdio: 'inherit'});\n"
+	"process.stdout.write(cp.execSync('sh -c \"$CF_T_CHILD\" node-exec', {env: {...process.env}}));\n"
+	"const n = Object.values(process.env).filter(v => v.includes(tag) || v.includes(up)).length;\n"
+	"console.log('HARNESS-HAS ' + n);\n"
+	"const p = require('fs').readFileSync('/proc/self/environ', 'latin1');\n"
+	"console.log('HARNESS-PROC-HAS ' + (p.split(tag).length - 1 + p.split(up).length - 1));\n";
+
+Test(shim_envsecrets, node_harness)
+{
+	const char *node = cf_test_require_tool("node");
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV((char *)node, "-e", (char *)node_harness, t.fx.tag, upper_hex));
+	st_dump("node harness", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"node-spawn-env", "node-exec", NULL}, NULL);
+	expect_harness_kept(&o);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* tests/corpus/env.txt: the environment's attack forms, each under credfence
+ * run and from a Python harness; no fake value in anything they print. */
+static const char py_forms[] =
+	"import subprocess, sys\n"
+	"for i, form in enumerate(open(sys.argv[1]).read().split('\\n')):\n"
+	"    if not form or form.startswith('#'): continue\n"
+	"    print('CF-FORM-START', i, flush=True)\n"
+	"    subprocess.run('{ ' + form + '; } 2>&1; echo \"CF-FORM-DONE $?\"', shell=True)\n";
+
+Test(shim_envsecrets, corpus_forms)
+{
+	char file[PATH_MAX];
+	const char *src = getenv("CREDFENCE_SOURCE");
+	cr_assert(src, "CREDFENCE_SOURCE is not set; run with meson test");
+	cf_fx_fmt(file, sizeof file, "%s/tests/corpus/env.txt", src);
+	char *forms = cf_fx_slurp(file);
+	cr_assert(forms, "can not read %s", file);
+	size_t n_forms = 0;
+	for (char *l = forms; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n_forms += *l != '#' && *l != '\n';
+	free(forms);
+	cr_assert_geq(n_forms, 20);
+	char **env = make_env(NULL);
+	struct cf_fx_out o;
+	for (int way = 0; way < 2; way++) {
+		if (way == 0)
+			cf_fx_run(&o, t.fx.ws, env, NULL,
+				  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace",
+					  t.fx.ws, "--", "/usr/bin/python3", "-c", (char *)py_forms, file));
+		else
+			st_harness(&o, &t, env, NULL,
+				   CF_ARGV("/usr/bin/python3", "-c", (char *)py_forms, file));
+		st_dump(way ? "env corpus from a harness" : "env corpus under credfence run", &o);
+		cr_expect_eq(o.status, 0);
+		cr_expect_eq(st_count(o.out, "CF-FORM-START "), n_forms, "not every form ran");
+		cr_expect_eq(st_count(o.out, "CF-FORM-DONE "), n_forms, "not every form ended");
+		cf_fx_assert_no_marker(&t.fx, &o);
+		cr_expect_null(strstr(o.out, upper_hex), "an AWS key id leaked");
+		for (size_t i = 0; i < n_cases; i++)
+			cr_expect_null(strstr(o.out, value_of(cases[i].entry)), "leaked (%s)", cases[i].why);
+		/* An ordinary variable is there: the forms did read the environment. */
+		cr_expect(strstr(o.out, "cf-ordinary-TOKENIZERS_PARALLELISM"), "the forms printed no env");
+		cf_fx_out_free(&o);
+	}
+	/* Free, every form shows the values: the forms can fail. */
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)py_forms, file));
+	cr_expect_geq(st_count(o.out, value_of(cases[0].entry)), n_forms - 3,
+		      "free, too few forms show %s", cases[0].entry);
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* status and check --env name what would be withheld, never a value. */
+Test(shim_envsecrets, status_and_check_list_names_only)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "check", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--env"));
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cf_fx_assert_no_marker(&t.fx, &o);
+	cr_expect_null(strstr(o.out, upper_hex));
+	for (size_t i = 0; i < n_cases; i++) {
+		char want[256];
+		snprintf(want, sizeof want, "env: %.*s ",
+			 (int)(strchr(cases[i].entry, '=') - cases[i].entry), cases[i].entry);
+		cr_expect(strstr(o.out, want), "check --env does not list %s", want);
+	}
+	cr_expect_null(strstr(o.out, "TOKENIZERS_PARALLELISM"));
+	cf_fx_out_free(&o);
+	const char *forms[] = {NULL, "--json"};
+	for (size_t f = 0; f < 2; f++) {
+		cf_fx_run(&o, t.fx.ws, env, NULL,
+			  CF_ARGV((char *)cf_fx_bin(), "status", "--home", t.fx.home, "--workspace",
+				  t.fx.ws, (char *)forms[f]));
+		cf_fx_assert_no_marker(&t.fx, &o);
+		cr_expect_null(strstr(o.out, upper_hex));
+		cr_expect(strstr(o.out, "ANTHROPIC_API_KEY") && strstr(o.out, "MY_VAR_0"), "%s", o.out);
+		cr_expect(strstr(o.out, f ? "\"env_withheld\":[" : "environment withheld ("), "%s",
+			  o.out);
+		cf_fx_out_free(&o);
+	}
+	cf_fx_env_free(env);
+}
