@@ -5,7 +5,7 @@
 #define CF_FENCE_H
 
 #ifdef __APPLE__
-#include "fence_darwin.h" /* the same calls, with a Seatbelt profile as the plan */
+#include "darwin/fence_state.h" /* the same calls, with a Seatbelt profile as the plan */
 #else
 
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "expand.h"
-#include "ipc.h"
+#include "linux/ipc.h"
 #include "policy.h"
 
 struct cf_fence {
