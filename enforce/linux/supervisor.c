@@ -56,7 +56,7 @@
 #include "ipc.h"
 #include "json.h"
 #include "proc.h"
-#include "supervisor.h"
+#include "supervisor_wire.h"
 #include "supervisor_pty.h"
 #include "sys.h"
 

@@ -31,7 +31,7 @@
 
 #include "ipc.h"
 #include "strv.h"
-#include "supervisor.h"
+#include "supervisor_wire.h"
 
 /* The status line of an IPC failure ERR. */
 static const char *ipc_words(int err)
