@@ -12,7 +12,7 @@
 #ifdef __linux__
 #include "harness_guard.h"
 #include "json.h"
-#include "ipc.h"
+#include "supervisor.h"
 #include "tmpdir.h"
 #endif
 

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "expand.h"
-#include "linux/ipc.h"
+#include "linux/supervisor.h"
 #include "policy.h"
 
 struct cf_fence {
@@ -64,7 +64,7 @@ bool cf_fence_current(const struct cf_fence *f);
  * ready fence that adds a layer and has no supervisor address. */
 bool cf_fence_needs_supervisor(const struct cf_fence *f);
 
-/* Start a supervisor (ipc.h) for F, serving until KEEPER has exited and no
+/* Start a supervisor (supervisor.h) for F, serving until KEEPER has exited and no
  * fenced process is left; its denials go to LOGFD. ABOVE: as the ancestor of
  * everything it serves (cf_supervisor_start_above: this process becomes the
  * waiter and the call returns in its grandchild; KEEPER is not used). On

@@ -1,7 +1,7 @@
 /* The child side of the IPC and metadata fence: the notification filter, its
  * handover to the supervisor (cf_ipc_enter), the blob, and the probes. The
  * supervisor itself is supervisor.c. */
-#include "ipc.h"
+#include "supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -447,7 +447,7 @@ static bool is_ancestor(int pid)
 }
 
 /* Whether the peer of S is the supervisor of IPC: 0, or the code of
- * ipc.h. SO_PEERCRED of our connected socket is what the kernel copied from
+ * supervisor.h. SO_PEERCRED of our connected socket is what the kernel copied from
  * the listener at connect, set by listen() to the listening process
  * (net/unix/af_unix.c, unix_listen: "set credentials so connect can copy
  * them"). Checked after the connect, so that a supervisor that died before

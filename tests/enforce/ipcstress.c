@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ipc.h"
+#include "supervisor.h"
 #include "strv.h"
 #include "supervisor_wire.h"
 

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "ipc.h"
+#include "supervisor.h"
 #include "proc.h"
 #include "supervisor_wire.h"
 
