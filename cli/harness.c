@@ -8,11 +8,8 @@
 
 #include "cli.h"
 #include "machinery.h"
-#include "proc.h"
 #ifdef __linux__
-#include "harness_guard.h"
 #include "json.h"
-#include "supervisor.h"
 #include "tmpdir.h"
 #endif
 

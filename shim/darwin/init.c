@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "environ.h"
-#include "proc.h"
 #include "shim.h"
 
 struct cf_shim cf_shim;
