@@ -8,11 +8,8 @@
 
 #include "cli.h"
 #include "machinery.h"
-#include "proc.h"
 #ifdef __linux__
-#include "harness_guard.h"
 #include "json.h"
-#include "ipc.h"
 #include "tmpdir.h"
 #endif
 
@@ -746,7 +743,7 @@ int cf_cmd_harness(int argc, char **argv)
 	 * child is reachable from the next. It outlives this process image (the
 	 * harness execs in its place) and serves until the harness and every
 	 * fenced process are gone. macOS has no IPC fence yet, so no supervisor
-	 * (fence_darwin.h). */
+	 * (fence.h). */
 #ifdef __linux__
 	/* static: the waiter, a copy of this process, removes it at the end. */
 	static char priv[PATH_MAX];

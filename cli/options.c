@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "event.h"
-#include "proc.h"
 #include "secret_env.h"
 
 void cf_err(const char *fmt, ...)

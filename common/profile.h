@@ -1,6 +1,6 @@
 /* The Seatbelt (macOS sandbox) plan: a profile text and its parameters, made
  * from a policy. Portable: it is built and tested on Linux; only
- * enforce/seatbelt.c hands it to the kernel.
+ * enforce/darwin/seatbelt.c hands it to the kernel.
  *
  * The text holds no path at all. Every location is a parameter, named by a
  * fixed key ("W0", "S3", ...), so a path with quotes, parentheses, backslashes

@@ -1,4 +1,6 @@
-/* Facts about a process from /proc, read with raw syscalls. */
+/* Facts about a process: from /proc with raw syscalls on Linux
+ * (linux/proc.c), from sysctl on macOS (darwin/proc.c, the start time and
+ * the environment area only). */
 #ifndef CF_PROC_H
 #define CF_PROC_H
 
@@ -27,15 +29,5 @@ int cf_proc_stat(int pid, struct cf_proc_stat *st);
  * /proc/PID/environ shows (fields 50 and 51 of /proc/self/stat). 0, or -1
  * with both 0 when it is not known (macOS: no such file). */
 int cf_proc_self_env_area(unsigned long *lo, unsigned long *hi);
-
-/* The harness marker CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
- * that is the harness. True when VALUE names the calling process. */
-int cf_harness_marker_is_self(const char *value);
-/* "CREDFENCE_HARNESS=PID:STARTTIME" of the calling process into BUF (CAP
- * bytes), the one writer of what cf_harness_marker_is_self reads. Raw
- * syscalls and stack only: callable between fork and exec. False when the
- * start time can not be read or BUF is too small. */
-#define CF_HARNESS_MARKER_VAR "CREDFENCE_HARNESS"
-int cf_harness_marker_self(char *buf, unsigned long cap);
 
 #endif

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "event.h"
-#include "proc.h"
 #include "secret_env.h"
 #include "shim.h"
 

@@ -1,4 +1,4 @@
-/* The constructor on macOS: decide this process's role, as shim/init.c does on
+/* The constructor on macOS: decide this process's role, as shim/linux/init.c does on
  * Linux. The real functions need no lookup here (interpose.h). */
 #include <errno.h>
 #include <pwd.h>
@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "environ.h"
-#include "proc.h"
 #include "shim.h"
 
 struct cf_shim cf_shim;

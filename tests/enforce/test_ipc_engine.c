@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "ipc.h"
-#include "proc.h"
 #include "supervisor.h"
+#include "proc.h"
+#include "supervisor_wire.h"
 
 /* The status line of an IPC failure ERR (a buffer of this file's own). */
 static const char *ipc_words(int err)
@@ -1546,7 +1546,7 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 	cf_ipc_free(&s.ipc);
 }
 
-/* ---- the metadata ioctls, by the one table (supervisor.h) ---- */
+/* ---- the metadata ioctls, by the one table (supervisor_wire.h) ---- */
 
 #define IOC_ROW(name, cmd, what) {#name, cmd, #what[0] == 'T'},
 static const struct {

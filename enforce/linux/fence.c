@@ -314,7 +314,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	bool between_done = false;
 	if (checked || cf_fence_current(f)) {
 		/* The harness's fence cache closes a replaced fence's ruleset
-		 * (shim/thread.c, bury) while a vfork child of another thread may
+		 * (shim/linux/thread.c, bury) while a vfork child of another thread may
 		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
 		int rc = cf_ll_restrict_with(ruleset, ipc_between, &f->ipc);

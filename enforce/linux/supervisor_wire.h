@@ -1,5 +1,5 @@
-/* Private to enforce/ipc.c, enforce/supervisor.c and their tests: what the
- * child side and the supervisor agree on.
+/* The IPC fence's wire format, private to enforce/linux/ipc.c (the child side),
+ * enforce/linux/supervisor.c and their tests: what the two sides agree on.
  *
  * The blob (cf_ipc_prepare): the magic "cfipc1" and its NUL, then records,
  * each one kind byte followed by a NUL-terminated string:
@@ -11,8 +11,8 @@
  * message, with the listener as SCM_RIGHTS).
  *
  * The answer: one int, 0 (the supervisor serves the listener) or -errno. */
-#ifndef CF_SUPERVISOR_H
-#define CF_SUPERVISOR_H
+#ifndef CF_SUPERVISOR_WIRE_H
+#define CF_SUPERVISOR_WIRE_H
 
 #include <stdint.h>
 

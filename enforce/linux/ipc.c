@@ -1,7 +1,7 @@
 /* The child side of the IPC and metadata fence: the notification filter, its
  * handover to the supervisor (cf_ipc_enter), the blob, and the probes. The
  * supervisor itself is supervisor.c. */
-#include "ipc.h"
+#include "supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include "errwords.h"
 #include "json.h"
 #include "proc.h"
-#include "supervisor.h"
+#include "supervisor_wire.h"
 #include "sys.h"
 
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
@@ -181,7 +181,7 @@ enum {
 #define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)
 #define X_ENTRY(name, nr) IN_LIST(I_X_LIST, P_N_##name, nr, I_DENY)
 #define C_ENTRY(name, nr) IN_LIST(I_C_LIST, P_C_##name, nr, I_DENY)
-/* The metadata ioctls (supervisor.h): natively TRAP or DENY by the table's
+/* The metadata ioctls (supervisor_wire.h): natively TRAP or DENY by the table's
  * word; x32 and compat refuse them all. */
 #define IOC_TARGET_TRAP I_TRAP
 #define IOC_TARGET_DENY I_N_IOC_DENY
@@ -447,7 +447,7 @@ static bool is_ancestor(int pid)
 }
 
 /* Whether the peer of S is the supervisor of IPC: 0, or the code of
- * ipc.h. SO_PEERCRED of our connected socket is what the kernel copied from
+ * supervisor.h. SO_PEERCRED of our connected socket is what the kernel copied from
  * the listener at connect, set by listen() to the listening process
  * (net/unix/af_unix.c, unix_listen: "set credentials so connect can copy
  * them"). Checked after the connect, so that a supervisor that died before

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "errwords.h"
-#include "ipc.h"
+#include "supervisor.h"
 #include "json.h"
 #include "sys.h"
 #include "ttyfilter.h"
@@ -56,7 +56,7 @@ struct ll_ruleset_attr {
 };
 
 /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET: no connect to an abstract socket bound
- * outside the domain. The supervisor (ipc.h) judges every connect anyway; the
+ * outside the domain. The supervisor (supervisor.h) judges every connect anyway; the
  * scope holds even where it can not. */
 #define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
 

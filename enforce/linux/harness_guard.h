@@ -37,7 +37,7 @@ long cf_guard_may_read_inside(const struct cf_policy *pol, const struct cf_strv 
 
 /* Root only: give up CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN,
  * bounding set included (the guard's last step for a root harness; the IPC
- * supervisor of that harness does the same, ipc.h). 0 or -errno with WHY. */
+ * supervisor of that harness does the same, supervisor.h). 0 or -errno with WHY. */
 int cf_guard_drop_root_caps(char *why, size_t n);
 
 /* Guard the calling process (single-threaded, just before it execs the

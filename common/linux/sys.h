@@ -72,7 +72,7 @@ static inline long cf_sys6(long n, long a, long b, long c, long d, long e, long 
 #else
 /* No fallback to libc's syscall function: in libcredfence.so that name is
  * the shim's own exported wrapper, and it writes errno. */
-#error "common/sys.h: no raw system call for this architecture (x86-64, aarch64 and riscv64 have one); add cf_sys6 for it"
+#error "common/linux/sys.h: no raw system call for this architecture (x86-64, aarch64 and riscv64 have one); add cf_sys6 for it"
 #endif
 
 #define cf_sys0(n) cf_sys6((n), 0, 0, 0, 0, 0, 0)

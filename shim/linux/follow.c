@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc.h"
 #include "protocol.h"
 #include "shim.h"
 #include "sys.h"

@@ -2,7 +2,6 @@
  * A call that comes before it is an early one (early.c). */
 #include <stdlib.h>
 
-#include "proc.h"
 #include "shim.h"
 
 

@@ -31,7 +31,7 @@ int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
  * restrict: -(CF_ETTYFILTER + errno). */
 int cf_ll_restrict(int ruleset_fd);
 /* The same, calling BETWEEN(CTX) after the terminal filter and before the
- * Landlock layer (the IPC fence, ipc.h); its nonzero result is returned. */
+ * Landlock layer (the IPC fence, supervisor.h); its nonzero result is returned. */
 int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void *ctx);
 /* landlock_restrict_self() alone, for a thread whose filters are in place. */
 int cf_ll_restrict_self(int ruleset_fd);
@@ -49,7 +49,7 @@ int cf_ll_probe(void);
 int cf_ll_fenced(void);
 
 /* A failure ERR of this backend (an -errno, -(CF_ETTYFILTER + errno), an
- * IPC code of ipc.h; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
+ * IPC code of supervisor.h; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
  * verdict. No allocation: callable after fork. */
 void cf_ll_verdict(int err, int abi, struct cf_why *w);
 

@@ -106,7 +106,7 @@ static void bury(struct retired *slot, struct generation old, time_t now)
 {
 	if (old.fence->ruleset >= 0) {
 		int fd = old.fence->ruleset;
-		/* atomic: read unlocked by those children (enforce/fence_linux.c) */
+		/* atomic: read unlocked by those children (enforce/linux/fence.c) */
 		__atomic_store_n(&old.fence->ruleset, -1, __ATOMIC_RELAXED);
 		close(fd);
 	}

@@ -1,4 +1,6 @@
-/* The IPC and metadata fence (Linux).
+/* The IPC and metadata fence (Linux): its supervisor and the child's side of
+ * it. The public header; what the two sides say to each other is private,
+ * in supervisor_wire.h.
  *
  * Landlock (ABI 7 and older) does not stop a fenced process from connect()ing
  * to a Unix socket that a process outside the fence listens on (systemd --user,
@@ -17,8 +19,8 @@
  *
  * When the supervisor is gone, the trapped calls fail (ENOSYS from the
  * kernel): never the kernel's plain behaviour. */
-#ifndef CF_IPC_H
-#define CF_IPC_H
+#ifndef CF_SUPERVISOR_H
+#define CF_SUPERVISOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
-/* The fence on macOS (fence_darwin.h): policy, then profile, then Seatbelt. */
+/* The fence on macOS (fence.h, darwin/fence_state.h): policy, then profile,
+ * then Seatbelt. */
 #ifdef __APPLE__
 #include "fence.h"
 
@@ -229,4 +230,35 @@ void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *progr
 	struct cf_event e = {pid, program, "seatbelt", -1, applied, reason, f->pol.mode, rules};
 	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }
+
+/* No IPC supervisor on macOS yet (SECURITY.md): none is ever needed or
+ * started, and no failure refuses in best-effort mode too. */
+bool cf_fence_refuses_always(const struct cf_fence *f, int rc)
+{
+	(void)f;
+	(void)rc;
+	return false;
+}
+
+bool cf_fence_needs_supervisor(const struct cf_fence *f)
+{
+	(void)f;
+	return false;
+}
+
+const char *cf_fence_supervisor(const struct cf_fence *f)
+{
+	(void)f;
+	return NULL;
+}
+
+int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
+{
+	(void)f;
+	(void)above;
+	(void)keeper;
+	(void)logfd;
+	return 0;
+}
+
 #endif

@@ -15,7 +15,7 @@
  * on another process). A connect() on a blocking socket may wait for its peer
  * (a full backlog, a remote host), so it goes to a pool of worker threads,
  * which grows on demand: the main thread never waits on a fenced process. */
-#include "ipc.h"
+#include "supervisor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -53,11 +53,10 @@
 #include <unistd.h>
 
 #include "harness_guard.h"
-#include "ipc.h"
 #include "json.h"
 #include "proc.h"
-#include "supervisor.h"
 #include "supervisor_pty.h"
+#include "supervisor_wire.h"
 #include "sys.h"
 
 #ifndef SYS_close_range
@@ -1628,7 +1627,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 /* A fresh abstract listening socket; its name (no leading NUL) in NAME.
  * Called in the supervisor process itself: the name carries its pid and
  * start time, and listen() here makes it the socket's SO_PEERCRED, which
- * each child checks against them (ipc.h). */
+ * each child checks against them (supervisor.h). */
 static int listening_socket(char name[CF_IPC_ADDR_MAX])
 {
 	unsigned char rnd[8];

@@ -1,0 +1,30 @@
+/* What a prepared fence holds on Linux: the policy, its plan (the expansion,
+ * common/linux/expand.h), the Landlock ruleset built from it and the IPC
+ * fence of its supervisor. Included by enforce/fence.h, whose calls use it;
+ * not to be included by itself. */
+#ifndef CF_FENCE_STATE_H
+#define CF_FENCE_STATE_H
+
+#include <stdbool.h>
+
+#include "expand.h"
+#include "policy.h"
+#include "supervisor.h"
+
+struct cf_fence {
+	struct cf_policy pol;
+	struct cf_plan plan;
+	int abi;                   /* > 0, or -errno of the ABI query */
+	int ruleset;               /* prepared ruleset fd, or -1 */
+	struct cf_expand_result res;
+	struct cf_stamp *stamps;   /* one per ancestor, as read when built */
+	struct cf_stamp *lookup_stamps; /* one per directory canonicalization looked in */
+	bool racy;                 /* a stamped directory changed within the last
+				      second: its mtime may not show the next change */
+	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
+	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
+	bool ready;                /* the verdict is "applied" so far */
+	bool inherited;            /* this process is fenced already: no new layer */
+};
+
+#endif
