@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -292,4 +293,106 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *co
 	char *const *env = cf_env_for_child(ev, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, n + 1,
 					    ld, sizeof ld);
 	return (int)cf_sys3(SYS_execve, s->launcher, av, env);
+}
+
+static bool has_slash(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '/')
+			return true;
+	return false;
+}
+
+/* The call with the signal mask C asks for. */
+static int make_call(const struct cf_child *c, char *const env[])
+{
+	if (c->sigmask)
+		(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, c->sigmask, NULL, 8);
+	return c->call(c, env);
+}
+
+/* The child's environment, built on this frame: less the shim when FENCED,
+ * less every secret variable in a child of the harness; then the call. Its
+ * own function, so that its arrays are not on the stack while the fence is
+ * entered. */
+static __attribute__((noinline)) int call_with_env(const struct cf_child *c, int fenced)
+{
+	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
+			(c->fence || cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
+	if (!drop)
+		return make_call(c, c->envp);
+	size_t n = cf_env_count(c->envp) + 1;
+	if (n > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS))
+		return cf_shim_env_too_big();
+	if (n > CF_CHILD_ENV_MAX)
+		return make_call(c, c->envp);
+	char *buf[n];
+	char ld[4096];
+	return make_call(c, cf_env_for_child(c->envp, drop, buf, n, ld, sizeof ld));
+}
+
+/* Fence the child, or relaunch it through credfence run, or refuse: 1 when
+ * fenced, 0 when it goes on unfenced, -errno when it must not run (or the
+ * relaunch failed). */
+static int enter(const struct cf_child *c, const char *program)
+{
+	if (c->fence)
+		return cf_shim_fence_thread_env(c->fence, program, c->checked, c->envp);
+	int fenced = cf_shim_child_enter_env(program, c->envp);
+	if (fenced == CF_CHILD_RELAUNCH && (c->how & CF_CHILD_RELAUNCH_OK))
+		return cf_shim_relaunch(c->path, c->search != NULL, c->argv, c->envp);
+	return fenced < 0 || fenced == CF_CHILD_RELAUNCH ? -EPERM : fenced;
+}
+
+int cf_shim_child_call(const struct cf_child *c)
+{
+	const char *program = c->program ? c->program : c->path;
+	const char *path = c->path;
+	char found[PATH_MAX];
+	int rc;
+	if (cf_shim_early()) {
+		rc = cf_shim_early_gate(program);
+		return rc ? rc : c->call(c, c->envp);
+	}
+	bool harness = cf_shim.role == CF_ROLE_HARNESS, again = false;
+	if (harness && path && (c->how & CF_CHILD_PROBE)) {
+		/* A PATH search made by hand (CPython's subprocess, a shell) tries
+		 * each candidate with execve: one that is not there fails here as
+		 * the kernel would fail it, unfenced and unlogged, since nothing
+		 * runs. The log then names the candidate that ran, once. */
+		int err;
+		if (cf_shim_exec_would_fail(path, &err))
+			return -err;
+	}
+	if (harness && path && c->search) {
+		/* Followed and logged as what the search finds; a name not found
+		 * is not followed (the real call says why). */
+		program = cf_shim_which(path, c->search, found, sizeof found);
+		path = has_slash(program) ? program : NULL;
+	}
+	if (harness && path && c->ready) {
+		/* Decided before READY, which a fenced child runs fenced; checked
+		 * again after it, below. */
+		again = cf_shim_follows(c->dirfd, path, c->flags, c->argv);
+	} else if (harness && path) {
+		rc = (c->how & CF_CHILD_OWN) ? cf_shim_judge_own_exec(c->dirfd, path, c->flags) : 0;
+		if (!rc)
+			rc = cf_shim_exec_if_harness(c->dirfd, path, c->flags, c->argv, c->envp);
+		if (rc < 0)
+			return rc;
+	}
+	int fenced = again ? 0 : enter(c, program);
+	if (fenced < 0)
+		return fenced;
+	if (c->ready && (rc = c->ready(c)))
+		return rc;
+	if (again) {
+		/* A child that is no longer the harness now (its directory
+		 * changed, the file was replaced) runs nothing. */
+		if (c->sigmask)
+			(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, c->sigmask, NULL, 8);
+		rc = cf_shim_exec_if_harness(c->dirfd, path, c->flags, c->argv, c->envp);
+		return rc ? rc : -EACCES;
+	}
+	return call_with_env(c, fenced);
 }

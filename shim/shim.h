@@ -196,6 +196,7 @@ int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
  * then gives each fenced child the user's TMPDIR. */
 void cf_env_tmpdir_init(void);
 
+#ifdef __APPLE__
 /* In a wrapper (macOS, darwin/child.c): fence the child about to run PROGRAM
  * (cf_shim_child_enter), then return CALL(ENV, ARG), ENV being ENVP less the
  * shim when fenced, built on this function's stack: CALL is the exec or
@@ -204,6 +205,54 @@ void cf_env_tmpdir_init(void);
 typedef int (*cf_child_call_fn)(char *const env[], const void *arg);
 int cf_shim_child_call(const char *program, char *const envp[], cf_child_call_fn call,
 		       const void *arg);
+#else
+/* One launch of a child on Linux, as each exec-like entry point describes it
+ * to cf_shim_child_call: the exec family (exec.c), syscall(SYS_execve and
+ * SYS_execveat) (syscall.c) and the launch child of posix_spawn, system and
+ * popen (launch.c). Read only; the strings and arrays are the caller's. */
+struct cf_child {
+	/* The file, as execveat takes it: AT_FDCWD, the path and 0 for a path;
+	 * the descriptor, "" and AT_EMPTY_PATH for fexecve. PATH NULL: nothing
+	 * to follow (it can not be the harness again). */
+	int dirfd;
+	const char *path;
+	int flags;
+	/* execvp's PATH: PATH is a name to look up in it, and what the search
+	 * finds is what is followed and logged. NULL: PATH is a path. */
+	const char *search;
+	const char *program; /* for the log and the messages; NULL: PATH */
+	char *const *argv, *const *envp;
+	unsigned how;        /* CF_CHILD_* below */
+	/* The launch child: the fence chosen for ENVP before the clone, and
+	 * whether it was checked current then (cf_shim_fence_thread_env).
+	 * NULL: the harness's current one, judged against ENVP here. */
+	const struct cf_fence *fence;
+	bool checked;
+	const void *sigmask; /* the kernel's sigset to exec with; NULL: as it is */
+	/* After the fence, before the exec (the launch's file actions): 0 or
+	 * -errno. NULL: nothing. When READY is given the harness-again check is
+	 * made before it and once more after it, on the very file executed. */
+	int (*ready)(const struct cf_child *c);
+	/* The real call with the child's environment ENV: -errno (an exec
+	 * returns only when it failed). */
+	int (*call)(const struct cf_child *c, char *const env[]);
+	const void *arg; /* the caller's, for READY and CALL */
+};
+#define CF_CHILD_OWN 1u      /* the harness replacing its own image is judged
+				(cf_shim_judge_own_exec): the exec family */
+#define CF_CHILD_PROBE 2u    /* execve of a path: one that could only fail as
+				not there fails here, unfenced and unlogged */
+#define CF_CHILD_RELAUNCH_OK 4u /* PATH may be handed to credfence run
+				   (cf_shim_relaunch) when ENVP moves a secret */
+/* Between fork and exec, raw syscalls and stack only: the one way a child
+ * starts. Before the constructor, the early gate (early.c); then: is it the
+ * harness again (follow.c: executed as the harness)? -> enter the child's
+ * environment (fence it, or relaunch it through credfence run, or refuse)
+ * -> build its environment (less the shim when fenced, less every secret
+ * variable for a child of the harness) -> C->call. Returns -errno when
+ * nothing ran or the exec failed: -EPERM when the child must not run. */
+int cf_shim_child_call(const struct cf_child *c);
+#endif
 
 /* The roles (role.c), from the constructor: the options from the environment
  * (0, or -errno after a message), fence this process (or exit 125 in required
