@@ -160,6 +160,14 @@ struct cf_env_rules;
  * LD_PRELOAD that does not fit LDBUF stays whole. Between fork and exec. */
 char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,
 			      char *ldbuf, size_t ldcap);
+/* The same rules, an entry at a time, for one pass that judges each entry
+ * once (cf_shim_child_call). cf_env_entry_drop: what of CF_ENV_DROP_* would
+ * take E out or change it. cf_env_entry_less_shim: what a fenced child gets
+ * for E: E itself, its LD_PRELOAD without the shim in LDBUF (at *USED,
+ * which grows), the user's TMPDIR, or NULL to drop it. Between fork and
+ * exec. */
+unsigned cf_env_entry_drop(char *e);
+char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap);
 /* The user's --deny-env and --keep-env (options kept for the process's life),
  * set once in the constructor; what cf_env_for_child withholds by. */
 void cf_env_rules_init(const struct cf_options *o);
