@@ -117,12 +117,35 @@ void cf_shim_supervisor_ended(const struct cf_fence *f);
  * own image; best-effort), or -EPERM (the reason is on stderr and in the log). */
 int cf_shim_child_enter(const char *program);
 
-/* The same, for a child that will get the environment ENVP (Linux):
- * CF_CHILD_RELAUNCH when ENVP moves a secret elsewhere than the harness's
- * environment did; then the child must exec through cf_shim_relaunch(). */
+/* A child's environment as cf_shim_child_call judged it (Linux), in one pass
+ * over ENVP: each entry is judged once, and the fence's log, the relaunch and
+ * the environment the child gets all read this. */
+#define CF_ENV_SHIM_NOTES 8
+struct cf_child_env {
+	char *const *envp; /* as the caller gave it */
+	/* Judged: ENVP has at most CF_CHILD_ENV_MAX entries. OUT then holds
+	 * the KEPT entries, a NULL, and the WITHHELD ones (secrets), in order. */
+	bool judged;
+	char **out;
+	size_t kept, withheld;
+	/* What MOVED was judged against (NULL: not judged): the first entry
+	 * that moves a secret away from where its fence denies it, or NULL. */
+	const struct cf_envsnap *snap;
+	const char *moved;
+	/* Where in OUT the entries lie that a fenced child loses or gets
+	 * changed (LD_PRELOAD, the private TMPDIR); more than the notes hold:
+	 * N_SHIM says so, and they are looked for again. */
+	size_t shim[CF_ENV_SHIM_NOTES];
+	size_t n_shim;
+};
+
+/* The same, for a child whose environment CE holds (Linux; NULL: no
+ * environment to judge): CF_CHILD_RELAUNCH when it moves a secret elsewhere
+ * than the harness's environment did; then the child must exec through
+ * cf_shim_relaunch(). */
 #define CF_CHILD_RELAUNCH 2
-int cf_shim_child_enter_env(const char *program, char *const envp[]);
-int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[]);
+int cf_shim_child_enter_env(const char *program, const struct cf_child_env *ce);
+int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct cf_child_env *ce);
 
 /* Between fork and exec too (child.c), raw syscalls and stack only.
  * cf_shim_can_exec: access(PATH, X_OK) as exec judges it, 0 or -errno.
@@ -291,10 +314,10 @@ struct cf_fence_loan cf_shim_fence_lend(void);
  * 0 when it goes on unfenced (best effort), -EPERM when it must not run.
  * CHECKED: the caller verified in normal context that F is current. */
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
-/* The same, and the env_withheld line for ENVP (the child's environment as
- * given, before cf_env_for_child) in the same log. */
+/* The same, and the env_withheld line for the child's environment CE (NULL:
+ * none) in the same log. */
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
-			     char *const envp[]);
+			     const struct cf_child_env *ce);
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
