@@ -109,8 +109,10 @@ static bool put_name(char *buf, size_t cap, size_t *len, const char *entry, size
 	return true;
 }
 
-size_t cf_event_env_write(int fd, long pid, const char *program, char *const *envp,
-			  const struct cf_env_rules *r, char *buf, size_t cap)
+/* The env_withheld line: the names of V's entries, each judged under R when
+ * JUDGE (V NULL-terminated), all of them otherwise (N entries). */
+static size_t env_line(int fd, long pid, const char *program, char *const *v, size_t n,
+		       bool judge, const struct cf_env_rules *r, char *buf, size_t cap)
 {
 	static const char tail[] = "],\"names_cut\":true}\n";
 	size_t len = 0, withheld = 0;
@@ -129,13 +131,13 @@ size_t cf_event_env_write(int fd, long pid, const char *program, char *const *en
 	cf_json_raw(buf, cap, &len, ",\"program\":");
 	cf_json_str(buf, cap, &len, prog);
 	cf_json_raw(buf, cap, &len, ",\"names\":[");
-	for (size_t i = 0; envp && envp[i]; i++) {
-		if (cf_env_secret(envp[i], r) == CF_ENV_PASS)
+	for (size_t i = 0; v && (judge ? v[i] != NULL : i < n); i++) {
+		if (judge && cf_env_secret(v[i], r) == CF_ENV_PASS)
 			continue;
 		if (!cut) {
 			if (withheld)
 				cf_json_raw(buf, cap, &len, ",");
-			cut = !put_name(buf, cap, &len, envp[i], sizeof tail);
+			cut = !put_name(buf, cap, &len, v[i], sizeof tail);
 		}
 		withheld++;
 	}
@@ -150,4 +152,16 @@ size_t cf_event_env_write(int fd, long pid, const char *program, char *const *en
 	(void)!write(fd, buf, len);
 #endif
 	return withheld;
+}
+
+size_t cf_event_env_write(int fd, long pid, const char *program, char *const *envp,
+			  const struct cf_env_rules *r, char *buf, size_t cap)
+{
+	return env_line(fd, pid, program, envp, 0, true, r, buf, cap);
+}
+
+size_t cf_event_withheld_write(int fd, long pid, const char *program, char *const *withheld,
+			       size_t n, char *buf, size_t cap)
+{
+	return env_line(fd, pid, program, withheld, n, false, NULL, buf, cap);
 }

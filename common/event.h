@@ -40,5 +40,9 @@ void cf_event_write(int fd, const struct cf_event *e, const char *lists, char *b
 struct cf_env_rules;
 size_t cf_event_env_write(int fd, long pid, const char *program, char *const *envp,
 			  const struct cf_env_rules *r, char *buf, size_t cap);
+/* The same line for the entries WITHHELD (N of them) that a caller has
+ * judged already (shim/env.c cf_env_scan): nothing is judged again. */
+size_t cf_event_withheld_write(int fd, long pid, const char *program, char *const *withheld,
+			       size_t n, char *buf, size_t cap);
 
 #endif

@@ -165,10 +165,37 @@ const struct cf_env_rules *cf_env_rules(void)
 	return &env_rules;
 }
 
+unsigned cf_env_entry_drop(char *e)
+{
+	unsigned d = 0;
+#ifndef CF_BENCH_NO_ENV_FILTER
+	if (cf_env_secret(e, &env_rules) != CF_ENV_PASS)
+		d |= CF_ENV_DROP_SECRETS;
+#endif
+	if (is_preload(e) || child_tmpdir(e) != e)
+		d |= CF_ENV_DROP_SHIM;
+	return d;
+}
+
 /* Every LD_PRELOAD entry is filtered: ld.so reads the last one, getenv()
  * the first. One that does not fit LDBUF stays as it is (the child then
  * loads the shim again, which finds itself fenced): the secrets go all the
  * same. */
+char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap)
+{
+	if (!is_preload(e))
+		return child_tmpdir(e);
+	int left = 0;
+	size_t r = filter(e + sizeof CF_PRELOAD_EQ - 1, ldbuf + *used, ldcap - *used, &left);
+	if (r == 0)
+		return e;
+	if (!left)
+		return NULL;
+	char *kept = ldbuf + *used;
+	*used += r;
+	return kept;
+}
+
 char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,
 			      char *ldbuf, size_t ldcap)
 {
@@ -186,33 +213,12 @@ char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size
 			changed = 1;
 			continue;
 		}
-		if (!(drop & CF_ENV_DROP_SHIM)) {
-			out[k++] = envp[i];
-			continue;
-		}
-		if (is_preload(envp[i])) {
-			int left = 0;
-			size_t r = filter(envp[i] + sizeof CF_PRELOAD_EQ - 1, ldbuf + used,
-					  ldcap - used, &left);
-			if (r == 0) {
-				out[k++] = envp[i];
-				continue;
-			}
-			changed = 1;
-			if (left) {
-				out[k++] = ldbuf + used;
-				used += r;
-			}
-			continue;
-		}
-		char *e = child_tmpdir(envp[i]);
-		if (e != envp[i]) {
-			changed = 1;
-			if (e)
-				out[k++] = e;
-			continue;
-		}
-		out[k++] = envp[i];
+		char *e = (drop & CF_ENV_DROP_SHIM)
+				  ? cf_env_entry_less_shim(envp[i], ldbuf, &used, ldcap)
+				  : envp[i];
+		changed |= e != envp[i];
+		if (e)
+			out[k++] = e;
 	}
 	out[k] = NULL;
 	return changed ? out : envp;

@@ -117,12 +117,35 @@ void cf_shim_supervisor_ended(const struct cf_fence *f);
  * own image; best-effort), or -EPERM (the reason is on stderr and in the log). */
 int cf_shim_child_enter(const char *program);
 
-/* The same, for a child that will get the environment ENVP (Linux):
- * CF_CHILD_RELAUNCH when ENVP moves a secret elsewhere than the harness's
- * environment did; then the child must exec through cf_shim_relaunch(). */
+/* A child's environment as cf_shim_child_call judged it (Linux), in one pass
+ * over ENVP: each entry is judged once, and the fence's log, the relaunch and
+ * the environment the child gets all read this. */
+#define CF_ENV_SHIM_NOTES 8
+struct cf_child_env {
+	char *const *envp; /* as the caller gave it */
+	/* Judged: ENVP has at most CF_CHILD_ENV_MAX entries. OUT then holds
+	 * the KEPT entries, a NULL, and the WITHHELD ones (secrets), in order. */
+	bool judged;
+	char **out;
+	size_t kept, withheld;
+	/* What MOVED was judged against (NULL: not judged): the first entry
+	 * that moves a secret away from where its fence denies it, or NULL. */
+	const struct cf_envsnap *snap;
+	const char *moved;
+	/* Where in OUT the entries lie that a fenced child loses or gets
+	 * changed (LD_PRELOAD, the private TMPDIR); more than the notes hold:
+	 * N_SHIM says so, and they are looked for again. */
+	size_t shim[CF_ENV_SHIM_NOTES];
+	size_t n_shim;
+};
+
+/* The same, for a child whose environment CE holds (Linux; NULL: no
+ * environment to judge): CF_CHILD_RELAUNCH when it moves a secret elsewhere
+ * than the harness's environment did; then the child must exec through
+ * cf_shim_relaunch(). */
 #define CF_CHILD_RELAUNCH 2
-int cf_shim_child_enter_env(const char *program, char *const envp[]);
-int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[]);
+int cf_shim_child_enter_env(const char *program, const struct cf_child_env *ce);
+int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct cf_child_env *ce);
 
 /* Between fork and exec too (child.c), raw syscalls and stack only.
  * cf_shim_can_exec: access(PATH, X_OK) as exec judges it, 0 or -errno.
@@ -160,6 +183,14 @@ struct cf_env_rules;
  * LD_PRELOAD that does not fit LDBUF stays whole. Between fork and exec. */
 char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,
 			      char *ldbuf, size_t ldcap);
+/* The same rules, an entry at a time, for one pass that judges each entry
+ * once (cf_shim_child_call). cf_env_entry_drop: what of CF_ENV_DROP_* would
+ * take E out or change it. cf_env_entry_less_shim: what a fenced child gets
+ * for E: E itself, its LD_PRELOAD without the shim in LDBUF (at *USED,
+ * which grows), the user's TMPDIR, or NULL to drop it. Between fork and
+ * exec. */
+unsigned cf_env_entry_drop(char *e);
+char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap);
 /* The user's --deny-env and --keep-env (options kept for the process's life),
  * set once in the constructor; what cf_env_for_child withholds by. */
 void cf_env_rules_init(const struct cf_options *o);
@@ -196,6 +227,7 @@ int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
  * then gives each fenced child the user's TMPDIR. */
 void cf_env_tmpdir_init(void);
 
+#ifdef __APPLE__
 /* In a wrapper (macOS, darwin/child.c): fence the child about to run PROGRAM
  * (cf_shim_child_enter), then return CALL(ENV, ARG), ENV being ENVP less the
  * shim when fenced, built on this function's stack: CALL is the exec or
@@ -204,6 +236,54 @@ void cf_env_tmpdir_init(void);
 typedef int (*cf_child_call_fn)(char *const env[], const void *arg);
 int cf_shim_child_call(const char *program, char *const envp[], cf_child_call_fn call,
 		       const void *arg);
+#else
+/* One launch of a child on Linux, as each exec-like entry point describes it
+ * to cf_shim_child_call: the exec family (exec.c), syscall(SYS_execve and
+ * SYS_execveat) (syscall.c) and the launch child of posix_spawn, system and
+ * popen (launch.c). Read only; the strings and arrays are the caller's. */
+struct cf_child {
+	/* The file, as execveat takes it: AT_FDCWD, the path and 0 for a path;
+	 * the descriptor, "" and AT_EMPTY_PATH for fexecve. PATH NULL: nothing
+	 * to follow (it can not be the harness again). */
+	int dirfd;
+	const char *path;
+	int flags;
+	/* execvp's PATH: PATH is a name to look up in it, and what the search
+	 * finds is what is followed and logged. NULL: PATH is a path. */
+	const char *search;
+	const char *program; /* for the log and the messages; NULL: PATH */
+	char *const *argv, *const *envp;
+	unsigned how;        /* CF_CHILD_* below */
+	/* The launch child: the fence chosen for ENVP before the clone, and
+	 * whether it was checked current then (cf_shim_fence_thread_env).
+	 * NULL: the harness's current one, judged against ENVP here. */
+	const struct cf_fence *fence;
+	bool checked;
+	const void *sigmask; /* the kernel's sigset to exec with; NULL: as it is */
+	/* After the fence, before the exec (the launch's file actions): 0 or
+	 * -errno. NULL: nothing. When READY is given the harness-again check is
+	 * made before it and once more after it, on the very file executed. */
+	int (*ready)(const struct cf_child *c);
+	/* The real call with the child's environment ENV: -errno (an exec
+	 * returns only when it failed). */
+	int (*call)(const struct cf_child *c, char *const env[]);
+	const void *arg; /* the caller's, for READY and CALL */
+};
+#define CF_CHILD_OWN 1u      /* the harness replacing its own image is judged
+				(cf_shim_judge_own_exec): the exec family */
+#define CF_CHILD_PROBE 2u    /* execve of a path: one that could only fail as
+				not there fails here, unfenced and unlogged */
+#define CF_CHILD_RELAUNCH_OK 4u /* PATH may be handed to credfence run
+				   (cf_shim_relaunch) when ENVP moves a secret */
+/* Between fork and exec, raw syscalls and stack only: the one way a child
+ * starts. Before the constructor, the early gate (early.c); then: is it the
+ * harness again (follow.c: executed as the harness)? -> enter the child's
+ * environment (fence it, or relaunch it through credfence run, or refuse)
+ * -> build its environment (less the shim when fenced, less every secret
+ * variable for a child of the harness) -> C->call. Returns -errno when
+ * nothing ran or the exec failed: -EPERM when the child must not run. */
+int cf_shim_child_call(const struct cf_child *c);
+#endif
 
 /* The roles (role.c), from the constructor: the options from the environment
  * (0, or -errno after a message), fence this process (or exit 125 in required
@@ -234,10 +314,10 @@ struct cf_fence_loan cf_shim_fence_lend(void);
  * 0 when it goes on unfenced (best effort), -EPERM when it must not run.
  * CHECKED: the caller verified in normal context that F is current. */
 int cf_shim_fence_thread(const struct cf_fence *f, const char *program, bool checked);
-/* The same, and the env_withheld line for ENVP (the child's environment as
- * given, before cf_env_for_child) in the same log. */
+/* The same, and the env_withheld line for the child's environment CE (NULL:
+ * none) in the same log. */
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
-			     char *const envp[]);
+			     const struct cf_child_env *ce);
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);

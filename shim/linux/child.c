@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -44,7 +45,7 @@ void cf_shim_say(const char *reason, const char *tail)
  * caller verified in normal context that F is current. The log, opened
  * before the fence goes up, also gets the env_withheld line for ENVP. */
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
-			     char *const envp[])
+			     const struct cf_child_env *ce)
 {
 	char buf[8192], reason[1024 + PATH_MAX];
 	struct cf_expand_result res = {0};
@@ -63,8 +64,11 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
 	cf_fence_log(f, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
 		     rc == 0 ? res.rules : 0, buf, sizeof buf);
-	if (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT)
-		(void)cf_event_env_write(logfd, pid, program, envp, cf_env_rules(), buf, sizeof buf);
+	if (ce && ce->judged && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
+					      buf, sizeof buf);
+	else if (ce && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0)
@@ -190,7 +194,7 @@ int cf_shim_child_enter(const char *program)
 	return cf_shim_child_enter_env(program, NULL);
 }
 
-int cf_shim_child_enter_env(const char *program, char *const envp[])
+int cf_shim_child_enter_env(const char *program, const struct cf_child_env *ce)
 {
 	if (cf_shim.role != CF_ROLE_HARNESS)
 		return 0;
@@ -205,12 +209,14 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 	int before = refused_before(pid, f);
 	if (before <= 0)
 		return before;
-	if (envp) {
+	if (ce && ce->envp) {
 		/* The harness's fence was built from the harness's environment: a
 		 * child whose own moves a secret (KUBECONFIG=...) needs one built
 		 * from its own, which only a new process can make: credfence run. */
-		const struct cf_envsnap *s = cf_shim_snap();
-		const char *moved = !s || s->fence != f ? "the environment" : cf_envsnap_first_change(s, envp);
+		const struct cf_envsnap *s = ce->snap;
+		const char *moved = !s || s->fence != f ? "the environment"
+				    : ce->judged    ? ce->moved
+						    : cf_envsnap_first_change(s, ce->envp);
 		if (moved) {
 			if (s && s->launcher)
 				return CF_CHILD_RELAUNCH;
@@ -222,22 +228,42 @@ int cf_shim_child_enter_env(const char *program, char *const envp[])
 	}
 	bool checked = cf_shim_checked.fence == f &&
 		       cf_shim_now_ns() - cf_shim_checked.at_ns < CF_CHECK_TRUST_NS;
-	return refusal(pid, f, cf_shim_fence_thread_env(f, program, checked, envp));
+	return refusal(pid, f, cf_shim_fence_thread_env(f, program, checked, ce));
+}
+
+/* CE's kept entries as a fenced child gets them: less the shim, in place
+ * (LDBUF holds the LD_PRELOAD values without it). Only the noted entries are
+ * looked at; when there were more than the notes hold, all are, once more. */
+static char *const *less_shim(struct cf_child_env *ce, char *ldbuf, size_t ldcap)
+{
+	if (ce->n_shim > CF_ENV_SHIM_NOTES)
+		return cf_env_for_child(ce->out, CF_ENV_DROP_SHIM, ce->out, ce->kept + 1, ldbuf, ldcap);
+	size_t used = 0, note = 0, k = ce->n_shim ? ce->shim[0] : ce->kept;
+	for (size_t i = k; i < ce->kept; i++) {
+		char *e = ce->out[i];
+		if (note < ce->n_shim && ce->shim[note] == i) {
+			note++;
+			if (!(e = cf_env_entry_less_shim(e, ldbuf, &used, ldcap)))
+				continue;
+		}
+		ce->out[k++] = e;
+	}
+	ce->out[k] = NULL;
+	return ce->out;
 }
 
 /* execve(LAUNCHER, [LAUNCHER, "run", "--", FILE, ARGV[1]...], ENV), ENV being
- * ENVP with the harness's own CREDFENCE_* options: credfence run then builds
- * the fence from the child's environment and execs FILE (searched in PATH
- * when SEARCH; argv[0] becomes FILE). Returns -errno when the exec fails. */
-int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *const envp[])
+ * CE's kept entries with the harness's own CREDFENCE_* options: credfence
+ * run then builds the fence from the child's environment and execs FILE
+ * (searched in PATH when SEARCH; argv[0] becomes FILE). Returns -errno when
+ * the exec fails. */
+int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct cf_child_env *ce)
 {
 	const struct cf_envsnap *s = cf_shim_snap();
-	size_t argc = 0, envc = 0;
+	size_t argc = 0;
 	while (argv && argv[argc])
 		argc++;
-	while (envp && envp[envc])
-		envc++;
-	if (!s || !s->launcher || argc > 16384 || envc > CF_CHILD_ENV_MAX)
+	if (!s || !s->launcher || argc > 16384 || !ce->judged)
 		return -E2BIG;
 	char here[PATH_MAX + 3];
 	bool slash = false;
@@ -262,34 +288,181 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], char *co
 	for (size_t i = 1; i < argc; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
-	char *ev[envc + s->n_opts + 1];
-	n = 0;
-	for (size_t i = 0; i < envc; i++) {
-		const char *e = envp[i], *p = "CREDFENCE_";
-		while (*p && *e == *p)
-			p++, e++;
-		if (*p) /* not one of ours: the harness's options win */
-			ev[n++] = envp[i];
-	}
-	for (size_t i = 0; i < s->n_opts; i++)
-		ev[n++] = s->opts[i];
-	ev[n] = NULL;
 	/* Without the shim: loaded into credfence run, it would fence that
 	 * process in self mode before credfence run could open its log. The
-	 * secrets go here, by the rules the harness read at its start (the
-	 * CREDFENCE_* options above are the harness's current ones), and are
-	 * logged here: credfence run then finds none. */
+	 * secrets go here, as judged once for this launch by the rules the
+	 * harness read at its start (the CREDFENCE_* options below are the
+	 * harness's current ones), and are logged here: credfence run then
+	 * finds none. */
 	const struct cf_fence *f = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
 	int logfd = f ? cf_fence_log_open(f) : -1;
 	if (logfd >= 0) {
 		char line[2048];
-		(void)cf_event_env_write(logfd, cf_sys0(SYS_getpid), file, envp, cf_env_rules(), line,
-					 sizeof line);
+		(void)cf_event_withheld_write(logfd, cf_sys0(SYS_getpid), file, ce->out + ce->kept + 1,
+					      ce->withheld, line, sizeof line);
 		cf_sys_close(logfd);
 	}
-	char *out[n + 1];
 	char ld[4096];
-	char *const *env = cf_env_for_child(ev, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, n + 1,
-					    ld, sizeof ld);
-	return (int)cf_sys3(SYS_execve, s->launcher, av, env);
+	char *const *kept = less_shim(ce, ld, sizeof ld);
+	size_t envc = cf_env_count(kept);
+	char *ev[envc + s->n_opts + 1];
+	n = 0;
+	for (size_t i = 0; i < envc; i++) {
+		const char *e = kept[i], *p = "CREDFENCE_";
+		while (*p && *e == *p)
+			p++, e++;
+		if (*p) /* not one of ours: the harness's options win */
+			ev[n++] = kept[i];
+	}
+	for (size_t i = 0; i < s->n_opts; i++)
+		ev[n++] = s->opts[i];
+	ev[n] = NULL;
+	return (int)cf_sys3(SYS_execve, s->launcher, av, ev);
+}
+
+static bool has_slash(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '/')
+			return true;
+	return false;
+}
+
+/* The call with the signal mask C asks for. */
+static int make_call(const struct cf_child *c, char *const env[])
+{
+	if (c->sigmask)
+		(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, c->sigmask, NULL, 8);
+	return c->call(c, env);
+}
+
+/* Fence the child, or relaunch it through credfence run, or refuse: 1 when
+ * fenced, 0 when it goes on unfenced, -errno when it must not run (or the
+ * relaunch failed). */
+static int enter(const struct cf_child *c, const char *program, struct cf_child_env *ce)
+{
+	if (c->fence)
+		return cf_shim_fence_thread_env(c->fence, program, c->checked, ce);
+	int fenced = cf_shim_child_enter_env(program, ce);
+	if (fenced == CF_CHILD_RELAUNCH && (c->how & CF_CHILD_RELAUNCH_OK))
+		return cf_shim_relaunch(c->path, c->search != NULL, c->argv, ce);
+	return fenced < 0 || fenced == CF_CHILD_RELAUNCH ? -EPERM : fenced;
+}
+
+/* The one pass over a child's N entries: OUT gets the kept ones from the
+ * front, the withheld ones from the back (then put in order after the
+ * NULL); the entries the shim's removal touches are noted; and, against
+ * CE's snapshot, the first that moves a secret. */
+static void judge_env(struct cf_child_env *ce, char **out, size_t n)
+{
+	ce->judged = true;
+	ce->out = out;
+	for (size_t i = 0; i < n; i++) {
+		char *e = ce->envp[i];
+		if (ce->snap && !ce->moved && cf_envsnap_moves(ce->snap, e))
+			ce->moved = e;
+		unsigned d = cf_env_entry_drop(e);
+		if (d & CF_ENV_DROP_SECRETS) {
+			out[n - ce->withheld++] = e;
+			continue;
+		}
+		if ((d & CF_ENV_DROP_SHIM) && ce->n_shim < CF_ENV_SHIM_NOTES)
+			ce->shim[ce->n_shim] = ce->kept;
+		ce->n_shim += !!(d & CF_ENV_DROP_SHIM);
+		out[ce->kept++] = e;
+	}
+	out[ce->kept] = NULL;
+	for (size_t a = ce->kept + 1, b = n; a < b; a++, b--) {
+		char *t = out[a];
+		out[a] = out[b];
+		out[b] = t;
+	}
+}
+
+/* The fenced child's environment, on a frame of its own made after the
+ * fence: its LD_PRELOAD buffer is not on the stack while the fence is
+ * entered. */
+static __attribute__((noinline)) int call_fenced(const struct cf_child *c, struct cf_child_env *ce)
+{
+	char ld[4096];
+	return make_call(c, less_shim(ce, ld, sizeof ld));
+}
+
+/* A child of the harness: its environment judged once, before the fence
+ * (which logs what it withholds and may relaunch it); then the call. */
+static __attribute__((noinline)) int call_judged(const struct cf_child *c, const char *program)
+{
+	size_t n = cf_env_count(c->envp);
+	struct cf_child_env ce = {.envp = c->envp, .snap = c->fence ? NULL : cf_shim_snap()};
+	char *out[n <= CF_CHILD_ENV_MAX ? n + 1 : 1];
+	if (n <= CF_CHILD_ENV_MAX)
+		judge_env(&ce, out, n);
+	int rc, fenced = enter(c, program, &ce);
+	if (fenced < 0)
+		return fenced;
+	if (c->ready && (rc = c->ready(c)))
+		return rc;
+	if (n + 1 > CF_CHILD_ENV_MAX)
+		return cf_shim_env_too_big();
+	if (!c->envp)
+		return make_call(c, NULL);
+	return fenced ? call_fenced(c, &ce) : make_call(c, ce.out);
+}
+
+int cf_shim_child_call(const struct cf_child *c)
+{
+	const char *program = c->program ? c->program : c->path;
+	const char *path = c->path;
+	char found[PATH_MAX];
+	int rc;
+	if (cf_shim_early()) {
+		rc = cf_shim_early_gate(program);
+		return rc ? rc : c->call(c, c->envp);
+	}
+	bool harness = cf_shim.role == CF_ROLE_HARNESS, again = false;
+	if (harness && path && (c->how & CF_CHILD_PROBE)) {
+		/* A PATH search made by hand (CPython's subprocess, a shell) tries
+		 * each candidate with execve: one that is not there fails here as
+		 * the kernel would fail it, unfenced and unlogged, since nothing
+		 * runs. The log then names the candidate that ran, once. */
+		int err;
+		if (cf_shim_exec_would_fail(path, &err))
+			return -err;
+	}
+	if (harness && path && c->search) {
+		/* Followed and logged as what the search finds; a name not found
+		 * is not followed (the real call says why). */
+		program = cf_shim_which(path, c->search, found, sizeof found);
+		path = has_slash(program) ? program : NULL;
+	}
+	if (harness && path && c->ready) {
+		/* Decided before READY, which a fenced child runs fenced; checked
+		 * again after it, below. */
+		again = cf_shim_follows(c->dirfd, path, c->flags, c->argv);
+	} else if (harness && path) {
+		rc = (c->how & CF_CHILD_OWN) ? cf_shim_judge_own_exec(c->dirfd, path, c->flags) : 0;
+		if (!rc)
+			rc = cf_shim_exec_if_harness(c->dirfd, path, c->flags, c->argv, c->envp);
+		if (rc < 0)
+			return rc;
+	}
+	if (again) {
+		/* The harness again: no fence, its environment whole (follow.c).
+		 * A child that is no longer the harness after READY (its
+		 * directory changed, the file was replaced) runs nothing. */
+		if ((rc = c->ready(c)))
+			return rc;
+		if (c->sigmask)
+			(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, c->sigmask, NULL, 8);
+		rc = cf_shim_exec_if_harness(c->dirfd, path, c->flags, c->argv, c->envp);
+		return rc ? rc : -EACCES;
+	}
+	if (c->fence || cf_shim_harness_child())
+		return call_judged(c, program);
+	/* The harness replacing its own image, or a process that fences no
+	 * child (this one is fenced, or best effort without isolation): its
+	 * environment as it is. */
+	if (c->ready && (rc = c->ready(c)))
+		return rc;
+	return make_call(c, c->envp);
 }

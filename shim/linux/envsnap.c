@@ -111,20 +111,23 @@ static const char *find(char *const v[], size_t n, const char *e, size_t k)
 	return NULL;
 }
 
+bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
+{
+	/* Each variable the child sets must be in S with the same value. One
+	 * that it leaves unset moves nothing: the secret's default location and
+	 * the harness's own setting are denied by the harness's fence anyway. */
+	size_t k = name_len(e);
+	if (!e[k] || !e[k + 1] || !moves_secret(e, k))
+		return false;
+	const char *t = find(s->moves, s->n_moves, e, k);
+	return !t || !streq(t, e);
+}
+
 const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[])
 {
-	/* Each variable ENVP sets must be in S with the same value. One that
-	 * ENVP leaves unset moves nothing: the secret's default location and
-	 * the harness's own setting are denied by the harness's fence anyway. */
-	for (size_t i = 0; envp && envp[i]; i++) {
-		const char *e = envp[i];
-		size_t k = name_len(e);
-		if (!e[k] || !e[k + 1] || !moves_secret(e, k))
-			continue;
-		const char *t = find(s->moves, s->n_moves, e, k);
-		if (!t || !streq(t, e))
-			return e;
-	}
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (cf_envsnap_moves(s, envp[i]))
+			return envp[i];
 	return NULL;
 }
 

@@ -28,6 +28,10 @@ void cf_envsnap_free(struct cf_envsnap *s);
  * compares only: callable between fork and exec. */
 bool cf_envsnap_same(const struct cf_envsnap *s, char *const envp[]);
 
+/* Whether the entry E ("NAME=value") sets a variable that moves a secret to
+ * a value S did not see. String compares only, as above. */
+bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e);
+
 /* The one variable of ENVP that differs from S (its name), for a message. */
 const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[]);
 

@@ -23,15 +23,6 @@ static inline const void *opaque(const void *p)
 	return p;
 }
 
-enum how { BY_PATH, BY_SEARCH, BY_FD, BY_AT };
-
-struct call {
-	enum how how;
-	int fd, flags;          /* BY_FD, BY_AT */
-	const char *path;       /* the path, or the name to search */
-	char *const *argv, *const *envp;
-};
-
 /* PATH as glibc's execvp reads it: from environ, not from the new
  * environment; NULL (its default) when unset. */
 static const char *search_path(void)
@@ -44,163 +35,90 @@ static const char *search_path(void)
 	return NULL;
 }
 
-/* The call itself, as glibc makes it (fexecve's checks included), by raw
- * system calls: nothing to resolve, so it is the same before the constructor
- * and in a vfork child. -1 with errno, as the real call. */
-static int real_exec(const struct call *c, char *const *env)
+/* The real calls, as glibc makes them (fexecve's checks included), by raw
+ * system calls: nothing to resolve, so they are the same before the
+ * constructor and in a vfork child. -errno. */
+static int exec_path(const struct cf_child *c, char *const env[])
 {
-	long rc;
-	switch (c->how) {
-	case BY_PATH:
-		rc = cf_sys3(SYS_execve, c->path, c->argv, env);
-		break;
-	case BY_SEARCH:
-		rc = cf_shim_raw_execvpe(c->path, c->argv, env, search_path());
-		break;
-	case BY_FD:
-		rc = c->fd < 0 || !opaque(c->argv) || !opaque(env)
-			     ? -EINVAL
-			     : cf_sys5(SYS_execveat, c->fd, "", c->argv, env, AT_EMPTY_PATH);
-		break;
-	default:
-		rc = cf_sys5(SYS_execveat, c->fd, c->path, c->argv, env, c->flags);
-	}
-	errno = (int)-rc;
+	return (int)cf_sys3(SYS_execve, c->path, c->argv, env);
+}
+
+static int exec_search(const struct cf_child *c, char *const env[])
+{
+	return cf_shim_raw_execvpe(c->path, c->argv, env, search_path());
+}
+
+static int exec_fd(const struct cf_child *c, char *const env[])
+{
+	if (c->dirfd < 0 || !opaque(c->argv) || !opaque(env))
+		return -EINVAL;
+	return (int)cf_sys5(SYS_execveat, c->dirfd, "", c->argv, env, AT_EMPTY_PATH);
+}
+
+static int exec_at(const struct cf_child *c, char *const env[])
+{
+	return (int)cf_sys5(SYS_execveat, c->dirfd, c->path, c->argv, env, c->flags);
+}
+
+/* Each entry describes its call and hands it to the one child-launch
+ * function (child.c); -1 with errno, as the real call. */
+static int launch(const struct cf_child *c)
+{
+	errno = -cf_shim_child_call(c);
 	return -1;
 }
 
-static bool has_slash(const char *s)
+static int by_path(const char *path, char *const argv[], char *const envp[])
 {
-	for (; *s; s++)
-		if (*s == '/')
-			return true;
-	return false;
+	return launch(&(struct cf_child){.dirfd = AT_FDCWD, .path = opaque(path), .argv = argv,
+					 .envp = envp, .call = exec_path,
+					 .how = CF_CHILD_OWN | CF_CHILD_PROBE | CF_CHILD_RELAUNCH_OK});
 }
 
-/* In a child of the harness: when the call starts the harness again (a
- * relaunch, a --harness-program), it is executed as the harness here
- * (follow.c). 0 when it is not; -errno when that exec failed. PROGRAM is
- * what a PATH search found. */
-static int follow(const struct call *c, const char *program)
+static int by_search(const char *file, char *const argv[], char *const envp[])
 {
-	int own = c->how == BY_FD ? cf_shim_judge_own_exec(c->fd, "", AT_EMPTY_PATH)
-		  : c->how == BY_AT ? cf_shim_judge_own_exec(c->fd, c->path, c->flags)
-		  : c->how == BY_PATH || has_slash(program) ? cf_shim_judge_own_exec(AT_FDCWD, program, 0)
-							    : 0;
-	if (own)
-		return own;
-	switch (c->how) {
-	case BY_PATH:
-		return cf_shim_exec_if_harness(AT_FDCWD, c->path, 0, c->argv, c->envp);
-	case BY_SEARCH:
-		/* Not found in PATH: the real call says so. */
-		return has_slash(program) ? cf_shim_exec_if_harness(AT_FDCWD, program, 0, c->argv, c->envp)
-					  : 0;
-	case BY_FD:
-		return cf_shim_exec_if_harness(c->fd, "", AT_EMPTY_PATH, c->argv, c->envp);
-	default:
-		return cf_shim_exec_if_harness(c->fd, c->path, c->flags, c->argv, c->envp);
-	}
-}
-
-/* Fence the child (or refuse with EPERM), then the real call with the
- * environment less the shim, which a fenced child no longer needs. */
-static int fenced_exec(const struct call *c)
-{
-	const char *program = c->path;
-	char found[PATH_MAX];
-	if (c->how == BY_FD) {
-		char *const *av = opaque(c->argv);
-		program = av && av[0] ? av[0] : "fexecve";
-	}
-	if (cf_shim_early()) {
-		int rc = cf_shim_early_gate(opaque(program) ? program : NULL);
-		if (rc) {
-			errno = -rc;
-			return -1;
-		}
-		return real_exec(c, c->envp);
-	}
-	if (cf_shim.role == CF_ROLE_HARNESS && opaque(c->path)) {
-		int err;
-		/* A PATH search made by hand (CPython's subprocess, a shell) tries
-		 * each candidate with execve: one that is not there fails here as
-		 * the kernel would fail it, unfenced and unlogged, since nothing
-		 * runs. The log then names the candidate that ran, once. */
-		if (c->how == BY_PATH && cf_shim_exec_would_fail(c->path, &err)) {
-			errno = err;
-			return -1;
-		}
-		if (c->how == BY_SEARCH)
-			program = cf_shim_which(c->path, search_path() ? search_path() : "/bin:/usr/bin",
-						found, sizeof found);
-	}
-	if (cf_shim.role == CF_ROLE_HARNESS && (c->how == BY_FD || opaque(c->path))) {
-		int rc = follow(c, program);
-		if (rc < 0) {
-			errno = -rc;
-			return -1;
-		}
-	}
-	int fenced = cf_shim_child_enter_env(program, c->envp);
-	if (fenced == CF_CHILD_RELAUNCH) {
-		if (c->how == BY_PATH || c->how == BY_SEARCH) {
-			errno = -cf_shim_relaunch(c->path, c->how == BY_SEARCH, c->argv, c->envp);
-			return -1;
-		}
-		fenced = -EPERM; /* a descriptor can not be handed to credfence run */
-	}
-	if (fenced < 0) {
-		errno = EPERM;
-		return -1;
-	}
-	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
-			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
-	if (!drop)
-		return real_exec(c, c->envp);
-	size_t n = cf_env_count(c->envp) + 1;
-	if (n > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS)) {
-		errno = -cf_shim_env_too_big();
-		return -1;
-	}
-	if (n > CF_CHILD_ENV_MAX)
-		return real_exec(c, c->envp);
-	char *buf[n];
-	char ld[4096];
-	return real_exec(c, cf_env_for_child(c->envp, drop, buf, n, ld, sizeof ld));
+	const char *path = search_path();
+	return launch(&(struct cf_child){.dirfd = AT_FDCWD, .path = opaque(file),
+					 .search = path ? path : "/bin:/usr/bin", .argv = argv,
+					 .envp = envp, .call = exec_search,
+					 .how = CF_CHILD_OWN | CF_CHILD_RELAUNCH_OK});
 }
 
 CF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return fenced_exec(&(struct call){.how = BY_PATH, .path = path, .argv = argv, .envp = envp});
+	return by_path(path, argv, envp);
 }
 
 /* execv and execvp are execve and execvpe with environ, exactly as in glibc. */
 CF_EXPORT int execv(const char *path, char *const argv[])
 {
-	return fenced_exec(&(struct call){.how = BY_PATH, .path = path, .argv = argv, .envp = environ});
+	return by_path(path, argv, environ);
 }
 
 CF_EXPORT int execvp(const char *file, char *const argv[])
 {
-	return fenced_exec(&(struct call){.how = BY_SEARCH, .path = file, .argv = argv, .envp = environ});
+	return by_search(file, argv, environ);
 }
 
 CF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return fenced_exec(&(struct call){.how = BY_SEARCH, .path = file, .argv = argv, .envp = envp});
+	return by_search(file, argv, envp);
 }
 
 CF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	return fenced_exec(&(struct call){.how = BY_FD, .fd = fd, .argv = argv, .envp = envp});
+	char *const *av = opaque(argv);
+	return launch(&(struct cf_child){.dirfd = fd, .path = "", .flags = AT_EMPTY_PATH,
+					 .program = av && av[0] ? av[0] : "fexecve", .argv = argv,
+					 .envp = envp, .call = exec_fd, .how = CF_CHILD_OWN});
 }
 
 CF_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		       int flags)
 {
-	return fenced_exec(&(struct call){.how = BY_AT, .fd = dirfd, .path = path, .argv = argv,
-					  .envp = envp, .flags = flags});
+	return launch(&(struct cf_child){.dirfd = dirfd, .path = opaque(path), .flags = flags,
+					 .argv = argv, .envp = envp, .call = exec_at,
+					 .how = CF_CHILD_OWN});
 }
 
 /* The variadic forms gather their arguments in two passes into a stack array:

@@ -288,58 +288,46 @@ static int exec_search(const struct launch *l, char *const *env)
 	return eacces ? -EACCES : -ENOENT;
 }
 
-/* The environment less the shim (the fenced child needs it no more), the
- * caller's signal mask, and exec. Returns -errno. */
-static int exec_fenced(const struct launch *l, int fenced)
+/* The file actions, after the fence: the child runs them fenced. */
+static int run_actions(const struct cf_child *c)
 {
-	/* Every child of the harness, fenced or not (best effort). */
-	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) | CF_ENV_DROP_SECRETS;
-	size_t n = cf_env_count(l->envp) + 1;
-	if (n > CF_CHILD_ENV_MAX)
-		return cf_shim_env_too_big();
-	char *envbuf[n];
-	char ldbuf[fenced ? 4096 : 1];
-	char *const *env = cf_env_for_child(l->envp, drop, envbuf, n, ldbuf, sizeof ldbuf);
-	const sigset_t *mask = (l->flags & POSIX_SPAWN_SETSIGMASK) ? &l->sigmask : &l->oldmask;
-	(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, CF_SIGSET_BYTES);
-	return exec_search(l, env);
+	const struct launch *l = c->arg;
+	int rc = 0;
+	for (int i = 0; !rc && i < l->n_acts; i++)
+		rc = apply_action(&l->acts[i]);
+	return rc;
 }
 
-/* The harness started again (follow.c): decided before the file actions,
- * which a fenced child runs fenced; checked again after them, on the very
- * file that is executed. A child that is no longer the harness then (its
- * directory changed, the file was replaced) runs nothing: EACCES. */
-static bool follows(const struct launch *l)
+static int exec_call(const struct cf_child *c, char *const env[])
 {
-	bool slash = false;
-	for (const char *p = l->program; *p; p++)
-		slash = slash || *p == '/';
-	return (slash || !l->search) && cf_shim_follows(AT_FDCWD, l->program, 0, l->argv);
-}
-
-static int exec_harness(const struct launch *l)
-{
-	const sigset_t *mask = (l->flags & POSIX_SPAWN_SETSIGMASK) ? &l->sigmask : &l->oldmask;
-	(void)cf_sys4(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, CF_SIGSET_BYTES);
-	int rc = cf_shim_exec_if_harness(AT_FDCWD, l->program, 0, l->argv, l->envp);
-	return rc ? rc : -EACCES;
+	return exec_search(c->arg, env);
 }
 
 static int child(void *p)
 {
 	struct launch *l = p;
-	int rc, fenced = 0;
-
 	reset_signals(l);
-	rc = apply_attributes(l);
-	bool harness = !rc && follows(l);
-	if (!rc && !harness && (fenced = cf_shim_fence_thread_env(l->fence, l->program, l->checked,
-									     l->envp)) < 0)
-		rc = -EPERM;
-	for (int i = 0; !rc && i < l->n_acts; i++)
-		rc = apply_action(&l->acts[i]);
-	if (!rc)
-		rc = harness ? exec_harness(l) : exec_fenced(l, fenced);
+	int rc = apply_attributes(l);
+	if (!rc) {
+		/* Followed as what the search found, when it holds a slash or no
+		 * search was made (follow.c). */
+		bool slash = false;
+		for (const char *s = l->program; *s; s++)
+			slash = slash || *s == '/';
+		rc = cf_shim_child_call(&(struct cf_child){
+			.dirfd = AT_FDCWD,
+			.path = slash || !l->search ? l->program : NULL,
+			.program = l->program,
+			.argv = l->argv,
+			.envp = l->envp,
+			.fence = l->fence,
+			.checked = l->checked,
+			.sigmask = (l->flags & POSIX_SPAWN_SETSIGMASK) ? &l->sigmask : &l->oldmask,
+			.ready = run_actions,
+			.call = exec_call,
+			.arg = l,
+		});
+	}
 	l->err = rc < 0 ? -rc : ECHILD;
 	return 127;
 }

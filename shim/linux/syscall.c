@@ -29,38 +29,41 @@ static long fail(int err)
 	return -1;
 }
 
-static long exec_call(long n, long a[6])
+struct exec_args {
+	long n;        /* SYS_execve or SYS_execveat */
+	const long *a; /* the caller's six arguments */
+};
+
+/* The exec itself, with the child's environment in place of the caller's:
+ * -errno. */
+static int exec_raw(const struct cf_child *c, char *const env[])
 {
-	int e = n == SYS_execve ? 2 : 3; /* where envp is */
-	const char *program = (const char *)(n == SYS_execve ? a[0] : a[1]);
-	char *const *envp = (char *const *)a[e];
-	if (cf_shim_early()) {
-		int rc = cf_shim_early_gate(program);
-		return rc ? fail(-rc) : raw(n, a);
+	const struct exec_args *x = c->arg;
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = x->a[i];
+	a[x->n == SYS_execve ? 2 : 3] = (long)env;
+	return (int)cf_sys6(x->n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static long exec_call(long n, const long a[6])
+{
+	struct exec_args x = {n, a};
+	struct cf_child c = {.arg = &x, .call = exec_raw};
+	if (n == SYS_execve) {
+		c.dirfd = AT_FDCWD;
+		c.path = (const char *)a[0];
+		c.argv = (char *const *)a[1];
+		c.envp = (char *const *)a[2];
+		c.how = CF_CHILD_RELAUNCH_OK;
+	} else {
+		c.dirfd = (int)a[0];
+		c.path = (const char *)a[1];
+		c.argv = (char *const *)a[2];
+		c.envp = (char *const *)a[3];
+		c.flags = (int)a[4];
 	}
-	/* The harness started again (follow.c): executed as the harness. */
-	int h = n == SYS_execve
-			? cf_shim_exec_if_harness(AT_FDCWD, program, 0, (char *const *)a[1], envp)
-			: cf_shim_exec_if_harness((int)a[0], program, (int)a[4], (char *const *)a[2], envp);
-	if (h < 0)
-		return fail(-h);
-	int fenced = cf_shim_child_enter_env(program, envp);
-	if (fenced == CF_CHILD_RELAUNCH && n == SYS_execve)
-		return fail(-cf_shim_relaunch(program, false, (char *const *)a[1], envp));
-	if (fenced < 0 || fenced == CF_CHILD_RELAUNCH)
-		return fail(EPERM);
-	unsigned drop = (fenced ? CF_ENV_DROP_SHIM : 0) |
-			(cf_shim_harness_child() ? CF_ENV_DROP_SECRETS : 0);
-	size_t envn = drop ? cf_env_count(envp) + 1 : 1;
-	if (envn > CF_CHILD_ENV_MAX && (drop & CF_ENV_DROP_SECRETS))
-		return fail(-cf_shim_env_too_big());
-	if (envn > CF_CHILD_ENV_MAX)
-		envn = 1;
-	char *envbuf[envn];
-	char ld[fenced ? 4096 : 1];
-	if (envn > 1)
-		a[e] = (long)cf_env_for_child(envp, drop, envbuf, envn, ld, sizeof ld);
-	return raw(n, a);
+	return fail(-cf_shim_child_call(&c));
 }
 
 CF_EXPORT long syscall(long n, ...)
