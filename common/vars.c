@@ -7,6 +7,8 @@
 
 #define AT(f) .slot = offsetof(struct cf_options, f), .parsed = true
 #define LIST_AT(f) AT(f), .from_cli = offsetof(struct cf_options, f##_from_cli)
+/* Read by the shim or the CLI itself, not by cf_options_from_env. */
+#define NOT_PARSED .parsed = false
 
 /* The user's options and their twins, then what credfence writes for itself. */
 #define TWIN (CF_BY_CREDFENCE | CF_BY_SHIM)
@@ -67,11 +69,12 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 				 CF_SET_HARNESS, "the TMPDIR the harness's children get back",
 				 AT(child_tmpdir)},
 	[CF_VAR_HARNESS] = {"CREDFENCE_HARNESS", NULL, CF_KIND_MARKER, CF_BY_SHIM, CF_SET_HARNESS,
-			    "the process that has the harness role"},
+			    "the process that has the harness role", NOT_PARSED},
 	[CF_VAR_LAUNCHER] = {"CREDFENCE_LAUNCHER", NULL, CF_KIND_PATH, CF_BY_SHIM, CF_SET_HARNESS,
-			     "the credfence a child is run through when its environment moves a secret"},
+			     "the credfence a child is run through when its environment moves a secret",
+			     NOT_PARSED},
 	[CF_VAR_SCRIPT] = {"CREDFENCE_SCRIPT", NULL, CF_KIND_PATH, CF_BY_CREDFENCE, CF_SET_SCRIPT,
-			   "the launcher script that ran credfence"},
+			   "the launcher script that ran credfence", NOT_PARSED},
 };
 
 const struct cf_var_row *cf_var_find(const char *name)
