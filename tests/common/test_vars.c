@@ -297,3 +297,31 @@ Test(vars, the_japanese_reference_table_is_the_list)
 {
 	table_is_the_list("docs/cli-reference.ja.md", "## 環境変数\n", "なし", false);
 }
+
+/* The man page's ENVIRONMENT section names every row, and no other
+ * CREDFENCE_ variable. */
+Test(vars, the_man_page_names_every_row)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/docs/credfence.1", source_root());
+	char *all = read_all(path);
+	char *sec = strstr(all, "\n.SH ENVIRONMENT\n");
+	cr_assert(sec, "docs/credfence.1 has no ENVIRONMENT section");
+	char *end = strstr(sec + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	int bad = names_not_in_table(sec, "docs/credfence.1");
+	for (size_t i = 0; i < CF_VAR_COUNT; i++) {
+		const char *p = strstr(sec, cf_vars[i].name);
+		size_t n = strlen(cf_vars[i].name);
+		while (p && (p[n] == '_' || (p[n] >= 'A' && p[n] <= 'Z')))
+			p = strstr(p + n, cf_vars[i].name); /* CREDFENCE_HARNESS in _HARNESS_STATE */
+		if (!p) {
+			cr_log_error("docs/credfence.1: ENVIRONMENT does not name %s", cf_vars[i].name);
+			bad++;
+		}
+	}
+	free(all);
+	cr_expect_eq(bad, 0, "docs/credfence.1: %d differences between ENVIRONMENT and common/vars.c",
+		     bad);
+}
