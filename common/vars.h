@@ -1,8 +1,10 @@
 /* The CREDFENCE_* variables: one table, one row a variable. The option
  * parser (options.c), `credfence harness`'s export, the per-command help and
- * the references' environment tables (tests/common/test_vars.c) all read it;
- * no other file spells a name. Plain constant data: readable anywhere, between
- * fork and exec too. */
+ * the references' environment tables (tests/common/test_vars.c) all read it.
+ * A name still spelled elsewhere (in a message, the harness marker, the
+ * variables credfence harness sets for itself) must be a row: the same test
+ * scans common/, enforce/, shim/ and cli/ for names that are not. Plain
+ * constant data: readable anywhere, between fork and exec too. */
 #ifndef CF_VARS_H
 #define CF_VARS_H
 
