@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "machinery.h"
+#include "vars.h"
 #ifdef __linux__
 #include "json.h"
 #include "tmpdir.h"
@@ -104,53 +105,66 @@ static int set_list(const char *name, const struct cf_strv *v, const char *cwd)
 	return rc;
 }
 
+/* Row R of O as its twin, when O sets it; relative paths of a path list
+ * taken from CWD. */
+static int export_twin(const struct cf_var_row *r, const struct cf_options *o, const char *cwd)
+{
+	const char *slot = (const char *)o + r->slot, *v = NULL;
+	char num[32];
+	switch (r->kind) {
+	case CF_KIND_PATH:
+		v = *(const char *const *)slot;
+		v = v && *v ? v : NULL;
+		break;
+	case CF_KIND_PATHS:
+	case CF_KIND_LIST: {
+		const struct cf_strv *l = (const struct cf_strv *)(const void *)slot;
+		/* The harness programs are canonical by now (judged at start). */
+		bool rel = r->kind == CF_KIND_PATHS && r != &cf_vars[CF_VAR_HARNESS_PROGRAM];
+		return l->n ? set_list(r->name, l, rel ? cwd : NULL) : 0;
+	}
+	case CF_KIND_SWITCH: {
+		int on = *(const int *)(const void *)slot;
+		v = on < 0 ? NULL : on ? "1" : "0";
+		break;
+	}
+	case CF_KIND_MODE: {
+		int mode = *(const int *)(const void *)slot;
+		v = mode < 0 ? NULL : cf_mode_word(mode);
+		break;
+	}
+	case CF_KIND_NUMBER:
+		if (*(const long *)(const void *)slot > 0) {
+			snprintf(num, sizeof num, "%ld", *(const long *)(const void *)slot);
+			v = num;
+		}
+		break;
+	default:
+		break;
+	}
+	return v && setenv(r->name, v, 1) ? -1 : 0;
+}
+
 /* The shim reads only the environment: turn the options, and the twins they
- * were merged with, into twins again, every path absolute. POL is the policy
- * built from them at start: its workspace and log are canonical. */
+ * were merged with, into twins again (the rows of common/vars.c that
+ * credfence harness exports), every path absolute. POL is the policy built
+ * from them at start. */
 static int export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd)
 {
-	const struct cf_options *o = &c->opts;
-	char num[32];
-	if (o->home && *o->home && setenv("CREDFENCE_HOME", o->home, 1))
-		return -1;
-	/* The workspace is fixed at start: the harness may change directory
-	 * later, and its plan is rebuilt with the environment. */
-	if (pol->workspace && setenv("CREDFENCE_WORKSPACE", pol->workspace, 1))
-		return -1;
-	if (pol->log && setenv("CREDFENCE_LOG", pol->log, 1))
-		return -1;
-	if (o->writable.n && set_list("CREDFENCE_WRITABLE", &o->writable, cwd))
-		return -1;
-	if (o->deny.n && set_list("CREDFENCE_DENY", &o->deny, cwd))
-		return -1;
-	if (o->harness_state.n && set_list("CREDFENCE_HARNESS_STATE", &o->harness_state, cwd))
-		return -1;
-	if (o->deny_env.n && set_list("CREDFENCE_DENY_ENV", &o->deny_env, NULL))
-		return -1;
-	if (o->keep_env.n && set_list("CREDFENCE_KEEP_ENV", &o->keep_env, NULL))
-		return -1;
-	if (o->mode >= 0 &&
-	    setenv("CREDFENCE_MODE", cf_mode_word(o->mode), 1))
-		return -1;
-	if (o->allow_ptys >= 0 && setenv("CREDFENCE_ALLOW_PTYS", o->allow_ptys ? "1" : "0", 1))
-		return -1;
+	struct cf_options o = c->opts;
+	/* The workspace is fixed at start, canonical: the harness may change
+	 * directory later, and its plan is rebuilt with the environment. The
+	 * log is canonical too. */
+	o.workspace = pol->workspace;
+	o.log = pol->log;
 	/* The sockets as the policy resolved them (--ssh-agent included): a
 	 * harness that changes SSH_AUTH_SOCK later does not widen the fence. */
-	if (pol->allow_sockets.n && set_list("CREDFENCE_ALLOW_SOCKET", &pol->allow_sockets, NULL))
-		return -1;
-	if (pol->allow_sockets.n && unsetenv("CREDFENCE_SSH_AGENT"))
-		return -1;
-	/* Which processes get the harness role: canonical by now (judged at start). */
-	if (o->harness_programs.n && set_list("CREDFENCE_HARNESS_PROGRAM", &o->harness_programs, NULL))
-		return -1;
-	if (o->static_harness >= 0 &&
-	    setenv("CREDFENCE_STATIC_HARNESS", o->static_harness ? "1" : "0", 1))
-		return -1;
-	if (o->max_entries > 0) {
-		snprintf(num, sizeof num, "%ld", o->max_entries);
-		if (setenv("CREDFENCE_MAX_ENTRIES", num, 1))
+	o.allow_sockets = pol->allow_sockets;
+	for (size_t i = 0; i < CF_VAR_COUNT; i++)
+		if ((cf_vars[i].set_by & CF_SET_EXPORT) && export_twin(&cf_vars[i], &o, cwd))
 			return -1;
-	}
+	if (pol->allow_sockets.n && unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
+		return -1;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "machinery.h"
 #include "paths.h"
+#include "vars.h"
 
 const char *cf_cli_self_path(void)
 {
@@ -86,10 +87,10 @@ const char *cf_cli_script_path(void)
 	static char path[PATH_MAX];
 	static bool read;
 	if (!read) {
-		const char *s = getenv("CREDFENCE_SCRIPT");
+		const char *s = getenv(cf_var_name(CF_VAR_SCRIPT));
 		if (s && *s && !realpath(s, path))
 			path[0] = '\0';
-		unsetenv("CREDFENCE_SCRIPT");
+		unsetenv(cf_var_name(CF_VAR_SCRIPT));
 		read = true;
 	}
 	return path[0] ? path : NULL;

@@ -1,8 +1,10 @@
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "machinery.h"
+#include "vars.h"
 
 #ifndef CF_VERSION
 #define CF_VERSION "0.0.0"
@@ -17,52 +19,114 @@
 	"  check [options] PATH...            say whether a fenced program could read or write PATH\n" \
 	"  check --env [options] [PATH...]    name the variables a fenced program would not get\n"
 
-#define CF_USAGE_OPTIONS                                                                          \
-	"options (each has an environment twin, which the option overrides):\n"                     \
-	"  --home DIR        the home whose secrets are denied (CREDFENCE_HOME; default $HOME)\n"   \
-	"  --workspace DIR   writable workspace (CREDFENCE_WORKSPACE; default: current directory)\n" \
-	"  --writable DIR    another writable location, repeatable (CREDFENCE_WRITABLE, colon list)\n" \
-	"  --deny PATH       another secret location, repeatable (CREDFENCE_DENY, colon list)\n"    \
-	"  --deny-env NAME   withhold the variable NAME too (a pattern with *: MYCO_*) from what\n" \
-	"                    is fenced, repeatable (CREDFENCE_DENY_ENV, colon list)\n"           \
-	"  --keep-env NAME   pass the variable NAME although it is a secret (the whole name),\n" \
-	"                    repeatable (CREDFENCE_KEEP_ENV, colon list)\n"                     \
-	"  --best-effort     run even when isolation can not be applied (CREDFENCE_MODE=best-effort)\n" \
-	"  --required        refuse to run when isolation can not be applied (the default)\n"       \
-	"  --log FILE        append one JSON line per sandbox application (CREDFENCE_LOG)\n"        \
-	"  --max-entries N   most entries read from one directory (CREDFENCE_MAX_ENTRIES; 20000)\n"  \
-	"  --allow-ptys      let fenced programs open any pty by its name under /dev/pts, and so\n" \
-	"                    every terminal of yours; new ptys work without it\n"                \
-	"                    (CREDFENCE_ALLOW_PTYS=1)\n"                                         \
-	"  --allow-socket S  let fenced programs connect to the Unix socket S (a path, or @NAME\n" \
-	"                    for an abstract one) bound outside the fence, repeatable\n"         \
-	"                    (CREDFENCE_ALLOW_SOCKET, colon list)\n"                             \
-	"  --ssh-agent       allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n" \
-	"                    the keys stay unreadable (CREDFENCE_SSH_AGENT=1)\n"                   \
-	"  --harness-state DIR\n"                                                                 \
-	"                    make a harness's own state directory writable for the programs it\n" \
-	"                    starts; refused when it holds or lies in a secret or a file the\n"  \
-	"                    harness trusts; repeatable (CREDFENCE_HARNESS_STATE, colon list)\n"
+/* One option's line(s) in the usage: VAR is its row in common/vars.c, whose
+ * name stands for "{}" in TEXT; OPT is the left column when it is not the
+ * row's option (the two options of CREDFENCE_MODE). A newline in TEXT goes
+ * on in the text's column. */
+struct help_row {
+	enum cf_var var;
+	const char *opt, *text;
+};
+
+static const struct help_row options_help[] = {
+	{CF_VAR_HOME, NULL, "the home whose secrets are denied ({}; default $HOME)"},
+	{CF_VAR_WORKSPACE, NULL, "writable workspace ({}; default: current directory)"},
+	{CF_VAR_WRITABLE, NULL, "another writable location, repeatable ({}, colon list)"},
+	{CF_VAR_DENY, NULL, "another secret location, repeatable ({}, colon list)"},
+	{CF_VAR_DENY_ENV, NULL,
+	 "withhold the variable NAME too (a pattern with *: MYCO_*) from what\n"
+	 "is fenced, repeatable ({}, colon list)"},
+	{CF_VAR_KEEP_ENV, NULL,
+	 "pass the variable NAME although it is a secret (the whole name),\n"
+	 "repeatable ({}, colon list)"},
+	{CF_VAR_MODE, "--best-effort", "run even when isolation can not be applied ({}=best-effort)"},
+	{CF_VAR_MODE, "--required", "refuse to run when isolation can not be applied (the default)"},
+	{CF_VAR_LOG, NULL, "append one JSON line per sandbox application ({})"},
+	{CF_VAR_MAX_ENTRIES, NULL, "most entries read from one directory ({}; 20000)"},
+	{CF_VAR_ALLOW_PTYS, NULL,
+	 "let fenced programs open any pty by its name under /dev/pts, and so\n"
+	 "every terminal of yours; new ptys work without it\n"
+	 "({}=1)"},
+	{CF_VAR_ALLOW_SOCKET, NULL,
+	 "let fenced programs connect to the Unix socket S (a path, or @NAME\n"
+	 "for an abstract one) bound outside the fence, repeatable\n"
+	 "({}, colon list)"},
+	{CF_VAR_SSH_AGENT, NULL,
+	 "allow exactly the socket $SSH_AUTH_SOCK names: sign with the agent,\n"
+	 "the keys stay unreadable ({}=1)"},
+	{CF_VAR_HARNESS_STATE, NULL,
+	 "make a harness's own state directory writable for the programs it\n"
+	 "starts; refused when it holds or lies in a secret or a file the\n"
+	 "harness trusts; repeatable ({}, colon list)"},
+};
 
 /* credfence harness only: which processes get the harness role, what the
  * harness itself may read. */
-#define CF_USAGE_HARNESS                                                                          \
-	"harness options (the harness's own relaunch of its script needs none):\n"                 \
-	"  --harness-program PATH  a program CMD starts that is the harness too (the binary a\n"   \
-	"                    wrapper starts), repeatable (CREDFENCE_HARNESS_PROGRAM, colon list)\n" \
-	"  --static-harness  accept a static CMD or harness program: only the children that keep\n" \
-	"                    LD_PRELOAD fence themselves (CREDFENCE_STATIC_HARNESS=1)\n"      \
-	"  --harness-may-read P  let the harness itself read the secret location P (its own\n"    \
-	"                    login needs none; its children never), repeatable\n"              \
-	"                    (CREDFENCE_HARNESS_MAY_READ, colon list)\n"
+static const struct help_row harness_help[] = {
+	{CF_VAR_HARNESS_PROGRAM, NULL,
+	 "a program CMD starts that is the harness too (the binary a\n"
+	 "wrapper starts), repeatable ({}, colon list)"},
+	{CF_VAR_STATIC_HARNESS, NULL,
+	 "accept a static CMD or harness program: only the children that keep\n"
+	 "LD_PRELOAD fence themselves ({}=1)"},
+	{CF_VAR_HARNESS_MAY_READ, NULL,
+	 "let the harness itself read the secret location P (its own\n"
+	 "login needs none; its children never), repeatable\n"
+	 "({}, colon list)"},
+};
+
+/* HEAD, then the N ROWS: the option in a column of 16, its text beside it
+ * from column 20. A wider option puts its text on the next line, or, when
+ * WIDE_BESIDE, two spaces after it. */
+static void print_help(FILE *out, const char *head, const struct help_row *rows, size_t n,
+		       bool wide_beside)
+{
+	fputs(head, out);
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_var_row *v = &cf_vars[rows[i].var];
+		const char *opt = rows[i].opt ? rows[i].opt : v->option;
+		if (strlen(opt) <= 16 || wide_beside)
+			fprintf(out, "  %-16s  ", opt);
+		else
+			fprintf(out, "  %s\n%20s", opt, "");
+		for (const char *t = rows[i].text; *t; t++) {
+			if (t[0] == '{' && t[1] == '}') {
+				fputs(v->name, out);
+				t++;
+			} else if (*t == '\n') {
+				fprintf(out, "\n%20s", "");
+			} else {
+				fputc(*t, out);
+			}
+		}
+		fputc('\n', out);
+	}
+}
+
+static void print_options(FILE *out)
+{
+	print_help(out, "options (each has an environment twin, which the option overrides):\n",
+		   options_help, sizeof options_help / sizeof *options_help, false);
+}
+
+static void print_harness_options(FILE *out)
+{
+	print_help(out, "harness options (the harness's own relaunch of its script needs none):\n",
+		   harness_help, sizeof harness_help / sizeof *harness_help, true);
+}
 
 #define CF_USAGE_EXIT                                                                             \
 	"exit status: CMD's own, or 125 when credfence fails or refuses, 126 when CMD can not\n"    \
 	"be executed, 127 when CMD is not found. See man credfence.\n"
 
-static const char usage[] = "usage: credfence COMMAND [options] ...\n"
-			    "\n" CF_USAGE_COMMANDS "\n" CF_USAGE_OPTIONS "\n" CF_USAGE_HARNESS
-			    "\n" CF_USAGE_EXIT;
+static void print_usage(FILE *out)
+{
+	fputs("usage: credfence COMMAND [options] ...\n\n" CF_USAGE_COMMANDS "\n", out);
+	print_options(out);
+	fputc('\n', out);
+	print_harness_options(out);
+	fputs("\n" CF_USAGE_EXIT, out);
+}
 
 /* One command's usage: its line, what it does, the options, its exit status. */
 static const struct {
@@ -101,9 +165,14 @@ static int command_help(const char *name)
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
 		if (strcmp(commands[i].name, name) != 0)
 			continue;
-		printf("usage: %s\n\n%s\n" CF_USAGE_OPTIONS "\n%s%s", commands[i].synopsis,
-		       commands[i].what, strcmp(name, "harness") == 0 ? CF_USAGE_HARNESS "\n" : "",
-		       commands[i].exit);
+		printf("usage: %s\n\n%s\n", commands[i].synopsis, commands[i].what);
+		print_options(stdout);
+		putchar('\n');
+		if (strcmp(name, "harness") == 0) {
+			print_harness_options(stdout);
+			putchar('\n');
+		}
+		fputs(commands[i].exit, stdout);
 		return 0;
 	}
 	cf_err("no help for '%s'; use credfence help run, harness, status or check", name);
@@ -114,21 +183,21 @@ int main(int argc, char **argv)
 {
 	cf_cli_set_invoked(argv[0]);
 	if (argc < 2) {
-		fputs(usage, stderr);
+		print_usage(stderr);
 		return CF_EXIT_FAIL;
 	}
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "help") == 0 && argc > 2)
 		return command_help(argv[2]);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage, stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			if (command_help(cmd) == 0)
 				return 0;
-			fputs(usage, stderr);
+			print_usage(stderr);
 			return CF_EXIT_FAIL;
 		}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {

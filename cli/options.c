@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "event.h"
 #include "secret_env.h"
+#include "vars.h"
 
 void cf_err(const char *fmt, ...)
 {
@@ -185,13 +186,11 @@ int cf_cli_finish(struct cf_cli *c)
 	const char *bad = NULL;
 	int rc = cf_options_from_env(&c->opts, environ, &bad);
 	if (rc == -EINVAL) {
+		enum cf_var_kind kind = cf_var_find(bad)->kind;
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
-		       strcmp(bad, "CREDFENCE_MODE") == 0	  ? "'required' or 'best-effort'"
-		       : strcmp(bad, "CREDFENCE_ALLOW_PTYS") == 0 ||
-				       strcmp(bad, "CREDFENCE_SSH_AGENT") == 0 ||
-				       strcmp(bad, "CREDFENCE_STATIC_HARNESS") == 0
-			       ? "'1' or '0'"
-			       : "a positive number");
+		       kind == CF_KIND_MODE     ? "'required' or 'best-effort'"
+		       : kind == CF_KIND_SWITCH ? "'1' or '0'"
+						: "a positive number");
 		return CF_EXIT_FAIL;
 	}
 	if (rc) {

@@ -12,6 +12,7 @@
 
 #include "protocol.h"
 #include "secret_env.h"
+#include "vars.h"
 
 void cf_options_init(struct cf_options *o)
 {
@@ -111,20 +112,6 @@ static int add_twin_list(struct cf_strv *s, const char *list)
 	return rc;
 }
 
-/* --harness-state's twin, and the private TMPDIR `credfence harness` gave
- * the harness (never the user's to set). */
-static int harness_state_from_env(struct cf_options *o, char *const envp[])
-{
-	if (!o->harness_tmpdir)
-		o->harness_tmpdir = cf_env_get(envp, "CREDFENCE_HARNESS_TMPDIR");
-	if (!o->child_tmpdir)
-		o->child_tmpdir = cf_env_get(envp, "CREDFENCE_CHILD_TMPDIR");
-	if (!o->harness_state_from_cli &&
-	    add_twin_list(&o->harness_state, cf_env_get(envp, "CREDFENCE_HARNESS_STATE")))
-		return -ENOMEM;
-	return 0;
-}
-
 /* A switch's twin NAME: "1" on, "0" or empty off, unset leaves *V as it is
  * (-1, or the option's value). -EINVAL with *BAD = NAME for anything else. */
 static int switch_twin(char *const envp[], const char *name, int *v, const char **bad)
@@ -140,72 +127,88 @@ static int switch_twin(char *const envp[], const char *name, int *v, const char 
 	return -EINVAL;
 }
 
-int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
+static int mode_twin(char *const envp[], const char *name, int *mode, const char **bad)
 {
-	const char *v;
-	if (!o->home)
-		o->home = cf_env_get(envp, "CREDFENCE_HOME");
-	if (!o->workspace)
-		o->workspace = cf_env_get(envp, "CREDFENCE_WORKSPACE");
-	if (!o->log)
-		o->log = cf_env_get(envp, "CREDFENCE_LOG");
-	if (!o->writable_from_cli && add_twin_list(&o->writable, cf_env_get(envp, "CREDFENCE_WRITABLE")))
-		return -ENOMEM;
-	if (!o->deny_from_cli && add_twin_list(&o->deny, cf_env_get(envp, "CREDFENCE_DENY")))
-		return -ENOMEM;
-	if (o->mode < 0 && (v = cf_env_get(envp, "CREDFENCE_MODE")) && *v) {
-		if (strcmp(v, CF_MODE_WORD_REQUIRED) == 0)
-			o->mode = CF_MODE_REQUIRED;
-		else if (strcmp(v, CF_MODE_WORD_BEST_EFFORT) == 0)
-			o->mode = CF_MODE_BEST_EFFORT;
-		else {
-			*bad = "CREDFENCE_MODE";
-			return -EINVAL;
-		}
-	}
-	if (switch_twin(envp, "CREDFENCE_ALLOW_PTYS", &o->allow_ptys, bad))
+	const char *v = *mode < 0 ? cf_env_get(envp, name) : NULL;
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, CF_MODE_WORD_REQUIRED) == 0)
+		*mode = CF_MODE_REQUIRED;
+	else if (strcmp(v, CF_MODE_WORD_BEST_EFFORT) == 0)
+		*mode = CF_MODE_BEST_EFFORT;
+	else {
+		*bad = name;
 		return -EINVAL;
-	if (!o->allow_sockets_from_cli &&
-	    cf_strv_add_list(&o->allow_sockets, cf_env_get(envp, "CREDFENCE_ALLOW_SOCKET")))
-		return -ENOMEM;
-	if (switch_twin(envp, "CREDFENCE_SSH_AGENT", &o->ssh_agent, bad))
-		return -EINVAL;
-	if (!o->harness_may_read_from_cli &&
-	    add_twin_list(&o->harness_may_read, cf_env_get(envp, "CREDFENCE_HARNESS_MAY_READ")))
-		return -ENOMEM;
-	if (!o->harness_programs_from_cli &&
-	    add_twin_list(&o->harness_programs, cf_env_get(envp, "CREDFENCE_HARNESS_PROGRAM")))
-		return -ENOMEM;
-	if (switch_twin(envp, "CREDFENCE_STATIC_HARNESS", &o->static_harness, bad))
-		return -EINVAL;
-	if (!o->deny_env_from_cli &&
-	    cf_strv_add_list(&o->deny_env, cf_env_get(envp, "CREDFENCE_DENY_ENV")))
-		return -ENOMEM;
-	if (!o->keep_env_from_cli &&
-	    cf_strv_add_list(&o->keep_env, cf_env_get(envp, "CREDFENCE_KEEP_ENV")))
-		return -ENOMEM;
-	if (!o->supervisor)
-		o->supervisor = cf_env_get(envp, "CREDFENCE_SUPERVISOR");
-	if (harness_state_from_env(o, envp))
-		return -ENOMEM;
-	if (!o->max_entries && (v = cf_env_get(envp, "CREDFENCE_MAX_ENTRIES")) && *v) {
-		char *end;
-		errno = 0;
-		long n = strtol(v, &end, 10);
-		if (*v < '0' || *v > '9' || *end || n <= 0 || errno == ERANGE) {
-			*bad = "CREDFENCE_MAX_ENTRIES";
-			return -EINVAL;
-		}
-		o->max_entries = n;
 	}
 	return 0;
 }
 
-static int dir_check(const char *v, bool absolute, const char *name, char *why, size_t n)
+static int number_twin(char *const envp[], const char *name, long *n, const char **bad)
+{
+	const char *v = !*n ? cf_env_get(envp, name) : NULL;
+	if (!v || !*v)
+		return 0;
+	char *end;
+	errno = 0;
+	long k = strtol(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || k <= 0 || errno == ERANGE) {
+		*bad = name;
+		return -EINVAL;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Row R's twin into its slot of O, by its kind; an option already given wins. */
+static int twin(struct cf_options *o, const struct cf_var_row *r, char *const envp[],
+		const char **bad)
+{
+	char *slot = (char *)o + r->slot;
+	bool from_cli = r->kind == CF_KIND_PATHS || r->kind == CF_KIND_LIST
+				? *(bool *)((char *)o + r->from_cli)
+				: false;
+	switch (r->kind) {
+	case CF_KIND_PATH:
+	case CF_KIND_ADDRESS:
+	case CF_KIND_MARKER:
+		if (!*(const char **)slot)
+			*(const char **)slot = cf_env_get(envp, r->name);
+		return 0;
+	case CF_KIND_PATHS:
+		return !from_cli && add_twin_list((struct cf_strv *)slot, cf_env_get(envp, r->name))
+			       ? -ENOMEM
+			       : 0;
+	case CF_KIND_LIST:
+		return !from_cli && cf_strv_add_list((struct cf_strv *)slot, cf_env_get(envp, r->name))
+			       ? -ENOMEM
+			       : 0;
+	case CF_KIND_SWITCH:
+		return switch_twin(envp, r->name, (int *)slot, bad);
+	case CF_KIND_MODE:
+		return mode_twin(envp, r->name, (int *)slot, bad);
+	case CF_KIND_NUMBER:
+		return number_twin(envp, r->name, (long *)slot, bad);
+	}
+	return 0;
+}
+
+int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad)
+{
+	for (size_t i = 0; i < CF_VAR_COUNT; i++) {
+		int rc = cf_vars[i].parsed ? twin(o, &cf_vars[i], envp, bad) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int dir_check(const char *v, bool absolute, enum cf_var var, char *why, size_t n)
 {
 	struct stat st;
+	char name[96];
 	if (!v)
 		return 0;
+	cf_var_label(var, name, sizeof name);
 	if (!*v)
 		snprintf(why, n, "%s is empty; give a directory or leave it unset", name);
 	else if (strlen(v) >= PATH_MAX)
@@ -225,10 +228,12 @@ static int dir_check(const char *v, bool absolute, const char *name, char *why, 
 /* MUST_EXIST: a missing entry is refused (a writable location that does not
  * exist gets no rule, yet would be listed as writable). A missing secret is
  * denied by name, so that creating it later is denied too. */
-static int list_check(const struct cf_strv *l, const char *name, bool must_exist, char *why,
+static int list_check(const struct cf_strv *l, enum cf_var var, bool must_exist, char *why,
 		      size_t n)
 {
 	struct stat st;
+	char name[96];
+	cf_var_label(var, name, sizeof name);
 	for (size_t i = 0; i < l->n; i++) {
 		if (!*l->v[i]) {
 			snprintf(why, n, "%s has an empty entry; give a path", name);
@@ -247,49 +252,55 @@ static int list_check(const struct cf_strv *l, const char *name, bool must_exist
 	return 0;
 }
 
+/* Each name, a --deny-env rule (a pattern allowed) or a --keep-env one. */
+static int rules_check(const struct cf_strv *l, enum cf_var var, char *why, size_t n)
+{
+	bool deny = var == CF_VAR_DENY_ENV;
+	char name[96];
+	for (size_t i = 0; i < l->n; i++) {
+		if (cf_env_rule_valid(l->v[i], deny))
+			continue;
+		cf_var_label(var, name, sizeof name);
+		snprintf(why, n, "%s '%.256s' is not a variable name%s", name, l->v[i],
+			 deny ? " or pattern; give letters, digits, '_' and '*' (API_*)"
+			      : "; give the whole name, letters, digits and '_' (no pattern: "
+				"each secret passed is named)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cf_options_check(const struct cf_options *o, char *why, size_t n)
 {
-	int rc = dir_check(o->home, true, "--home (CREDFENCE_HOME)", why, n);
+	char name[96];
+	int rc = dir_check(o->home, true, CF_VAR_HOME, why, n);
 	if (!rc)
-		rc = dir_check(o->workspace, false, "--workspace (CREDFENCE_WORKSPACE)", why, n);
+		rc = dir_check(o->workspace, false, CF_VAR_WORKSPACE, why, n);
 	if (!rc)
-		rc = list_check(&o->deny, "--deny (CREDFENCE_DENY)", false, why, n);
+		rc = list_check(&o->deny, CF_VAR_DENY, false, why, n);
 	if (!rc)
-		rc = list_check(&o->writable, "--writable (CREDFENCE_WRITABLE)", true, why, n);
+		rc = list_check(&o->writable, CF_VAR_WRITABLE, true, why, n);
 	if (!rc)
-		rc = list_check(&o->allow_sockets, "--allow-socket (CREDFENCE_ALLOW_SOCKET)", false, why, n);
+		rc = list_check(&o->allow_sockets, CF_VAR_ALLOW_SOCKET, false, why, n);
 	if (!rc)
-		rc = list_check(&o->harness_may_read, "--harness-may-read (CREDFENCE_HARNESS_MAY_READ)",
-				false, why, n);
+		rc = list_check(&o->harness_may_read, CF_VAR_HARNESS_MAY_READ, false, why, n);
 	if (!rc)
-		rc = list_check(&o->harness_state, "--harness-state (CREDFENCE_HARNESS_STATE)", true,
-				why, n);
+		rc = list_check(&o->harness_state, CF_VAR_HARNESS_STATE, true, why, n);
 	for (size_t i = 0; !rc && i < o->allow_sockets.n; i++)
 		if (strcmp(o->allow_sockets.v[i], "@") == 0) {
-			snprintf(why, n, "--allow-socket (CREDFENCE_ALLOW_SOCKET) has '@' without a "
-					 "name; give @NAME for an abstract socket");
+			snprintf(why, n, "%s has '@' without a name; give @NAME for an abstract socket",
+				 cf_var_label(CF_VAR_ALLOW_SOCKET, name, sizeof name));
 			rc = -EINVAL;
 		}
 	if (!rc)
-		rc = list_check(&o->harness_programs, "--harness-program (CREDFENCE_HARNESS_PROGRAM)",
-				false, why, n);
-	for (size_t i = 0; !rc && i < o->deny_env.n; i++)
-		if (!cf_env_rule_valid(o->deny_env.v[i], true)) {
-			snprintf(why, n, "--deny-env (CREDFENCE_DENY_ENV) '%.256s' is not a variable "
-					 "name or pattern; give letters, digits, '_' and '*' (API_*)",
-				 o->deny_env.v[i]);
-			rc = -EINVAL;
-		}
-	for (size_t i = 0; !rc && i < o->keep_env.n; i++)
-		if (!cf_env_rule_valid(o->keep_env.v[i], false)) {
-			snprintf(why, n, "--keep-env (CREDFENCE_KEEP_ENV) '%.256s' is not a variable "
-					 "name; give the whole name, letters, digits and '_' (no pattern: "
-					 "each secret passed is named)",
-				 o->keep_env.v[i]);
-			rc = -EINVAL;
-		}
+		rc = list_check(&o->harness_programs, CF_VAR_HARNESS_PROGRAM, false, why, n);
+	if (!rc)
+		rc = rules_check(&o->deny_env, CF_VAR_DENY_ENV, why, n);
+	if (!rc)
+		rc = rules_check(&o->keep_env, CF_VAR_KEEP_ENV, why, n);
 	if (!rc && o->log && !*o->log) {
-		snprintf(why, n, "--log (CREDFENCE_LOG) is empty; give a file or leave it unset");
+		snprintf(why, n, "%s is empty; give a file or leave it unset",
+			 cf_var_label(CF_VAR_LOG, name, sizeof name));
 		rc = -EINVAL;
 	}
 	return rc;

@@ -13,6 +13,7 @@
 #include "protocol.h"
 #include "secret_env.h"
 #include "shim.h"
+#include "vars.h"
 
 
 size_t cf_env_count(char *const *envp)
@@ -118,8 +119,8 @@ static size_t cpy(char *to, size_t cap, const char *a, const char *b)
 
 void cf_env_tmpdir_init(void)
 {
-	const char *priv = getenv("CREDFENCE_HARNESS_TMPDIR");
-	const char *child = getenv("CREDFENCE_CHILD_TMPDIR");
+	const char *priv = getenv(cf_var_name(CF_VAR_HARNESS_TMPDIR));
+	const char *child = getenv(cf_var_name(CF_VAR_CHILD_TMPDIR));
 	tmp_private[0] = '\0';
 	if (!priv || priv[0] != '/' || cpy(tmp_private, sizeof tmp_private, priv, NULL) + 1 >=
 						     sizeof tmp_private) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "secrets.h"
+#include "vars.h"
 
 #define OPT_PREFIX "CREDFENCE_"
 
@@ -64,7 +65,7 @@ struct cf_envsnap *cf_envsnap_take(const struct cf_fence *f, char *const envp[])
 			return NULL;
 		}
 	}
-	const char *l = getenv("CREDFENCE_LAUNCHER");
+	const char *l = getenv(cf_var_name(CF_VAR_LAUNCHER));
 	if (l && l[0] == '/' && !(s->launcher = strdup(l))) {
 		cf_envsnap_free(s);
 		return NULL;
