@@ -652,7 +652,9 @@ int cf_cmd_harness(int argc, char **argv)
 		       CF_SHIM_INSTALLED);
 		return CF_EXIT_FAIL;
 	}
+#ifdef __linux__
 	int was_static = c.opts.static_harness;
+#endif
 	if (kind && (rc = cf_known_judge_shell(&c, kind, &f.pol, shim, cwd))) {
 		cf_fence_free(&f);
 		return rc;
