@@ -98,7 +98,12 @@ static int state_dirs(struct cf_cli *c, const struct cf_harness_kind *k, const c
 		return CF_EXIT_FAIL;
 	}
 	bool judged = pol.verdict == CF_VERDICT_APPLIED;
+	bool state_refused = pol.verdict == CF_VERDICT_HARNESS_STATE;
 	cf_policy_free(&pol);
+	if (state_refused) /* the fence's refusal names it as a --harness-state */
+		cf_err("harness: %s's state (%s%s%s), which its fenced commands write, is judged "
+		       "as a --harness-state directory:",
+		       k->name, cf_cli_esc(dirs[0]), n > 1 ? ", " : "", n > 1 ? cf_cli_esc(dirs[1]) : "");
 	if (!judged) /* the fence's own refusal says why, with nothing made */
 		return 0;
 	for (size_t i = 0; i < n; i++) {

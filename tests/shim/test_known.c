@@ -104,6 +104,8 @@ Test(shim_known, a_state_directory_in_a_secret_is_refused_and_not_made)
 	st_dump("claude, state in a secret", &o);
 	cr_expect_eq(o.status, 125);
 	cr_expect(strstr(o.err, "lies in") && strstr(o.err, "Nothing was run."), "%s", o.err);
+	cr_expect(strstr(o.err, "credfence: harness: Claude Code's state ("),
+		  "the refusal does not say where the directory comes from: %s", o.err);
 	cr_expect(access(moved, F_OK) != 0, "%s was made", moved);
 	cr_expect(!strstr(o.out, "CASE"), "the harness ran");
 	cf_fx_assert_no_marker(&t.fx, &o);
