@@ -125,3 +125,54 @@ Test(toml, the_callback_stops_the_reading)
 	size_t l;
 	cr_expect_eq(cf_toml_read("a = 1\nb = 2\n", 12, stop, NULL, &l), 7);
 }
+
+static int count(void *ctx, const char *const *keys, size_t n, enum cf_toml_type t,
+		 const char *str, bool in_array)
+{
+	(void)keys, (void)t, (void)in_array;
+	cr_assert(n >= 1 && n <= CF_TOML_MAX_KEYS);
+	if (str)
+		(void)strlen(str);
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/* Odd input: 20000 mutations of a real configuration (bytes changed,
+ * deleted, duplicated, cut short), each read in a buffer of its exact size
+ * (ASan sees a read past it). Every one is read or refused, never more. */
+Test(toml, mutated_configurations_are_read_or_refused)
+{
+	static const char base[] =
+		"model = \"m\" # c\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+		"[shell_environment_policy]\ninherit = 'core'\nexclude = [\"A_*\", '''B''']\n"
+		"set = { LD_PRELOAD = \"/l\\u00e9.so\", X.y = \"\"\"z\n\"\"\" }\n[[arr]]\nn = -1.5e3\n"
+		"d = 1979-05-27 07:32:00Z\nb = [true, [1, {k = 'v'}]]\n";
+	unsigned seed = 12345;
+	size_t ok = 0, refused = 0;
+	for (int i = 0; i < 20000; i++) {
+		char doc[sizeof base * 2];
+		size_t len = sizeof base - 1;
+		memcpy(doc, base, len);
+		for (int m = 0; m < 1 + i % 4 && len > 1; m++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			switch ((seed >> 4) % 4) {
+			case 0: doc[at] = "\"'[]{}=.,#\\\n \x01\xc3"[(seed >> 16) % 15]; break;
+			case 1: memmove(doc + at, doc + at + 1, len - at - 1), len--; break;
+			case 2: if (len + 1 < sizeof doc) memmove(doc + at + 1, doc + at, len - at), len++; break;
+			default: len = at + 1; break;
+			}
+		}
+		char *exact = malloc(len ? len : 1);
+		cr_assert(exact);
+		memcpy(exact, doc, len);
+		size_t n = 0, line = 0;
+		int rc = cf_toml_read(exact, len, count, &n, &line);
+		free(exact);
+		cr_assert(rc == 0 || rc == -EINVAL, "mutation %d: rc %d", i, rc);
+		cr_assert(line >= 1 && line <= len + 1, "mutation %d: line %zu", i, line);
+		rc ? refused++ : ok++;
+	}
+	cr_expect(ok > 0 && refused > 0, "read %zu, refused %zu: the mutations test nothing", ok,
+		  refused);
+}
