@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "known_harness.h"
 #include "machinery.h"
 #include "vars.h"
 #ifdef __linux__
@@ -203,29 +204,6 @@ static int preload(const char *shim)
 }
 
 #ifdef __linux__
-/* PROG as execvp would find it, into OUT; false when it would not be found
- * (then the exec says so). */
-static bool find_program(const char *prog, char *out, size_t n)
-{
-	if (strchr(prog, '/'))
-		return snprintf(out, n, "%s", prog) < (int)n;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	while (*path) {
-		size_t k = strcspn(path, ":");
-		int w = snprintf(out, n, "%.*s%s%s", (int)k, path, k ? "/" : "", prog);
-		struct stat st;
-		if (w > 0 && w < (int)n && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += k;
-		if (*path)
-			path++;
-	}
-	return false;
-}
-
 /* The ELF class, machine and whether there is a PT_INTERP (a program the
  * dynamic loader starts). -1: not an ELF file we can read. */
 static int elf_info(int fd, unsigned char *cls, unsigned *machine, bool *interp)
@@ -282,7 +260,7 @@ static bool shim_would_be_skipped(const char *prog, const char *shim, char *why,
 		return false;
 	int rc = elf_info(sfd, &shim_cls, &shim_machine, &interp);
 	close(sfd);
-	if (rc || !find_program(prog, path, sizeof path))
+	if (rc || !cf_cli_which(prog, path, sizeof path))
 		return false;
 	/* A script runs its interpreter, which may be a script itself (the
 	 * kernel follows a few levels). */
@@ -428,6 +406,10 @@ static bool is_shell(const char *prog)
 }
 
 #ifdef __linux__
+/* Set when the table of known harnesses accepted a static harness program
+ * (Codex's), its shell's environment judged to keep the shim. */
+static bool static_by_table;
+
 /* A harness that loads no shim (static, or the loader skips it) fences
  * nothing at launch: only a dynamic child that keeps LD_PRELOAD and the
  * CREDFENCE_* variables fences itself (self mode). Refused in required mode
@@ -445,6 +427,8 @@ static int judge_static(const struct cf_cli *c, const struct cf_policy *pol, con
 			"and fence themselves (best-effort mode)", why, as);
 		return 0;
 	}
+	if (static_by_table)
+		return 0; /* a known harness whose shell's environment was judged */
 	if (c->opts.static_harness > 0) {
 		cf_warn("harness: %s%s; accepted with --static-harness: the programs it starts are "
 			"fenced only when they are dynamic and keep LD_PRELOAD and the CREDFENCE_* "
@@ -499,7 +483,7 @@ static int judge_harness_programs(struct cf_cli *c, const struct cf_policy *pol,
 		bool interp;
 		struct stat st = {0};
 		errno = ENOENT;
-		if (!find_program(prog, found, sizeof found) || stat(found, &st) != 0 ||
+		if (!cf_cli_which(prog, found, sizeof found) || stat(found, &st) != 0 ||
 		    !S_ISREG(st.st_mode) || access(found, X_OK) != 0) {
 			cf_err("harness: --harness-program '%s' is not an executable file (%s); give the "
 			       "path of the program the harness starts. Nothing was run.",
@@ -707,6 +691,10 @@ int cf_cmd_harness(int argc, char **argv)
 		       "that exists", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
+	/* A harness of the table: what it needs, before its fence is built. */
+	const struct cf_harness_kind *kind = cf_harness_kind(c.cmd[0]);
+	if (kind && (rc = cf_known_prepare(&c, kind, cwd)))
+		return rc;
 	if (cf_fence_prepare(&f, &c.opts, environ, cwd)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
@@ -740,6 +728,14 @@ int cf_cmd_harness(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 #ifdef __linux__
+	int was_static = c.opts.static_harness;
+#endif
+	if (kind && (rc = cf_known_judge_shell(&c, kind, &f.pol, shim, cwd))) {
+		cf_fence_free(&f);
+		return rc;
+	}
+#ifdef __linux__
+	static_by_table = was_static < 0 && c.opts.static_harness > 0;
 	if ((rc = judge_harness_programs(&c, &f.pol, shim, cwd)) ||
 	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false)) ||
 	    (f.ready && !f.inherited && (rc = refuse_inherited_dirs(&f.pol)))) {

@@ -18,10 +18,20 @@ known reason is reported `not ok ... # TODO <reason>` (meson: expected fail);
 KNOWN below says which and why. When it starts to pass, meson reports an
 unexpected pass: remove its entry then.
 
-The harnesses are installed with `npm install --prefix` into
-$CREDFENCE_HARNESS_CACHE (default /var/cache/credfence-harnesses), outside the
-checkout, and reused. Without the registry (or without Landlock) each case is
-skipped with the reason, and fails under CI=true.
+Each harness runs at its pinned version and at the newest one the registry
+has (`@latest`, resolved with `npm view` and printed); when they are the same
+it runs once. In harness mode it runs with no option but --home, --workspace
+and --log (credfence knows the four agents: common/harness_kinds.c), as a
+first-time user (a home where the agent never ran: no ~/.claude, no
+~/.local/share/opencode) and as a returning user (the home its plain run
+just used).
+
+The harnesses are installed with `npm install --prefix` into a cache of this
+user's own: $CREDFENCE_HARNESS_CACHE, else /var/cache/credfence-harnesses/uid-N
+(root makes /var/cache/credfence-harnesses sticky and open to all, like /tmp),
+else $XDG_CACHE_HOME (or ~/.cache)/credfence-harnesses, outside the checkout,
+and reused. Without the registry (or without Landlock) each case is skipped
+with the reason, and fails under CI=true.
 
 Environment: CREDFENCE_BIN, CREDFENCE_BUILD (meson sets them), CREDFENCE_TEST_ROOT
 (fixture root, default /var/lib/credfence-tests), CI. Options: --only NAME[,NAME]
@@ -44,7 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fake_model  # noqa: E402
 
-CACHE = os.environ.get("CREDFENCE_HARNESS_CACHE") or "/var/cache/credfence-harnesses"
+CACHE_ROOT = "/var/cache/credfence-harnesses"
 ROOT = os.environ.get("CREDFENCE_TEST_ROOT") or "/var/lib/credfence-tests"
 TIMEOUT = 180
 PROMPT = "Run the commands the task needs, then say you are done."
@@ -84,6 +94,8 @@ COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
 # Codex writes its shell snapshots itself, Gemini CLI none of its own state.
 HARNESS_STATE = {"claude": [".claude/shell-snapshots"],
                  "opencode": [".local/share/opencode/snapshot"]}
+# What a first-time user does not have: the harness's own state roots (issue 19).
+NEVER_RAN = {"claude": (".claude/",), "opencode": (".local/share/opencode/",)}
 # Harnesses that extract a library to $TMPDIR and load it (a Bun binary): under
 # credfence harness it must land in the harness's private TMPDIR instead.
 LOADS_FROM_TMPDIR = ("opencode",)
@@ -103,6 +115,14 @@ NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: 
 # Assertions that fail today, and why: (harness, mode, scenario, check) -> reason.
 # Found by running this test on main (see tests/harnesses/README.md).
 KNOWN = {}
+# Whole cases that fail today, by (harness, "latest"): a check that fails is
+# "# TODO reason", one that passes is plain ok; remove the entry once the
+# cause is fixed (a diagnostic line says when every check of the case passed).
+KNOWN_CASE = {
+    ("claude", "latest"): "issue 19 item 1: Claude Code newer than 2.1.197 calls syscall() before "
+                          "the shim's constructor resolved it and segfaults under the shim "
+                          "(shim/syscall.c; fixed on branch shim-early)",
+}
 
 
 # ------------------------------------------------------------------ TAP
@@ -116,8 +136,14 @@ class Tap:
         self.n += 1
         print("%s %d - %s%s" % ("ok" if ok else "not ok", self.n, desc, directive), flush=True)
 
+    case_todo = None  # a reason the whole case fails today (KNOWN_CASE)
+    todo_hits = 0
+
     def check(self, key, ok, desc, detail=""):
         reason = KNOWN.get(key)
+        if not reason and not ok and self.case_todo:
+            reason = self.case_todo
+            self.todo_hits += 1
         directive = " # TODO " + reason if reason else ""
         self.line(ok, desc, directive)
         if not ok:
@@ -141,10 +167,62 @@ def ci():
 
 # ------------------------------------------------------------------ setup
 
-def install(name):
-    """The harness's bin path, installed into CACHE when missing. Raises
+def cache_dir():
+    """This user's cache of npm packages (issue 25: a root-owned cache made every
+    subtest of an ordinary user's run skip). Raises RuntimeError when there is none."""
+    own = os.environ.get("CREDFENCE_HARNESS_CACHE")
+    if own:
+        os.makedirs(own, exist_ok=True)
+        return own
+    uid = "uid-%d" % os.getuid()
+    try:
+        if os.getuid() == 0:
+            os.makedirs(CACHE_ROOT, exist_ok=True)
+            os.chmod(CACHE_ROOT, 0o1777)
+        d = os.path.join(CACHE_ROOT, uid)
+        os.makedirs(d, mode=0o755, exist_ok=True)
+        if os.stat(d).st_uid == os.getuid() and os.access(d, os.W_OK):
+            return d
+    except OSError:
+        pass
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = xdg if xdg and xdg.startswith("/") else os.path.join(
+        pwd.getpwuid(os.getuid()).pw_dir, ".cache")
+    d = os.path.join(base, "credfence-harnesses", uid)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise RuntimeError("no cache for the npm packages: %s is not this user's, and %s: %s"
+                           % (CACHE_ROOT, d, e))
+    return d
+
+
+def latest_version(name):
+    """The newest version of NAME's package on the registry (npm view), or raise
+    RuntimeError."""
+    pkg = PACKAGES[name][0]
+    npm = shutil.which("npm")
+    if not npm:
+        raise RuntimeError("npm is not on PATH (run scripts/setup)")
+    cache = cache_dir()
+    env = dict(os.environ, HOME=os.path.join(cache, ".home"),
+               npm_config_cache=os.path.join(cache, ".npm-cache"))
+    os.makedirs(env["HOME"], exist_ok=True)
+    r = subprocess.run([npm, "view", pkg + "@latest", "version"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    v = r.stdout.strip().splitlines()[-1:] if r.returncode == 0 else []
+    if not v:
+        raise RuntimeError("npm view %s@latest version failed (exit %d): %s"
+                           % (pkg, r.returncode, r.stderr.strip()[-300:]))
+    return v[0].strip()
+
+
+def install(name, ver=None):
+    """The harness's bin path, installed into this user's cache when missing. Raises
     RuntimeError with the reason when it can not be installed."""
-    pkg, ver, binname = PACKAGES[name]
+    pkg, pinned, binname = PACKAGES[name]
+    ver = ver or pinned
+    CACHE = cache_dir()
     d = os.path.join(CACHE, "%s-%s" % (pkg.lstrip("@").replace("/", "-"), ver))
     b = os.path.join(d, "node_modules", ".bin", binname)
     if os.access(b, os.X_OK):
@@ -217,8 +295,11 @@ def safe_path():
 class Fixture:
     """A fresh fake home and workspace per run, with a marker per secret."""
 
-    def __init__(self, m, label):
+    def __init__(self, m, label, first_time=None):
+        """FIRST_TIME: a harness name whose own state root is left out (it never
+        ran here), its login included."""
         self.m = m
+        self.runs = 0
         self.root = tempfile.mkdtemp(prefix=label + "-", dir=m.root)
         os.chmod(self.root, 0o755)
         self.home = os.path.join(self.root, "home")
@@ -230,6 +311,8 @@ class Fixture:
         self.tag = "CFMARK-" + secrets.token_hex(6)
         self.markers = {}
         for rel, text, label_ in SECRETS + AGENT_SECRETS:
+            if first_time and any(rel.startswith(r) for r in NEVER_RAN.get(first_time, ())):
+                continue
             mk = "%s-%s" % (self.tag, label_)
             self.markers[label_] = mk
             self.write(rel, text.format(m=mk))
@@ -238,6 +321,15 @@ class Fixture:
         for d in (".cache", ".npm", ".config", ".local/share", ".local/state"):
             os.makedirs(os.path.join(self.home, d), exist_ok=True)
         subprocess.run(["git", "init", "-q", self.ws], check=True)
+
+    def next_run(self):
+        """A record and a log of their own for each run in this home."""
+        self.runs += 1
+        self.log = os.path.join(self.root, "credfence-log-%d.jsonl" % self.runs)
+        self.record = os.path.join(self.root, "requests-%d.jsonl" % self.runs)
+        tmp = os.path.join(self.root, "tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp, exist_ok=True)
 
     def state_dirs(self, name):
         """HARNESS_STATE of NAME made (each must exist), as a colon list."""
@@ -279,6 +371,8 @@ class Fixture:
             return set()
         out = set()
         for rel, _, label in AGENT_SECRETS:
+            if label not in self.markers:
+                continue
             p = os.path.join(self.home, rel)
             if any(p == d or p.startswith(d + "/") for d in denied):
                 out.add(label)
@@ -314,10 +408,10 @@ def setup_codex(fx, port, mode):
             '[model_providers.fake]', 'name = "fake"',
             'base_url = "http://127.0.0.1:%d/v1"' % port, 'wire_api = "responses"',
             'env_key = "FAKE_MODEL_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0']
-    if mode in ("self", "harness"):
-        # Self mode: the settings are the whole recipe. Harness mode: the native
-        # binary is static, so its shell fences itself with these (the recipe
-        # credfence harness prints when it refuses a static harness program).
+    if mode == "self":
+        # Self mode: the settings are the whole recipe. Harness mode needs none:
+        # the default inherit = "all" keeps LD_PRELOAD and the CREDFENCE_*
+        # variables, which credfence harness checks.
         conf += ['[shell_environment_policy]',
                  'set = { LD_PRELOAD = "%s", CREDFENCE_WORKSPACE = "%s" }' % (fx.m.shim, fx.ws)]
     fx.write(".codex/config.toml", "\n".join(conf) + "\n")
@@ -381,11 +475,9 @@ def codex_native(binpath):
 
 
 def harness_options(name, binpath):
-    """What credfence harness needs for this harness besides the common options."""
-    if name == "codex":
-        # The wrapper starts the native binary, the real harness: name it; it is
-        # static (no shim), accepted knowingly (its shell fences itself).
-        return ["--harness-program", codex_native(binpath), "--static-harness"]
+    """What credfence harness needs for this harness besides the common options:
+    nothing (issue 19), credfence knows it (common/harness_kinds.c). Codex's
+    native program is found there, its state directories made when missing."""
     return []
 
 
@@ -406,8 +498,11 @@ STRACE_SET = ("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2
               "vfork,fork")
 
 
-def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
-    fx = Fixture(m, "%s-%s-%s" % (name, mode, scenario))
+def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None, fx=None,
+             first_time=False):
+    if fx is None:
+        fx = Fixture(m, "%s-%s-%s" % (name, mode, scenario), name if first_time else None)
+    fx.next_run()
     cfg = fake_model.Config(fx.record, scenario, COMMAND,
                             os.path.join(fx.home, ".ssh/id_ed25519"))
     srv = fake_model.serve(cfg)
@@ -415,11 +510,8 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None):
     args, extra = SETUP[name](fx, port, mode)
     argv = [binpath] + args
     if mode == "harness":
-        state = []
-        for d in filter(None, fx.state_dirs(name).split(":")):
-            state += ["--harness-state", d]
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
-                "--log", fx.log] + harness_options(name, binpath) + state + ["--"] + argv
+                "--log", fx.log] + harness_options(name, binpath) + ["--"] + argv
     if strace_dir:
         os.makedirs(strace_dir, exist_ok=True)
         argv = ["strace", "-f", "-qq", "-s", "200", "-e", "signal=none", "-e", "trace=" + STRACE_SET,
@@ -515,12 +607,12 @@ def tail(r):
         r.out[-2000:], r.err[-3000:], r.results[-2000:])
 
 
-def check_case(tap, name, mode, scenario, r):
+def check_case(tap, name, mode, scenario, r, label=None, user=""):
     fx = r.fx
     key = lambda c: (name, mode, scenario, c)
-    d = "%s %s %s: " % (name, mode, scenario)
+    d = "%s %s %s%s: " % (label or name, mode, scenario, user and " (%s)" % user)
     base = {l: fx.markers[l] for _, _, l in SECRETS}
-    agents = {l: fx.markers[l] for _, _, l in AGENT_SECRETS}
+    agents = {l: fx.markers[l] for _, _, l in AGENT_SECRETS if l in fx.markers}
     tap.diag("%s%s exit %s in %.1f s, %d requests, fences %s, leaked to server %s" % (
         d, "ran" if r.tool_called else "did not reach its tool", r.status, r.seconds,
         len(r.requests), r.fences, leaked(r, fx.markers) or "nothing"))
@@ -589,6 +681,8 @@ def main():
     ap.add_argument("--mode", default="plain,harness,self")
     ap.add_argument("--scenario", default="shell,read")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-latest", dest="latest", action="store_false",
+                    help="run the pinned versions only (no registry lookup)")
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--strace", metavar="DIR", help="run each harness under strace -f, logs in DIR "
                     "(a measurement, not a test: timings change)")
@@ -604,8 +698,6 @@ def main():
     names = [n for n in a.only.split(",") if n]
     modes = [x for x in a.mode.split(",") if x]
     scenarios = [x for x in a.scenario.split(",") if x]
-    cases = [(n, mo, s) for n in names for s in scenarios for mo in modes
-             if not (s == "read" and mo == "self")]  # self mode does not guard the harness's reads
     print("TAP version 13")
     try:
         m = Machinery()
@@ -614,31 +706,68 @@ def main():
         problem = str(e)
     else:
         problem = landlock_reason(m.credfence)
-    results = []
+
+    def unavailable(desc, why):
+        if ci():
+            tap.check(None, False, desc + ": can not run under CI=true", why)
+        else:
+            tap.skip(desc, why)
+
     for n in names:
-        try:
-            binpath = (bins.get(n) or install(n)) if not problem else None
-            nproblem = problem
-        except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
-            binpath, nproblem = None, str(e)
-        for (hn, mo, s) in cases:
-            if hn != n:
-                continue
-            desc = "%s %s %s" % (n, mo, s)
-            if s == "read" and not READ_TOOL[n]:
-                tap.skip(desc, NO_READ_TOOL[n])
-                continue
-            if nproblem:
-                if ci():
-                    tap.check(None, False, desc + ": can not run under CI=true", nproblem)
-                else:
-                    tap.skip(desc, nproblem)
-                continue
-            r = run_case(m, n, binpath, mo, s, a.keep, a.v, a.strace)
-            check_case(tap, n, mo, s, r)
-            results.append((n, mo, s, r))
-            if not a.keep:
-                shutil.rmtree(r.fx.root, ignore_errors=True)
+        pinned = PACKAGES[n][1]
+        versions = [("pinned", pinned)]
+        if a.latest and not problem and n not in bins:
+            try:
+                lv = latest_version(n)
+            except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+                unavailable("%s@latest" % n, str(e))
+                lv = pinned
+            tap.diag("%s: pinned %s, @latest is %s%s" % (n, pinned, lv,
+                                                         " (the same: run once)" if lv == pinned else ""))
+            if lv != pinned:
+                versions.append(("latest", lv))
+        for tag, ver in versions:
+            label = "%s@%s" % (n, ver)
+            try:
+                binpath = (bins.get(n) or install(n, ver)) if not problem else None
+                nproblem = problem
+            except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+                binpath, nproblem = None, str(e)
+            tap.case_todo = KNOWN_CASE.get((n, tag))
+            # (mode, scenario, user): the plain shell run's home is then the
+            # returning user's; a first-time user's home is fresh.
+            plan = [("plain", "shell", ""), ("harness", "shell", "returning user"),
+                    ("harness", "shell", "first-time user"), ("plain", "read", ""),
+                    ("harness", "read", "first-time user"), ("self", "shell", "")]
+            if tag == "latest":
+                plan = [c for c in plan if c[0] != "self" and c[:2] != ("plain", "read")]
+            plain_fx = None
+            for mo, sc, user in plan:
+                if mo not in modes or sc not in scenarios:
+                    continue
+                desc = "%s %s %s%s" % (label, mo, sc, user and " (%s)" % user)
+                if sc == "read" and not READ_TOOL[n]:
+                    tap.skip(desc, NO_READ_TOOL[n])
+                    continue
+                if nproblem:
+                    unavailable(desc, nproblem)
+                    continue
+                reuse = plain_fx if user == "returning user" else None
+                if user == "returning user" and not reuse:
+                    continue  # its plain run was not selected
+                r = run_case(m, n, binpath, mo, sc, a.keep, a.v, a.strace, fx=reuse,
+                             first_time=user == "first-time user")
+                check_case(tap, n, mo, sc, r, label, user)
+                if mo == "plain" and sc == "shell":
+                    plain_fx = r.fx
+                    continue
+                if not a.keep:
+                    shutil.rmtree(r.fx.root, ignore_errors=True)
+            if plain_fx and not a.keep:
+                shutil.rmtree(plain_fx.root, ignore_errors=True)
+            if tap.case_todo and not tap.todo_hits:
+                tap.diag("every check of %s passed: remove its KNOWN_CASE entry" % label)
+            tap.case_todo, tap.todo_hits = None, 0
     if m and not a.keep:
         shutil.rmtree(m.root, ignore_errors=True)
     elif m:
