@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "harness_names.h"
+#include "harness_kinds.h"
 #include "machinery.h"
 #ifdef __linux__
 #endif
@@ -41,9 +41,10 @@ static size_t put_quoted(char *out, const char *arg)
  * command to type, the same options and CMD. */
 static int refuse_harness(const struct cf_cli *c, int argc, char **argv)
 {
-	const char *product = cf_known_harness(c->cmd[0]);
-	if (!product)
+	const struct cf_harness_kind *k = cf_harness_kind(c->cmd[0]);
+	if (!k)
 		return 0;
+	const char *product = k->name;
 	size_t cap = 1;
 	for (int i = 0; i < argc; i++)
 		cap += 4 * strlen(argv[i]) + 3;

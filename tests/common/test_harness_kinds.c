@@ -26,6 +26,11 @@ Test(harness_kinds, recognised_by_the_program_name)
 	cr_expect_null(cf_harness_kind("/opt/claude/bash"));
 	cr_expect_null(cf_harness_kind(""));
 	cr_expect_null(cf_harness_kind(NULL));
+	/* Only the whole last component, as written (cli/run.c refuses by it). */
+	cr_expect_null(cf_harness_kind("xcodex"));
+	cr_expect_null(cf_harness_kind("claude/"));
+	cr_expect_null(cf_harness_kind("Claude"));
+	cr_expect_null(cf_harness_kind("bash"));
 }
 
 Test(harness_kinds, every_row_names_a_harness_of_the_trusted_files)
