@@ -118,11 +118,7 @@ KNOWN = {}
 # Whole cases that fail today, by (harness, "latest"): a check that fails is
 # "# TODO reason", one that passes is plain ok; remove the entry once the
 # cause is fixed (a diagnostic line says when every check of the case passed).
-KNOWN_CASE = {
-    ("claude", "latest"): "issue 19 item 1: Claude Code newer than 2.1.197 calls syscall() before "
-                          "the shim's constructor resolved it and segfaults under the shim "
-                          "(shim/syscall.c; fixed on branch shim-early)",
-}
+KNOWN_CASE = {}
 
 
 # ------------------------------------------------------------------ TAP
