@@ -500,10 +500,16 @@ Test(terminals, peer_is_made_on_the_descriptor_judged)
 	cr_expect_gt(ok, 0, OUT_FMT, OUT_ARGS(o));
 	if (refused == 0)
 		cr_log_warn("the switch never won the race in 3000 calls: %s", o.out);
-	/* Control: unfenced, the kernel answers for whatever is there. */
-	with_other_instance(false, CF_ARGV(CF_TTYPROBE, "peer-race", "7", "3000"));
-	race_counts(&ok, &refused, &wrong);
-	cr_expect_gt(wrong, 0, "the control never raced\n" OUT_FMT, OUT_ARGS(o));
+	/* Control: unfenced, the kernel answers for whatever is there. The race
+	 * is the scheduler's: on a quiet machine 3000 calls may all land before
+	 * or after a switch (seen once in CI), so up to 10 rounds of them. */
+	for (int round = 0; round < 10; round++) {
+		with_other_instance(false, CF_ARGV(CF_TTYPROBE, "peer-race", "7", "3000"));
+		race_counts(&ok, &refused, &wrong);
+		if (wrong > 0)
+			break;
+	}
+	cr_expect_gt(wrong, 0, "the control never raced in 10 x 3000 calls\n" OUT_FMT, OUT_ARGS(o));
 }
 
 /* The fence of a policy with allow_ptys as given, entered in a child that then
