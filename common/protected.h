@@ -1,0 +1,39 @@
+/* The table of files that the user's own tools, running unfenced, later
+ * execute or obey: a fenced command that wrote one would run code outside the
+ * fence. Inside every writable location they are write-protected (Linux: a
+ * read-only mount over each, in the mount namespace of the fenced tree).
+ * Beside the secret table (secrets.h), in the same style; every backend and
+ * `credfence check` read this table and nothing else. */
+#ifndef CF_PROTECTED_H
+#define CF_PROTECTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cf_protected_base {
+	CF_PROT_PROJECT, /* relative to a project root (a writable location, the
+			    working directory and its ancestors inside one, or a
+			    directory directly below one) */
+	CF_PROT_HOME,    /* relative to home; counts only where home's path lies
+			    inside a writable location */
+};
+
+enum cf_protected_kind {
+	CF_PROT_DIR,
+	CF_PROT_FILE,
+};
+
+struct cf_protected_row {
+	const char *rel;    /* relative to its base, no leading or trailing '/' */
+	enum cf_protected_base base;
+	enum cf_protected_kind kind;
+	const char *runs;   /* who runs it, as users read it: "git hooks" */
+	const char *source; /* where the tool documents that it runs it */
+	bool placeholder;   /* when absent, an empty read-only directory stands
+			       in for it (its parent must exist) */
+};
+
+extern const struct cf_protected_row cf_protected_table[];
+extern const size_t cf_protected_count;
+
+#endif
