@@ -260,6 +260,8 @@ static char *const *less_shim(struct cf_child_env *ce, char *ldbuf, size_t ldcap
 int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct cf_child_env *ce)
 {
 	const struct cf_envsnap *s = cf_shim_snap();
+	if (!file)
+		return -EFAULT; /* as the kernel answers execve(NULL, ...) */
 	size_t argc = 0;
 	while (argv && argv[argc])
 		argc++;

@@ -14,6 +14,7 @@
  * be there unchanged; a variable the child sets itself passes on; the
  * harness keeps its own. Without credfence the same children print the
  * values: the test can fail. */
+#include <errno.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,5 +488,45 @@ Test(shim_envsecrets, status_and_check_list_names_only)
 			  o.out);
 		cf_fx_out_free(&o);
 	}
+	cf_fx_env_free(env);
+}
+
+/* A child whose environment moves a secret goes through credfence run; an
+ * execve with a null path must fail with EFAULT there as the kernel's
+ * would, not crash the child in the relaunch (it once read *NULL). */
+static const char py_null_path[] =
+	"import ctypes, os, sys\n"
+	"libc = ctypes.CDLL(None, use_errno=True)\n"
+	"env = dict(os.environ, KUBECONFIG=os.environ['CF_T_ROOT'] + '/moved-kube')\n"
+	"envp = (ctypes.c_char_p * (len(env) + 1))(*[f'{k}={v}'.encode() for k, v in env.items()], None)\n"
+	"argv = (ctypes.c_char_p * 2)(b'sh', None)\n"
+	"for way in ('execve', 'syscall'):\n"
+	"    pid = os.fork()\n"
+	"    if pid == 0:\n"
+	"        if way == 'execve':\n"
+	"            r = libc.execve(None, argv, envp)\n"
+	"        else:\n"
+	"            libc.syscall.restype = ctypes.c_long\n"
+	"            r = libc.syscall(ctypes.c_long(59), None, argv, envp)\n"
+	"        os.write(1, f'NULL-PATH {way} {r} {ctypes.get_errno()}\\n'.encode())\n"
+	"        os._exit(7)\n"
+	"    _, st = os.waitpid(pid, 0)\n"
+	"    print('CHILD', way, os.waitstatus_to_exitcode(st), flush=True)\n";
+
+Test(shim_envsecrets, relaunch_with_a_null_path_fails_with_efault)
+{
+	struct cf_fx_out o;
+	char **env = make_env(NULL);
+	st_harness(&o, &t, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)py_null_path));
+	st_dump("python3 harness, execve(NULL)", &o);
+	cr_expect_eq(o.status, 0);
+	char want[64];
+	snprintf(want, sizeof want, "NULL-PATH execve -1 %d\n", EFAULT);
+	cr_expect(strstr(o.out, want), "execve(NULL) did not fail with EFAULT");
+	snprintf(want, sizeof want, "NULL-PATH syscall -1 %d\n", EFAULT);
+	cr_expect(strstr(o.out, want), "syscall(SYS_execve, NULL) did not fail with EFAULT");
+	cr_expect(strstr(o.out, "CHILD execve 7\n") && strstr(o.out, "CHILD syscall 7\n"),
+		  "a child did not end on its own");
+	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
