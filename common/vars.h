@@ -74,6 +74,11 @@ struct cf_var_row {
 	 * the variable (the shim or the CLI reads it itself). */
 	size_t slot, from_cli;
 	bool parsed;
+	/* The row's key in credfence's policy file (cli/config.c), or NULL
+	 * when a file can not set it (no option, or the row names the file). A
+	 * row given an option later needs only this filled in: the reader,
+	 * its type check and the round-trip test take the rest from the row. */
+	const char *key;
 };
 
 extern const struct cf_var_row cf_vars[CF_VAR_COUNT];
