@@ -196,6 +196,8 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+		return rc;
 	if (!f.ready) {
 		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 		return CF_EXIT_FAIL;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "fence.h"
 #include "policy.h"
 #include "protocol.h"
@@ -21,6 +22,7 @@ struct cf_cli {
 	char **cmd;       /* after "--" (run, harness) */
 	char **paths;     /* operands (check) */
 	int n_paths;
+	struct cf_config cfg; /* the policy files read (cli/config.c) */
 };
 
 extern char **environ;
@@ -35,6 +37,10 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 /* Options merged with the environment and the account's home. 0 or CF_EXIT_FAIL. */
 int cf_cli_finish(struct cf_cli *c);
 void cf_cli_free(struct cf_cli *c);
+/* The policy files read and each denyWrite entry lie outside every writable
+ * location of F's policy (CWD: where relative paths start; NULL: the current
+ * directory). 0, or CF_EXIT_FAIL after the message. */
+int cf_cli_check_config(struct cf_cli *c, const struct cf_fence *f, const char *cwd);
 
 /* "credfence: " + message, on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -58,6 +58,12 @@ static const struct help_row options_help[] = {
 	 "make a harness's own state directory writable for the programs it\n"
 	 "starts; refused when it holds or lies in a secret or a file the\n"
 	 "harness trusts; repeatable ({}, colon list)"},
+	{CF_VAR_CONFIG, NULL,
+	 "read this policy file too, after ~/.config/credfence/config.json;\n"
+	 "options and twins override both ({})"},
+	{CF_VAR_SETTINGS, NULL,
+	 "read Claude Code's sandbox settings (~/.claude/settings.json),\n"
+	 "repeatable ({}, colon list)"},
 };
 
 /* credfence harness only: which processes get the harness role, what the

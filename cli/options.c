@@ -91,6 +91,16 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			*(deny ? &c->opts.deny_env_from_cli : &c->opts.keep_env_from_cli) = true;
 			if (cf_strv_add(deny ? &c->opts.deny_env : &c->opts.keep_env, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--config")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.config = v;
+		} else if (is_opt(a, "--settings")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.settings_from_cli = true;
+			if (cf_strv_add(&c->opts.settings, v))
+				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--log")) {
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
@@ -197,6 +207,9 @@ int cf_cli_finish(struct cf_cli *c)
 		cf_err("out of memory");
 		return CF_EXIT_FAIL;
 	}
+	/* The files fill what the command line and the environment left unset. */
+	if (cf_config_load(&c->cfg, &c->opts))
+		return CF_EXIT_FAIL;
 	char why[PATH_MAX + 256];
 	if (cf_options_check(&c->opts, why, sizeof why)) {
 		cf_err("%s. Nothing was run.", why);
@@ -218,6 +231,7 @@ int cf_cli_finish(struct cf_cli *c)
 
 void cf_cli_free(struct cf_cli *c)
 {
+	cf_config_free(&c->cfg);
 	cf_options_free(&c->opts);
 	free(c->paths);
 }
@@ -255,6 +269,11 @@ const char *cf_cli_hint(enum cf_verdict v)
 	default:
 		return "fix the location or remove it from CREDFENCE_DENY / --deny";
 	}
+}
+
+int cf_cli_check_config(struct cf_cli *c, const struct cf_fence *f, const char *cwd)
+{
+	return cf_config_check_places(&c->cfg, &f->pol, cwd);
 }
 
 int cf_cli_check_log(const struct cf_fence *f)

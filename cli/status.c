@@ -278,6 +278,8 @@ int cf_cmd_status(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+		return rc;
 	cf_cli_judge_workspace(&c, &f);
 	/* The kernel judges the fence, in a child that is thrown away. */
 	if (f.ready && !f.inherited)
@@ -289,6 +291,8 @@ int cf_cmd_status(int argc, char **argv)
 		print_json(&f, &c.opts, release, shim, shim_in);
 	else
 		print_text(&f, &c.opts, release, shim, shim_in);
+	if (!c.json && c.cfg.n)
+		cf_config_print(&c.cfg, stdout);
 	rc = f.ready ? 0 : 1;
 	cf_fence_free(&f);
 	cf_cli_free(&c);

@@ -33,6 +33,7 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->harness_state);
 	cf_strv_free(&o->deny_env);
 	cf_strv_free(&o->keep_env);
+	cf_strv_free(&o->settings);
 }
 
 void cf_options_env_rules(const struct cf_options *o, struct cf_env_rules *r)
@@ -292,6 +293,13 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 				 cf_var_label(CF_VAR_ALLOW_SOCKET, name, sizeof name));
 			rc = -EINVAL;
 		}
+	if (!rc)
+		rc = list_check(&o->settings, CF_VAR_SETTINGS, false, why, n);
+	if (!rc && o->config && !*o->config) {
+		snprintf(why, n, "%s is empty; give a file or leave it unset",
+			 cf_var_label(CF_VAR_CONFIG, name, sizeof name));
+		rc = -EINVAL;
+	}
 	if (!rc)
 		rc = list_check(&o->harness_programs, CF_VAR_HARNESS_PROGRAM, false, why, n);
 	if (!rc)

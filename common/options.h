@@ -54,6 +54,14 @@ struct cf_options {
 	 * rules withhold them (common/secret_env.h). */
 	struct cf_strv deny_env, keep_env;
 	bool deny_env_from_cli, keep_env_from_cli;
+
+	/* --config, CREDFENCE_CONFIG: a policy file read after the user's own;
+	 * --settings, CREDFENCE_SETTINGS: Claude Code (or sandbox-runtime)
+	 * settings files. The credfence command reads them (cli/config.c);
+	 * what they hold lands in the slots above. */
+	const char *config;
+	struct cf_strv settings;
+	bool settings_from_cli;
 };
 
 void cf_options_init(struct cf_options *o);
