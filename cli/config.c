@@ -385,8 +385,8 @@ static int apply_own(struct cf_config *cfg, size_t fi)
 	return 0;
 }
 
-/* Open, judge and parse the file at PATH as file number CFG->n; 1 when it
- * is missing and need not be there. */
+/* Open, judge and parse the file at PATH as file number CFG->n. 0, 1 when
+ * it is missing and need not be there, or CF_EXIT_FAIL after a message. */
 static int add_file(struct cf_config *cfg, const char *path, bool settings, bool must)
 {
 	if (cfg->n >= CF_CONFIG_MAX_FILES) {
@@ -507,8 +507,8 @@ int cf_config_load(struct cf_config *cfg, struct cf_options *o)
 	int rc = 0;
 	memset(cfg, 0, sizeof *cfg);
 	cf_options_init(&cfg->vals);
-	if (user_file(user, sizeof user) == 0 && (rc = add_file(cfg, user, false, false)) > 0)
-		rc = 0;
+	if (user_file(user, sizeof user) == 0 && (rc = add_file(cfg, user, false, false)) == 1)
+		rc = 0; /* no file of the user's */
 	if (!rc && o->config)
 		rc = add_file(cfg, o->config, false, true);
 	if (rc)
