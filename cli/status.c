@@ -201,7 +201,7 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 }
 
 static void print_text(const struct cf_fence *f, const struct cf_options *o, const char *release,
-		       const char *shim, const char *shim_in)
+		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
 	const struct cf_policy *p = &f->pol;
 #ifdef __APPLE__
@@ -259,6 +259,8 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",
 		       cf_cli_esc(p->log_refused));
+	if (cfg->n)
+		cf_config_print(cfg, stdout);
 	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));
 }
 
@@ -290,9 +292,7 @@ int cf_cmd_status(int argc, char **argv)
 	if (c.json)
 		print_json(&f, &c.opts, release, shim, shim_in);
 	else
-		print_text(&f, &c.opts, release, shim, shim_in);
-	if (!c.json && c.cfg.n)
-		cf_config_print(&c.cfg, stdout);
+		print_text(&f, &c.opts, release, shim, shim_in, &c.cfg);
 	rc = f.ready ? 0 : 1;
 	cf_fence_free(&f);
 	cf_cli_free(&c);
