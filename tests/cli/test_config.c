@@ -410,3 +410,22 @@ Test(config, a_project_settings_file_in_the_workspace_is_refused)
 		  fx.ws);
 	refused(CF_ARGV("--settings", ".claude/settings.json"), want);
 }
+
+/* credfence harness exports what the files gave as twins, so that the
+ * shim in every program the harness starts fences with the file's policy. */
+Test(config, harness_exports_the_files_values)
+{
+	cf_test_require_landlock();
+	char marker[96], text[PATH_MAX + 64];
+	const char *path = plan(marker, sizeof marker);
+	cf_fx_fmt(text, sizeof text, "{\"deny\": [\"~/plans/plan.txt\"], \"keep_env\": [\"GH_TOKEN\"]}\n");
+	policy(user_file(), text);
+	cf_fx_credfence(&o, &fx, "harness", NULL,
+			CF_ARGV("--", "/bin/sh", "-c",
+				"printf '%s\\n' \"$CREDFENCE_DENY\" \"$CREDFENCE_KEEP_ENV\"; cat \"$1\"",
+				"sh", (char *)path));
+	cr_expect(has_line(o.out, "%s", path), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GH_TOKEN"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Permission denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, marker) && !strstr(o.err, marker), "the harness's cat read the plan");
+}
