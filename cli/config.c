@@ -346,8 +346,10 @@ static int take(struct cf_config *cfg, size_t fi, const struct cf_var_row *r, js
 	default:
 		ok = false;
 	}
-	file_err(f, line, "\"%s\" must be %s, not %s; see 'Policy file' in docs/cli-reference.md", r->key,
-		 type_word(r->kind), json_type_to_name(json_object_get_type(v)));
+	file_err(f, line, "\"%s\" must be %s, not %.60s; see 'Policy file' in docs/cli-reference.md",
+		 r->key, type_word(r->kind),
+		 cf_cli_esc(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE)));
 	return CF_EXIT_FAIL;
 }
 
