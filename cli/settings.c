@@ -172,7 +172,11 @@ int cf_settings_apply(struct cf_config *cfg, size_t fi)
 		json_object_object_foreach(root, key, val)
 		{
 			(void)val;
-			if (strcmp(key, "sandbox") != 0)
+			if (strcmp(key, "permissions") == 0)
+				ignored("", "", key, "Claude Code's own tool rules; its Read(...) "
+					"deny rules, which Claude Code adds to denyRead, are not read "
+					"here: put those paths in sandbox.filesystem.denyRead");
+			else if (strcmp(key, "sandbox") != 0)
 				ignored("", "", key, "not a sandbox setting");
 		}
 		path[0] = "sandbox";
