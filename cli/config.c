@@ -87,9 +87,11 @@ static int line_at(const char *text, size_t off)
 }
 
 /* json-c gives no positions for keys: walk the text, which json-c accepted,
- * tracking the key at each level of objects. */
-int cf_config_key_line(const struct cf_config_file *f, const char *const *path, size_t n)
+ * tracking the key at each level of objects. The line of the first
+ * occurrence of PATH, or 1; *COUNT (when given) the number of them. */
+static int key_walk(const struct cf_config_file *f, const char *const *path, size_t n, int *count)
 {
+	int first = 0;
 	enum { MAXD = 32 };
 	bool obj[MAXD + 2] = {false}, ok[MAXD + 2] = {false}, keyok[MAXD + 2] = {false};
 	const char *t = f->text;
@@ -122,11 +124,20 @@ int cf_config_key_line(const struct cf_config_file *f, const char *const *path, 
 				continue; /* a value, not a key */
 			keyok[d] = ok[d] && d >= 1 && d <= n && strlen(path[d - 1]) == e - s &&
 				   memcmp(t + s, path[d - 1], e - s) == 0;
-			if (keyok[d] && d == n)
-				return line;
+			if (keyok[d] && d == n) {
+				first = first ? first : line;
+				if (!count)
+					return first;
+				++*count;
+			}
 		}
 	}
-	return 1;
+	return first ? first : 1;
+}
+
+int cf_config_key_line(const struct cf_config_file *f, const char *const *path, size_t n)
+{
+	return key_walk(f, path, n, NULL);
 }
 
 static void file_err(const struct cf_config_file *f, int line, const char *fmt, ...)
@@ -370,6 +381,14 @@ static int apply_own(struct cf_config *cfg, size_t fi)
 		const char *path[] = {key};
 		int line = cf_config_key_line(f, path, 1);
 		const struct cf_var_row *r = row_of_key(key);
+		int times = 0;
+		(void)key_walk(f, path, 1, &times);
+		if (times > 1) {
+			/* json-c keeps the last one without a word. */
+			file_err(f, line, "\"%s\" is given %d times; keep one", cf_cli_esc(key),
+				 times);
+			return CF_EXIT_FAIL;
+		}
 		if (!r) {
 			file_err(f, line, "unknown key \"%s\"; the keys are the options' names with '_' "
 				 "for '-' (see 'Policy file' in docs/cli-reference.md)",

@@ -218,6 +218,16 @@ Test(config, a_wrong_type_is_refused_with_its_line)
 	refused(NULL, want);
 }
 
+/* json-c keeps the last of two equal keys: the first would be lost unseen. */
+Test(config, a_key_given_twice_is_refused)
+{
+	policy(user_file(), "{\n  \"deny\": [\"~/a\"],\n  \"mode\": \"required\",\n"
+			    "  \"deny\": []\n}\n");
+	cf_fx_fmt(want, sizeof want, "credfence: %s:2: \"deny\" is given 2 times; keep one",
+		  user_file());
+	refused(NULL, want);
+}
+
 Test(config, a_file_in_the_workspace_is_refused)
 {
 	const char *file = cf_fx_at(fx.ws, "policy.json");
