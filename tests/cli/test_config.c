@@ -5,6 +5,7 @@
  * HOME is the fixture's, here and in every credfence run. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -438,4 +439,134 @@ Test(config, harness_exports_the_files_values)
 	cr_expect(has_line(o.out, "GH_TOKEN"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "Permission denied"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, marker) && !strstr(o.err, marker), "the harness's cat read the plan");
+}
+
+/* The key walk (cf_config_key_line) is the one piece of hand-written JSON
+ * reading: json-c gives no key positions. Random objects, with decoys (the
+ * same names at other depths, inside arrays and strings, escaped quotes,
+ * colons and braces in strings), each parsed by json-c first; the walk
+ * must name the line the generator wrote the key on. */
+struct gen {
+	char buf[1 << 16];
+	size_t n;
+	int line;
+	unsigned seed;
+};
+
+static unsigned rnd(struct gen *g)
+{
+	g->seed = g->seed * 1103515245u + 12345u;
+	return (g->seed >> 16) & 0x7fff;
+}
+
+static void put(struct gen *g, const char *s)
+{
+	for (; *s && g->n + 1 < sizeof g->buf; s++) {
+		g->buf[g->n++] = *s;
+		g->line += *s == '\n';
+	}
+	g->buf[g->n] = '\0';
+}
+
+static void ws(struct gen *g)
+{
+	static const char *const w[] = {"", " ", "\n", "\n  ", "\t", "\r\n"};
+	put(g, w[rnd(g) % 6]);
+}
+
+static const char *const names[] = {"sandbox", "filesystem", "denyRead", "x", "a\\\"b",
+				    "deny:Read", "{", "denyRead "};
+
+static void value(struct gen *g, int depth);
+
+/* An object whose keys are never AVOID (the next key of the path). */
+static void members(struct gen *g, int depth, const char *avoid)
+{
+	for (unsigned k = rnd(g) % 3; k; k--) {
+		const char *name = names[rnd(g) % 8];
+		if (avoid && strcmp(name, avoid) == 0)
+			name = "y";
+		ws(g);
+		put(g, "\"");
+		put(g, name);
+		put(g, "\"");
+		ws(g);
+		put(g, ":");
+		ws(g);
+		value(g, depth + 1);
+		put(g, ",");
+	}
+}
+
+static void value(struct gen *g, int depth)
+{
+	switch (depth > 4 ? rnd(g) % 3 : rnd(g) % 5) {
+	case 0:
+		put(g, "\"denyRead\\\": {\\\"sandbox\\\" :[\"");
+		break;
+	case 1:
+		put(g, "-12.5e3");
+		break;
+	case 2:
+		put(g, "true");
+		break;
+	case 3:
+		put(g, "[");
+		ws(g);
+		put(g, "{\"denyRead\": 1}");
+		for (unsigned k = rnd(g) % 3; k; k--) {
+			put(g, ",");
+			ws(g);
+			value(g, depth + 1);
+		}
+		ws(g);
+		put(g, "]");
+		break;
+	default:
+		put(g, "{");
+		members(g, depth, NULL);
+		ws(g);
+		put(g, "\"last\": null}");
+	}
+}
+
+Test(config, the_key_walk_finds_the_line_json_c_accepts)
+{
+	const char *const path[] = {"sandbox", "filesystem", "denyRead"};
+	static struct gen g;
+	for (unsigned seed = 1; seed <= 2000; seed++) {
+		int want[3];
+		memset(&g, 0, sizeof g);
+		g.seed = seed;
+		g.line = 1;
+		put(&g, "{");
+		for (int d = 0; d < 3; d++) {
+			members(&g, d, path[d]);
+			ws(&g);
+			want[d] = g.line;
+			put(&g, "\"");
+			put(&g, path[d]);
+			put(&g, "\"");
+			ws(&g);
+			put(&g, ":");
+			ws(&g);
+			if (d < 2)
+				put(&g, "{");
+		}
+		value(&g, 3);
+		for (int d = 2; d >= 0; d--) {
+			put(&g, ",");
+			members(&g, d + 3, NULL);
+			ws(&g);
+			put(&g, "\"end\": 0}");
+		}
+		cr_assert_lt(g.n + 1, sizeof g.buf, "seed %u: the text outgrew the buffer", seed);
+		json_object *root = json_tokener_parse(g.buf);
+		cr_assert(root, "seed %u: json-c refused the generated text:\n%s", seed, g.buf);
+		json_object_put(root);
+		struct cf_config_file f = {.text = g.buf, .len = g.n};
+		for (size_t d = 0; d < 3; d++)
+			cr_assert_eq(cf_config_key_line(&f, path, d + 1), want[d],
+				     "seed %u, depth %zu:\n%s", seed, d + 1, g.buf);
+	}
 }
