@@ -321,6 +321,14 @@ static int take(struct cf_config *cfg, size_t fi, const struct cf_var_row *r, js
 					 why ? why : "(out of memory)");
 				return CF_EXIT_FAIL;
 			}
+			struct stat st;
+			if ((r == &cf_vars[CF_VAR_WRITABLE] || r == &cf_vars[CF_VAR_HARNESS_STATE]) &&
+			    stat(p, &st) != 0) {
+				/* As the option: a missing one would get no rule. */
+				file_err(f, line, "\"%s\": '%s' does not exist (%s); create it first, "
+					 "or leave it out", r->key, cf_cli_esc(p), strerror(errno));
+				return CF_EXIT_FAIL;
+			}
 			if (cf_strv_add((struct cf_strv *)(void *)slot, p) ||
 			    cf_config_note(cfg, fi, (enum cf_var)(r - cf_vars), "%s: %s", r->key,
 					   cf_cli_esc(p)))

@@ -159,6 +159,7 @@ Test(config, a_tilde_is_the_protected_home)
 {
 	struct cf_options b;
 	struct cf_config cfg;
+	cf_fx_mkdirs(cf_fx_at(fx.home, ".cargo/registry"));
 	policy(user_file(), "{\"writable\": [\"~/.cargo/registry\"], \"log\": \"~/cf.log\"}\n");
 	cf_options_init(&b);
 	cr_assert_eq(cf_config_load(&cfg, &b), 0);
@@ -226,6 +227,14 @@ Test(config, a_key_given_twice_is_refused)
 			    "  \"deny\": []\n}\n");
 	cf_fx_fmt(want, sizeof want, "credfence: %s:2: \"deny\" is given 2 times; keep one",
 		  user_file());
+	refused(NULL, want);
+}
+
+Test(config, a_missing_writable_is_refused_with_its_line)
+{
+	policy(user_file(), "{\n  \"mode\": \"required\",\n  \"writable\": [\"~/nowhere\"]\n}\n");
+	cf_fx_fmt(want, sizeof want, "credfence: %s:3: \"writable\": '%s/nowhere' does not exist",
+		  user_file(), fx.home);
 	refused(NULL, want);
 }
 
