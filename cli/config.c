@@ -522,7 +522,7 @@ static void pick_home(struct cf_config *cfg, const struct cf_options *o)
 		json_object *h;
 		if (!cfg->f[i].settings && json_object_object_get_ex(cfg->f[i].root, "home", &h) &&
 		    json_object_is_type(h, json_type_string) && json_object_get_string(h)[0] == '/')
-			cfg->home = json_object_get_string(h);
+			cfg->home = keep(cfg, json_object_get_string(h));
 	}
 	if (!cfg->home) {
 		const char *h = getenv("HOME");
@@ -536,23 +536,24 @@ int cf_config_load(struct cf_config *cfg, struct cf_options *o)
 	int rc = 0;
 	memset(cfg, 0, sizeof *cfg);
 	cf_options_init(&cfg->vals);
+	/* The settings the command line or the environment names, else the files'. */
+	const struct cf_strv *settings = o->settings.n ? &o->settings : &cfg->vals.settings;
 	if (user_file(user, sizeof user) == 0 && (rc = add_file(cfg, user, false, false)) == 1)
 		rc = 0; /* no file of the user's */
 	if (!rc && o->config)
 		rc = add_file(cfg, o->config, false, true);
 	if (rc)
-		return rc;
+		goto out;
 	pick_home(cfg, o);
 	for (size_t i = 0; !rc && i < cfg->n; i++)
 		rc = apply_own(cfg, i);
-	/* The settings the command line or the environment names, else the files'. */
-	const struct cf_strv *settings = o->settings.n ? &o->settings : &cfg->vals.settings;
 	for (size_t i = 0; !rc && i < settings->n; i++) {
 		const char *why, *p = cf_config_path(cfg, settings->v[i], true, &why);
 		if (!p) {
 			cf_err("settings file '%s' %s. Nothing was run.", cf_cli_esc(settings->v[i]),
 			       why ? why : "(out of memory)");
-			return CF_EXIT_FAIL;
+			rc = CF_EXIT_FAIL;
+			break;
 		}
 		size_t fi = cfg->n;
 		if (!(rc = add_file(cfg, p, true, true)))
@@ -561,6 +562,13 @@ int cf_config_load(struct cf_config *cfg, struct cf_options *o)
 	if (!rc && merge(cfg, o)) {
 		cf_err("out of memory");
 		rc = CF_EXIT_FAIL;
+	}
+out:
+	/* What the files gave is copied out: json-c's objects go now, on every
+	 * path (a refusal exits with CFG still held). */
+	for (size_t i = 0; i < cfg->n; i++) {
+		json_object_put(cfg->f[i].root);
+		cfg->f[i].root = NULL;
 	}
 	return rc;
 }
