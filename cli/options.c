@@ -207,8 +207,12 @@ int cf_cli_finish(struct cf_cli *c)
 		cf_err("out of memory");
 		return CF_EXIT_FAIL;
 	}
-	/* The files fill what the command line and the environment left unset. */
-	if (cf_config_load(&c->cfg, &c->opts))
+	/* The files fill what the command line and the environment left unset.
+	 * Not inside a fence: there the policy comes from the twins the
+	 * enclosing credfence exported, and a fenced program must not choose a
+	 * file (CREDFENCE_CONFIG, XDG_CONFIG_HOME, HOME) for a credfence it
+	 * starts, nor one the shim relaunches. */
+	if (!cf_fence_fenced() && cf_config_load(&c->cfg, &c->opts))
 		return CF_EXIT_FAIL;
 	char why[PATH_MAX + 256];
 	if (cf_options_check(&c->opts, why, sizeof why)) {

@@ -579,3 +579,24 @@ Test(config, the_key_walk_finds_the_line_json_c_accepts)
 				     "seed %u, depth %zu:\n%s", seed, d + 1, g.buf);
 	}
 }
+
+/* Inside a fence no policy file is read: a fenced program must not pick
+ * one (here through CREDFENCE_CONFIG and its HOME's) for a credfence it
+ * starts. */
+Test(config, a_fenced_credfence_reads_no_policy_file)
+{
+	cf_test_require_landlock();
+	const char *loose = cf_fx_at(fx.root, "loose.json");
+	policy(loose, "{\"mode\": \"best-effort\"}\n");
+	policy(user_file(), "{\"mode\": \"best-effort\"}\n");
+	char env[PATH_MAX + 32];
+	cf_fx_fmt(env, sizeof env, "CREDFENCE_CONFIG=%s", loose);
+	fenced(&o, &fx, NULL, NULL, CF_ARGV("env", env, (char *)cf_fx_bin(), "status"));
+	cr_expect(has_line(o.out, "mode:         required"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "policy files"), OUT_FMT, OUT_ARGS(o));
+	/* The control: unfenced, the same call reads both files. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", (const char *[]){env, NULL}, CF_ARGV(NULL));
+	cr_expect(has_line(o.out, "mode:         best-effort"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "policy files (2):"), OUT_FMT, OUT_ARGS(o));
+}
