@@ -33,6 +33,7 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->harness_state);
 	cf_strv_free(&o->deny_env);
 	cf_strv_free(&o->keep_env);
+	cf_strv_free(&o->allow_write_protected);
 }
 
 void cf_options_env_rules(const struct cf_options *o, struct cf_env_rules *r)
