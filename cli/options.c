@@ -130,6 +130,22 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			c->opts.harness_state_from_cli = true;
 			if (cf_strv_add(&c->opts.harness_state, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--allow-write-protected")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.allow_write_protected_from_cli = true;
+			if (cf_strv_add(&c->opts.allow_write_protected, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--write-protect")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			int w = cf_write_protect_parse(v);
+			if (w < 0) {
+				cf_err("%s: --write-protect takes 'warn' or 'require', not '%s'", sub, v);
+				return CF_EXIT_FAIL;
+			}
+			c->opts.write_protect = w;
+			c->opts.write_protect_from_cli = true;
 		} else if (strcmp(a, "--ssh-agent") == 0) {
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
@@ -189,6 +205,7 @@ int cf_cli_finish(struct cf_cli *c)
 		enum cf_var_kind kind = cf_var_find(bad)->kind;
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
 		       kind == CF_KIND_MODE     ? "'required' or 'best-effort'"
+		       : kind == CF_KIND_PROTECT ? "'warn' or 'require'"
 		       : kind == CF_KIND_SWITCH ? "'1' or '0'"
 						: "a positive number");
 		return CF_EXIT_FAIL;

@@ -70,6 +70,14 @@ struct cf_options {
 	bool write_protect_from_cli;
 };
 
+/* CREDFENCE_WRITE_PROTECT's words, as the twin and the option take them. */
+#define CF_WRITE_PROTECT_WORD_WARN "warn"
+#define CF_WRITE_PROTECT_WORD_REQUIRE "require"
+#define cf_write_protect_word(w)                                                                   \
+	((w) == CF_WRITE_PROTECT_REQUIRE ? CF_WRITE_PROTECT_WORD_REQUIRE : CF_WRITE_PROTECT_WORD_WARN)
+/* WORD as enum cf_write_protect, or -EINVAL. */
+int cf_write_protect_parse(const char *word);
+
 void cf_options_init(struct cf_options *o);
 /* Returns 0, or -EINVAL with *bad naming the variable whose value is not valid. */
 int cf_options_from_env(struct cf_options *o, char *const envp[], const char **bad);
