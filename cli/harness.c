@@ -707,7 +707,7 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_log(&f)))
+	if ((rc = cf_cli_check_log(&f)) || (rc = cf_cli_judge_lifts(&c, &f, NULL)))
 		return rc;
 	if (!f.pol.workspace) {
 		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "

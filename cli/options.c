@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "event.h"
+#include "protected_match.h"
 #include "secret_env.h"
 #include "vars.h"
 
@@ -282,6 +283,39 @@ int cf_cli_check_log(const struct cf_fence *f)
 	       "Nothing was run.",
 	       f->pol.log_refused);
 	return CF_EXIT_FAIL;
+}
+
+int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts)
+{
+	struct cf_strv own = {0}, *l = lifts ? lifts : &own;
+	char cwd[PATH_MAX], why[2 * PATH_MAX + 256];
+	const char *bad = NULL;
+	int rc = 0;
+	if (!c->opts.allow_write_protected.n)
+		return 0;
+	if (!getcwd(cwd, sizeof cwd)) {
+		cf_err("can not tell the current directory (%s), from which "
+		       "--allow-write-protected is taken; give absolute paths. Nothing was run.",
+		       strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	int e = cf_protected_canon_lifts(&c->opts.allow_write_protected, cwd, l, &bad);
+	if (e == -ENOMEM) {
+		cf_err("out of memory");
+		rc = CF_EXIT_FAIL;
+	} else if (e) {
+		cf_err("--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) '%s' can not be "
+		       "resolved (%s); give a path without a symlink loop. Nothing was run.",
+		       cf_cli_esc(bad), strerror(-e));
+		rc = CF_EXIT_FAIL;
+	}
+	for (size_t i = 0; !rc && i < l->n; i++)
+		if (cf_protected_lift_refusal(&f->pol, l->v[i], why, sizeof why)) {
+			cf_err("%s. Nothing was run.", why);
+			rc = CF_EXIT_FAIL;
+		}
+	cf_strv_free(&own);
+	return rc;
 }
 
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)

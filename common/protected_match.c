@@ -136,9 +136,10 @@ int cf_protected_lift_refusal(const struct cf_policy *p, const char *path, char 
 	if (cf_protected_match(&s, path, NULL, 0))
 		return 0;
 	snprintf(why, n,
-		 "--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) '%s' is no location "
-		 "that write protection covers (none of its rows, in a writable location); name "
-		 "one that 'credfence check' answers \"runs unfenced later\" for, or a path under one",
+		 "--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) '%s' is not covered by "
+		 "write protection (no row of the table, .git/hooks, .vscode, ..., lies there in a "
+		 "writable location); name a location that 'credfence check' answers \"runs "
+		 "unfenced later\" for, or a path under one",
 		 path);
 	return -EINVAL;
 }

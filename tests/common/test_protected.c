@@ -227,7 +227,7 @@ Test(protected_lift, anything_else_is_refused)
 		why[0] = '\0';
 		cr_expect_eq(cf_protected_lift_refusal(&pol, bad[i], why, sizeof why), -EINVAL, "%s",
 			     bad[i]);
-		cr_expect(strstr(why, "is no location that write protection covers"), "%s", why);
+		cr_expect(strstr(why, "is not covered by write protection"), "%s", why);
 		cr_expect(strstr(why, "--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED)"),
 			  "%s", why);
 	}
