@@ -130,8 +130,8 @@ static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lif
 	memset(a, 0, sizeof *a);
 	if (!getcwd(cwd, sizeof cwd) || cf_canon(path, cwd, canon, sizeof canon, NULL, NULL))
 		return;
-	cf_protect_scope_of(&all, pol, NULL);
-	cf_protect_scope_of(&free_, pol, lifts);
+	cf_protect_scope_of(&all, pol, cwd, NULL);
+	cf_protect_scope_of(&free_, pol, cwd, lifts);
 	const struct cf_protected_row *r = cf_protected_match(&all, canon, loc, sizeof loc);
 	if (!r)
 		return;

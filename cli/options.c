@@ -310,7 +310,7 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 		rc = CF_EXIT_FAIL;
 	}
 	for (size_t i = 0; !rc && i < l->n; i++)
-		if (cf_protected_lift_refusal(&f->pol, l->v[i], why, sizeof why)) {
+		if (cf_protected_lift_refusal(&f->pol, cwd, l->v[i], why, sizeof why)) {
 			cf_err("%s. Nothing was run.", why);
 			rc = CF_EXIT_FAIL;
 		}

@@ -9,9 +9,10 @@
 #include "paths.h"
 #include "policy.h"
 
-void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p,
+void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p, const char *cwd,
 			 const struct cf_strv *lifted)
 {
+	s->cwd = cwd;
 	s->writable = p->writable.v;
 	s->n_writable = p->writable.n;
 	s->home = p->home;
@@ -20,16 +21,45 @@ void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p,
 	s->n_lifted = lifted ? lifted->n : 0;
 }
 
-/* Whether the location PATH[0, LEN) is a writable location of S or lies in
- * one. PATH's prefixes end at component boundaries. */
+/* The length of W as a prefix: "/" is the empty one. */
+static size_t prefix_len(const char *w)
+{
+	return w[0] == '/' && w[1] == '\0' ? 0 : strlen(w);
+}
+
+/* Whether PATH[0, LEN) (a prefix that ends at a component boundary; length
+ * 0 is "/") lies in the directory W, or is W when EQUAL_OK. */
+static bool prefix_in(const char *path, size_t len, const char *w, bool equal_ok)
+{
+	size_t n = prefix_len(w);
+	if (n > len || strncmp(path, w, n) != 0)
+		return false;
+	return n == len ? equal_ok : path[n] == '/';
+}
+
+/* Whether the location PATH[0, LEN) lies strictly inside a writable
+ * location of S. */
 static bool loc_writable(const struct cf_protect_scope *s, const char *path, size_t len)
 {
+	for (size_t i = 0; i < s->n_writable; i++)
+		if (prefix_in(path, len, s->writable[i], false))
+			return true;
+	return false;
+}
+
+/* Whether PATH[0, LEN) is a project root of S: a writable location, a
+ * directory directly below one, or the working directory or an ancestor of
+ * it inside one. */
+static bool project_root(const struct cf_protect_scope *s, const char *path, size_t len)
+{
+	bool on_cwd = s->cwd && strncmp(s->cwd, path, len) == 0 &&
+		      (s->cwd[len] == '\0' || s->cwd[len] == '/' || len == 0);
 	for (size_t i = 0; i < s->n_writable; i++) {
 		const char *w = s->writable[i];
-		size_t n = strlen(w);
-		if (n == 1 && w[0] == '/')
-			return true;
-		if (n <= len && strncmp(path, w, n) == 0 && (n == len || path[n] == '/'))
+		size_t n = prefix_len(w);
+		if (!prefix_in(path, len, w, true))
+			continue;
+		if (n == len || on_cwd || !memchr(path + n + 1, '/', len - n - 1))
 			return true;
 	}
 	return false;
@@ -51,8 +81,8 @@ static size_t project_loc(const struct cf_protect_scope *s, const char *path, co
 	for (const char *c = strchr(path, '/'); c; c = strchr(c + 1, '/')) {
 		const char *at = c + 1;
 		if (strncmp(at, rel, k) == 0 && (at[k] == '/' || at[k] == '\0')) {
-			size_t len = (size_t)(at - path) + k;
-			if (len > best && loc_writable(s, path, len))
+			size_t root = (size_t)(c - path), len = (size_t)(at - path) + k;
+			if (len > best && project_root(s, path, root))
 				best = len;
 		}
 	}
@@ -120,7 +150,8 @@ int cf_protected_canon_lifts(const struct cf_strv *in, const char *cwd, struct c
 	return 0;
 }
 
-int cf_protected_lift_refusal(const struct cf_policy *p, const char *path, char *why, size_t n)
+int cf_protected_lift_refusal(const struct cf_policy *p, const char *cwd, const char *path,
+			      char *why, size_t n)
 {
 	for (size_t i = 0; i < p->n_denied; i++)
 		if (cf_path_within(path, p->denied[i].path)) {
@@ -132,7 +163,7 @@ int cf_protected_lift_refusal(const struct cf_policy *p, const char *path, char 
 			return -EINVAL;
 		}
 	struct cf_protect_scope s;
-	cf_protect_scope_of(&s, p, NULL);
+	cf_protect_scope_of(&s, p, cwd, NULL);
 	if (cf_protected_match(&s, path, NULL, 0))
 		return 0;
 	snprintf(why, n,

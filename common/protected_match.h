@@ -3,17 +3,20 @@
  * log give. Plain string work on canonical paths, no allocation and no
  * system call (cf_protected_canon_lifts aside): callable anywhere.
  *
- * The rule, precisely:
- * - A project row REL matches PATH when REL's components appear, in order,
- *   as whole components of PATH, at any depth (every directory is a project
- *   root: a repository inside a repository, a project below the workspace).
- *   The row's location is PATH cut after them.
- * - A home row matches when PATH is HOME/REL or lies under it, for the home
- *   and for the account's home.
- * - Either counts only when its location is a writable location or lies
- *   inside one: elsewhere Landlock refuses the write already. A writable
- *   location strictly inside a row's location (--writable .vscode/cache) is
- *   the user's choice and is not covered.
+ * The rule, precisely (protected.h's project roots, which the enforcement
+ * mounts at):
+ * - A project row REL covers ROOT/REL and what lies under it, where ROOT is a
+ *   project root: a writable location, a directory directly below one, or
+ *   the working directory or one of its ancestors that lies in a writable
+ *   location. A deeper directory is no root (a repository two levels below
+ *   the workspace, off the way to the working directory): the fence would
+ *   have to walk the whole tree at every launch to find its rows.
+ * - A home row covers HOME/REL and what lies under it, for the home and for
+ *   the account's home, when that location lies strictly inside a writable
+ *   location (~/.npm/_npx inside ~/.npm; home itself writable).
+ * - Elsewhere Landlock refuses the write already. A writable location that
+ *   is a row's location or lies inside one (a harness's
+ *   ~/.claude/shell-snapshots) is the user's choice and is not covered.
  * - A lifted path (--allow-write-protected) uncovers itself and what lies
  *   under it, nothing above it.
  * - When several rows match, the one with the longest location answers. */
@@ -31,12 +34,14 @@ struct cf_protect_scope {
 	char *const *writable; /* canonical writable locations */
 	size_t n_writable;
 	const char *home, *account_home; /* canonical, or NULL */
+	const char *cwd;       /* the canonical working directory, or NULL */
 	char *const *lifted;   /* canonical --allow-write-protected paths */
 	size_t n_lifted;
 };
 
-/* The scope of policy P, LIFTED (canonical, may be NULL) lifted. */
-void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p,
+/* The scope of policy P in the working directory CWD (canonical, may be
+ * NULL), LIFTED (canonical, may be NULL) lifted. */
+void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p, const char *cwd,
 			 const struct cf_strv *lifted);
 
 /* The row that covers the canonical absolute PATH in S, or NULL; when LOC is
@@ -49,9 +54,11 @@ const struct cf_protected_row *cf_protected_match(const struct cf_protect_scope 
 int cf_protected_canon_lifts(const struct cf_strv *in, const char *cwd, struct cf_strv *out,
 			     const char **bad);
 
-/* Whether the canonical PATH may be lifted under P: it must be a location a
+/* Whether the canonical PATH may be lifted under P in the canonical working
+ * directory CWD (may be NULL): it must be a location a
  * row covers, or lie under one, and be no secret location and lie in none.
  * 0, or -EINVAL with WHY (N bytes) saying what is wrong and what to do. */
-int cf_protected_lift_refusal(const struct cf_policy *p, const char *path, char *why, size_t n);
+int cf_protected_lift_refusal(const struct cf_policy *p, const char *cwd, const char *path,
+			      char *why, size_t n);
 
 #endif

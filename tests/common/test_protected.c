@@ -79,18 +79,37 @@ Test(protected_match, project_rows_at_the_workspace_root)
 	cr_expect_str_eq(rel_of(&s, "/w/.claude/settings.json", loc), ".claude");
 }
 
-/* Every directory below a writable location is a project root. */
-Test(protected_match, project_rows_at_any_depth)
+/* The project roots: a writable location, a directory directly below one,
+ * the working directory and its ancestors inside one; no deeper. */
+Test(protected_match, project_roots)
 {
 	struct cf_protect_scope s = scope(ws_only, 1, "/h");
 	char loc[4096];
+	cr_expect_str_eq(rel_of(&s, "/w/a/.git/config", loc), ".git/config");
+	cr_expect_str_eq(loc, "/w/a/.git/config");
+	cr_expect_str_eq(rel_of(&s, "/w/a/b/.git/config", loc), "-", "two levels down, off the cwd");
+	cr_expect_str_eq(rel_of(&s, "/w/node_modules/x/.vscode/settings.json", loc), "-");
+	cr_expect_str_eq(rel_of(&s, "/w/.git/hooks/x/.git/hooks/y", loc), ".git/hooks");
+	cr_expect_str_eq(loc, "/w/.git/hooks", "the outer row: the inner root is no root");
+	/* On the way to the working directory, any depth. */
+	s.cwd = "/w/a/b/c";
 	cr_expect_str_eq(rel_of(&s, "/w/a/b/.git/config", loc), ".git/config");
 	cr_expect_str_eq(loc, "/w/a/b/.git/config");
-	cr_expect_str_eq(rel_of(&s, "/w/node_modules/x/.vscode/settings.json", loc), ".vscode");
-	cr_expect_str_eq(loc, "/w/node_modules/x/.vscode");
-	/* The innermost project's row answers: the longest location. */
-	cr_expect_str_eq(rel_of(&s, "/w/.git/hooks/x/.git/hooks/y", loc), ".git/hooks");
-	cr_expect_str_eq(loc, "/w/.git/hooks/x/.git/hooks");
+	cr_expect_str_eq(rel_of(&s, "/w/a/b/c/.envrc", loc), ".envrc");
+	cr_expect_str_eq(rel_of(&s, "/w/a/b/d/.envrc", loc), "-", "a sibling of the way");
+	cr_expect_str_eq(rel_of(&s, "/w/a/b/cc/.envrc", loc), "-", "a longer name is no ancestor");
+	/* An ancestor of the working directory outside every writable
+	 * location is no root. */
+	s.cwd = "/w/a";
+	cr_expect_str_eq(rel_of(&s, "/.git/config", loc), "-");
+	/* Every directory is a root when / is writable, through the cwd. */
+	char *root[] = {"/"};
+	s = scope(root, 1, "/h");
+	s.cwd = "/x/y";
+	cr_expect_str_eq(rel_of(&s, "/x/y/.git/config", loc), ".git/config");
+	cr_expect_str_eq(rel_of(&s, "/.git/config", loc), ".git/config");
+	cr_expect_str_eq(rel_of(&s, "/q/.git/config", loc), ".git/config");
+	cr_expect_str_eq(rel_of(&s, "/q/r/.git/config", loc), "-");
 }
 
 /* Whole components only, and what git itself writes stays uncovered. */
@@ -123,16 +142,16 @@ Test(protected_match, only_inside_writable_locations)
 	cr_expect_null(cf_protected_match(&s, NULL, loc, sizeof loc));
 }
 
-/* A row's location must be a writable location or lie in one: a writable
- * location strictly inside it is the user's choice (a harness's state
- * directory ~/.claude/shell-snapshots); one that is the row is not. */
+/* A writable location that is a row's location or lies inside one is the
+ * user's choice (a harness's state directory ~/.claude/shell-snapshots). */
 Test(protected_match, writable_location_inside_a_row)
 {
-	char *w[] = {"/h/.claude/shell-snapshots", "/w/.git/hooks"};
-	struct cf_protect_scope s = scope(w, 2, "/h");
+	char *w[] = {"/h/.claude/shell-snapshots", "/w/.git/hooks", "/h/.npm/_npx"};
+	struct cf_protect_scope s = scope(w, 3, "/h");
 	char loc[4096];
 	cr_expect_str_eq(rel_of(&s, "/h/.claude/shell-snapshots/snap.sh", loc), "-");
-	cr_expect_str_eq(rel_of(&s, "/w/.git/hooks/pre-commit", loc), ".git/hooks");
+	cr_expect_str_eq(rel_of(&s, "/w/.git/hooks/pre-commit", loc), "-");
+	cr_expect_str_eq(rel_of(&s, "/h/.npm/_npx/x", loc), "-");
 }
 
 Test(protected_match, home_rows_where_home_is_writable)
@@ -212,10 +231,10 @@ TestSuite(protected_lift, .init = policy_setup, .fini = policy_teardown);
 Test(protected_lift, a_row_or_a_path_under_one)
 {
 	char why[1024];
-	cr_expect_eq(cf_protected_lift_refusal(&pol, "/w/.vscode", why, sizeof why), 0, "%s", why);
-	cr_expect_eq(cf_protected_lift_refusal(&pol, "/w/.vscode/settings.json", why, sizeof why), 0,
+	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/w/.vscode", why, sizeof why), 0, "%s", why);
+	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/w/.vscode/settings.json", why, sizeof why), 0,
 		     "%s", why);
-	cr_expect_eq(cf_protected_lift_refusal(&pol, "/w/sub/.git/hooks", why, sizeof why), 0);
+	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/w/sub/.git/hooks", why, sizeof why), 0);
 }
 
 Test(protected_lift, anything_else_is_refused)
@@ -225,7 +244,7 @@ Test(protected_lift, anything_else_is_refused)
 					  "/h/.bashrc"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		why[0] = '\0';
-		cr_expect_eq(cf_protected_lift_refusal(&pol, bad[i], why, sizeof why), -EINVAL, "%s",
+		cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, bad[i], why, sizeof why), -EINVAL, "%s",
 			     bad[i]);
 		cr_expect(strstr(why, "is not covered by write protection"), "%s", why);
 		cr_expect(strstr(why, "--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED)"),
@@ -236,10 +255,10 @@ Test(protected_lift, anything_else_is_refused)
 Test(protected_lift, a_secret_never)
 {
 	char why[1024];
-	cr_expect_eq(cf_protected_lift_refusal(&pol, "/h/.ssh", why, sizeof why), -EINVAL);
+	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/h/.ssh", why, sizeof why), -EINVAL);
 	cr_expect(strstr(why, "is the secret location /h/.ssh (SSH keys), which is never lifted"),
 		  "%s", why);
 	/* A secret that lies where a row covers: the secret wins. */
-	cr_expect_eq(cf_protected_lift_refusal(&pol, "/w/.git/keys/id", why, sizeof why), -EINVAL);
+	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/w/.git/keys/id", why, sizeof why), -EINVAL);
 	cr_expect(strstr(why, "lies in the secret location /w/.git/keys"), "%s", why);
 }
