@@ -279,6 +279,8 @@ static const char *type_word(enum cf_var_kind k)
 		return "\"" CF_MODE_WORD_REQUIRED "\" or \"" CF_MODE_WORD_BEST_EFFORT "\"";
 	case CF_KIND_NUMBER:
 		return "a positive whole number";
+	case CF_KIND_PROTECT:
+		return "\"" CF_WRITE_PROTECT_WORD_WARN "\" or \"" CF_WRITE_PROTECT_WORD_REQUIRE "\"";
 	default:
 		return "a path (a string)";
 	}
@@ -353,6 +355,18 @@ static int take(struct cf_config *cfg, size_t fi, const struct cf_var_row *r, js
 			return cf_config_note(cfg, fi, CF_VAR_MODE, "mode: %s", p);
 		}
 		break;
+	case CF_KIND_PROTECT: {
+		p = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+		int w = cf_write_protect_parse(p);
+		ok = w >= 0;
+		if (ok) {
+			*(int *)(void *)slot = w;
+			*(bool *)((char *)&cfg->vals + r->from_cli) = true; /* the file set it */
+			return cf_config_note(cfg, fi, (enum cf_var)(r - cf_vars), "%s: %s", r->key,
+					      p);
+		}
+		break;
+	}
 	case CF_KIND_NUMBER:
 		ok = json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0 &&
 		     json_object_get_int64(v) <= LONG_MAX;
@@ -472,6 +486,15 @@ static int merge(struct cf_config *cfg, struct cf_options *o)
 			if (has && !set)
 				*(int *)(void *)to = *(int *)(void *)from;
 			break;
+		case CF_KIND_PROTECT: {
+			/* Its default is a value (warn): the flag says who set it. */
+			const char *twin = getenv(r->name);
+			has = *(bool *)((char *)&cfg->vals + r->from_cli);
+			set = *(bool *)((char *)o + r->from_cli) || (twin && *twin);
+			if (has && !set)
+				*(int *)(void *)to = *(int *)(void *)from;
+			break;
+		}
 		case CF_KIND_NUMBER:
 			has = *(long *)(void *)from > 0;
 			set = *(long *)(void *)to > 0;

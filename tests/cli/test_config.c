@@ -71,6 +71,10 @@ static void sample(const struct cf_var_row *r, char *arg, size_t an, char *json,
 		arg[0] = '\0';
 		cf_fx_fmt(json, jn, "\"best-effort\"");
 		return;
+	case CF_KIND_PROTECT:
+		cf_fx_fmt(arg, an, "require");
+		cf_fx_fmt(json, jn, "\"require\"");
+		return;
 	case CF_KIND_NUMBER:
 		cf_fx_fmt(arg, an, "7");
 		cf_fx_fmt(json, jn, "7");
@@ -101,6 +105,11 @@ static void same_slot(const struct cf_var_row *r, const struct cf_options *a,
 		cr_expect_str_eq(s->v[0], t->v[0], "%s", r->key);
 		break;
 	}
+	case CF_KIND_PROTECT:
+		cr_expect_eq(*(const int *)(const void *)x, *(const int *)(const void *)y, "%s",
+			     r->key);
+		cr_expect_eq(*(const int *)(const void *)y, CF_WRITE_PROTECT_REQUIRE, "%s", r->key);
+		break;
 	case CF_KIND_SWITCH:
 	case CF_KIND_MODE:
 		cr_expect_eq(*(const int *)(const void *)x, *(const int *)(const void *)y, "%s",
