@@ -47,6 +47,9 @@ static const struct help_row options_help[] = {
 	 "let fenced programs open any pty by its name under /dev/pts, and so\n"
 	 "every terminal of yours; new ptys work without it\n"
 	 "({}=1)"},
+	{CF_VAR_QUIET_DENIALS, NULL,
+	 "write no line to a fenced program's stderr when the fence denies it\n"
+	 "a read or a write ({}=1)"},
 	{CF_VAR_ALLOW_SOCKET, NULL,
 	 "let fenced programs connect to the Unix socket S (a path, or @NAME\n"
 	 "for an abstract one) bound outside the fence, repeatable\n"
