@@ -37,6 +37,7 @@
 #include "paths.h"
 #include "policy.h"
 #include "shim.h"
+#include "denial_wire.h"
 #include "sys.h"
 
 #ifndef SYS_faccessat2
@@ -229,6 +230,18 @@ static bool first_time(const char *path)
 	return first;
 }
 
+/* The log line is the supervisor's (sup_denied.h): it judges the path
+ * itself. Without one the call fails with EBADF and nothing is logged. */
+static void report(const char *abs, enum access_kind acc)
+{
+	struct cf_denial_report r = {.access = acc == ACC_WRITE};
+	size_t n = strlen(abs);
+	if (n >= sizeof r.path)
+		return;
+	memcpy(r.path, abs, n + 1);
+	(void)cf_sys3(SYS_ioctl, -1, CF_DENIAL_IOCTL, &r);
+}
+
 static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 {
 	char abs[PATH_MAX], line[3 * PATH_MAX + 256];
@@ -246,7 +259,10 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 	 * the bits would allow it. */
 	if (!d && err != EROFS && !bits_allow(abs, acc))
 		goto out;
-	if (judge.quiet || !first_time(abs))
+	if (!first_time(abs))
+		goto out;
+	report(abs, acc);
+	if (judge.quiet)
 		goto out;
 	size_t n = cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE, d ? d->holds : NULL,
 				   judge.pol.home);
