@@ -241,3 +241,62 @@ Test(shim_denials, under_the_harness_children_explain_the_harness_does_not)
 	assert_clean(&o);
 	cf_fx_out_free(&o);
 }
+
+/* Lines of the log at LOG holding NEEDLE, and every "denied" line. */
+static size_t log_count(const char *log, const char *needle)
+{
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return 0;
+	char line[16384];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+Test(shim_denials, one_log_line_a_path_judged_by_the_supervisor)
+{
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, "--quiet-denials", NULL},
+	       "cat \"$CF_T_KEY\"; cat \"$CF_T_KEY\"; \"$CF_T_DENYPROBE\" \"$CF_T_KEY\" \"$CF_T_KEY\" "
+	       "\"$CF_T_ALLOWED\"", NULL);
+	st_dump("log", &o);
+	cr_expect_null(strstr(o.err, NOTICE), "--quiet-denials wrote a notice");
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	char want[PATH_MAX * 3];
+	snprintf(want, sizeof want, "\"path\":\"%s\",\"access\":\"read\",\"row\":"
+		 "\"SSH private keys, known hosts and config\",\"allow\":\"--allow-read %s\"}",
+		 t.key, t.key);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 1,
+		     "one denied line for one path, whoever read it, quiet or not:\n%s", log);
+	cr_expect_eq(st_count(log, want), 1, "the line names the row and the option:\n%s", log);
+	cr_expect(strstr(log, "\"program\":\"/usr/bin/cat\""), "the program:\n%s", log);
+	cr_expect_null(strstr(log, FAKE_TOKEN));
+	for (size_t i = 0; i < t.fx.n; i++)
+		cr_expect_null(strstr(log, t.fx.s[i].marker), "a marker in the log");
+	free(log);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, a_forged_report_logs_nothing)
+{
+	struct cf_fx_out o;
+	char script[PATH_MAX * 4];
+	/* Not denied by the fence: a readable system file, a file of its own
+	 * made unreadable, a write in the workspace, and a secret reached
+	 * through "..", which the supervisor does not judge. */
+	snprintf(script, sizeof script,
+		 "echo x > own.txt; chmod 000 own.txt\n"
+		 "\"$CF_T_DENYPROBE\" forge read /etc/hostname \"$PWD/own.txt\" '%s/../home/.ssh'\n"
+		 "\"$CF_T_DENYPROBE\" forge write \"$PWD/own.txt\" \"$PWD/new.txt\"\n",
+		 t.fx.ws);
+	run_sh(&o, (const char *[]){"--log", t.log, NULL}, script, NULL);
+	st_dump("forged", &o);
+	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 5, "the supervisor answers every report");
+	cr_expect_eq(log_count(t.log, "\"event\":\"denied\""), 0, "a forged report was logged");
+	cr_expect_eq(log_count(t.log, "sandbox_status"), 1, "the run was not logged");
+	cf_fx_out_free(&o);
+}
