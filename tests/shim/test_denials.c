@@ -240,6 +240,15 @@ Test(shim_denials, under_the_harness_children_explain_the_harness_does_not)
 	cr_expect_eq(notices_of(&o, t.key), 1, "the child's notice, and none from the harness");
 	assert_clean(&o);
 	cf_fx_out_free(&o);
+
+	/* credfence harness exports --quiet-denials to the children. */
+	env = st_env(&t, NULL);
+	st_harness(&o, &t, env, (const char *[]){"--quiet-denials", NULL},
+		   CF_ARGV("/bin/bash", "-c", "cat \"$CF_T_KEY\"; echo child=$?; true"));
+	cf_fx_env_free(env);
+	cr_expect(strstr(o.out, "child=1"), "the child read the key");
+	cr_expect_null(strstr(o.err, NOTICE), "--quiet-denials under the harness:\n%s", o.err);
+	cf_fx_out_free(&o);
 }
 
 /* Lines of the log at LOG holding NEEDLE, and every "denied" line. */
