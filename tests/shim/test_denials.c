@@ -100,8 +100,19 @@ Test(shim_denials, each_row_from_cat)
 				      t.fx.s[i].key);
 	snprintf(script + n, sizeof script - n, "cat \"$CF_T_ALLOWED\"\n");
 	struct cf_fx_out o;
-	run_sh(&o, NULL, script, NULL);
+	run_sh(&o, (const char *[]){"--log", t.log, NULL}, script, NULL);
 	st_dump("cat of every row", &o);
+	/* And one denied line a row in the log, the supervisor's. */
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), t.fx.n, "one denied line a row:\n%s", log);
+	for (size_t i = 0; i < t.fx.n; i++) {
+		char want[PATH_MAX + 64];
+		snprintf(want, sizeof want, "\"path\":\"%s\",\"access\":\"read\"", t.fx.s[i].key);
+		cr_expect_eq(st_count(log, want), 1, "row %s: no denied line", t.fx.s[i].rel);
+		cr_expect_null(strstr(log, t.fx.s[i].marker), "a marker in the log");
+	}
+	free(log);
 	cr_expect(strstr(o.out, ST_ALLOWED_TEXT), "the allowed read failed");
 	for (size_t i = 0; i < t.fx.n; i++) {
 		const char *key = t.fx.s[i].key;
