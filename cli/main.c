@@ -43,6 +43,13 @@ static const struct help_row options_help[] = {
 	 "repeatable ({}, colon list)"},
 	{CF_VAR_MODE, "--best-effort", "run even when isolation can not be applied ({}=best-effort)"},
 	{CF_VAR_MODE, "--required", "refuse to run when isolation can not be applied (the default)"},
+	{CF_VAR_ALLOW_WRITE_PROTECTED, NULL,
+	 "let fenced programs write PATH although write protection covers it\n"
+	 "(check says \"runs unfenced later\"); never a secret; repeatable\n"
+	 "({}, colon list)"},
+	{CF_VAR_WRITE_PROTECT, NULL,
+	 "where write protection can not be applied: warn and run (the\n"
+	 "default), or refuse ({}=require)"},
 	{CF_VAR_LOG, NULL, "append one JSON line per sandbox application ({})"},
 	{CF_VAR_MAX_ENTRIES, NULL, "most entries read from one directory ({}; 20000)"},
 	{CF_VAR_ALLOW_PTYS, NULL,
