@@ -88,6 +88,7 @@ int cf_cmd_run(int argc, char **argv);
 int cf_cmd_harness(int argc, char **argv);
 int cf_cmd_status(int argc, char **argv);
 int cf_cmd_check(int argc, char **argv);
+int cf_cmd_explain(int argc, char **argv);
 
 /* execvp CMD and map its failure to an exit code (never returns). */
 _Noreturn void cf_cli_exec(char **cmd);

@@ -194,7 +194,7 @@ static bool preload_has(const char *list, const char *path)
 	return false;
 }
 
-static int preload(const char *shim)
+int cf_cli_preload(const char *shim)
 {
 	const char *old = getenv(CF_PRELOAD_VAR);
 	if (!old || !*old)
@@ -821,7 +821,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (export_options(&c, &f.pol, cwd) || preload(shim) ||
+	if (export_options(&c, &f.pol, cwd) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif

@@ -161,6 +161,8 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
 			c->opts.allow_ptys = 1;
+		} else if (strcmp(a, "--quiet-denials") == 0) {
+			c->opts.quiet_denials = 1;
 		} else if (is_opt(a, "--harness-program") || strcmp(a, "--static-harness") == 0) {
 			/* Which processes get the harness role: credfence harness only. */
 			if (strcmp(sub, "harness") != 0) {

@@ -19,6 +19,7 @@ void cf_options_init(struct cf_options *o)
 	memset(o, 0, sizeof *o);
 	o->mode = -1;
 	o->allow_ptys = -1;
+	o->quiet_denials = -1;
 	o->ssh_agent = -1;
 	o->static_harness = -1;
 }

@@ -26,6 +26,7 @@ struct cf_options {
 	const char *log;          /* --log, CREDFENCE_LOG */
 	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */
 	int allow_ptys;           /* --allow-ptys, CREDFENCE_ALLOW_PTYS=1; -1 unset, 0, 1 */
+	int quiet_denials;        /* --quiet-denials, CREDFENCE_QUIET_DENIALS=1; -1 unset, 0, 1 */
 	const char *account_home; /* the password database's home, filled by the caller */
 	struct cf_strv allow_sockets; /* --allow-socket, CREDFENCE_ALLOW_SOCKET: paths or @names */
 	int ssh_agent;            /* --ssh-agent, CREDFENCE_SSH_AGENT=1; -1 unset, 0, 1 */

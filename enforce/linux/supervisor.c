@@ -55,6 +55,7 @@
 #include "harness_guard.h"
 #include "json.h"
 #include "proc.h"
+#include "sup_denied.h"
 #include "supervisor_pty.h"
 #include "supervisor_wire.h"
 #include "sys.h"
@@ -106,6 +107,8 @@ struct policy {
 			      (st_ino 0: absent then, never matches) */
 	struct name *sa; /* allowed abstract names */
 	size_t nsa;
+	char **d; /* secrets, "HOLDS\tPATH" (sup_denied.h) */
+	size_t nd;
 };
 
 struct listener {
@@ -1138,6 +1141,9 @@ static void policy_free(struct policy *p)
 		free(p->w[i]);
 	for (size_t i = 0; i < p->nsp; i++)
 		free(p->sp[i]);
+	for (size_t i = 0; i < p->nd; i++)
+		free(p->d[i]);
+	free(p->d);
 	free(p->w);
 	free(p->sp);
 	free(p->spid);
@@ -1247,6 +1253,17 @@ static void notification(struct listener *l)
 		caller_close(&c);
 		return;
 	}
+	if (cf_sup_is_denial(&u.n.data)) { /* a denial's report (sup_denied.h) */
+		struct cf_denial_report rep;
+		char prog[PATH_MAX];
+		if (peek(&c, u.n.data.args[2], &rep, sizeof rep) == 0 && valid(&c)) {
+			program_of(&c, prog, sizeof prog);
+			cf_sup_denied(S.log_fd, c.tgid, prog, &rep, l->pol.d, l->pol.nd, l->pol.w, l->pol.nw);
+		}
+		respond(l->fd, c.id, -EPERM, false);
+		caller_close(&c);
+		return;
+	}
 	if (cf_pty_is_peer_call(&u.n.data)) {
 		r = same_creds(&c) ? cf_pty_give_peer(l->fd, c.id, c.pidfd, &u.n.data) : -EACCES;
 		if (r < 0)
@@ -1284,7 +1301,8 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 	p->w = calloc(nrec + 1, sizeof *p->w);
 	p->sp = calloc(nrec + 1, sizeof *p->sp);
 	p->sa = calloc(nrec + 1, sizeof *p->sa);
-	if (!p->w || !p->sp || !p->sa)
+	p->d = calloc(nrec + 1, sizeof *p->d);
+	if (!p->w || !p->sp || !p->sa || !p->d)
 		return -ENOMEM;
 	while (at < len) {
 		char kind = b[at++];
@@ -1305,6 +1323,9 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 			a->b[0] = '\0';
 			memcpy(a->b + 1, s + 1, n - 1);
 			a->len = n;
+		} else if (kind == CF_IPC_REC_DENIED && strchr(s, '\t')) {
+			if (!(p->d[p->nd++] = strdup(s)))
+				return -ENOMEM;
 		} else {
 			return -EINVAL;
 		}
