@@ -55,6 +55,7 @@
 #include "harness_guard.h"
 #include "json.h"
 #include "proc.h"
+#include "sup_state.h"
 #include "supervisor_pty.h"
 #include "supervisor_wire.h"
 #include "sys.h"
@@ -89,92 +90,6 @@
 #define WORKERS_MAX 64
 #define CLIENT_DEADLINE_NS (CF_IPC_ANSWER_TIMEOUT * 1000000000LL)
 #define RECORD_UNBOUND_NS 2000000000LL
-
-/* ---- the state of the supervisor process ---- */
-
-struct name {
-	size_t len; /* bytes of sun_path, from its leading NUL on */
-	char b[sizeof(((struct sockaddr_un *)0)->sun_path)];
-};
-
-struct policy {
-	char **w; /* writable locations */
-	size_t nw;
-	char **sp; /* allowed socket files */
-	size_t nsp;
-	struct stat *spid; /* each one's identity, pinned when the supervisor first heard of it
-			      (st_ino 0: absent then, never matches) */
-	struct name *sa; /* allowed abstract names */
-	size_t nsa;
-};
-
-struct listener {
-	int fd;
-	int refs; /* under S.lock */
-	struct policy pol;
-};
-
-/* A socket bound by a fenced process: its identity (inode and cookie, which
- * no other socket can share while it lives), and once the bind is done, what
- * it is bound to. */
-struct record {
-	uint32_t ino;
-	uint64_t cookie;
-	long long since;
-	int bound; /* 0 not yet, 1 a file (dev, vino), 2 an abstract name */
-	dev_t dev;
-	ino_t vino;
-	struct name name;
-};
-
-struct caller {
-	int lfd;
-	uint64_t id;
-	pid_t tid, tgid;
-	int pidfd;
-	char creds[1024];
-	const struct policy *pol;
-};
-
-struct job {
-	struct job *next;
-	struct listener *l;
-	struct caller c;
-	int sock;
-	struct sockaddr_storage sa;
-	socklen_t len;
-};
-
-static struct {
-	int log_fd;
-	size_t notif_size, resp_size;
-	char own_creds[1024];
-	uid_t uid;
-	pthread_mutex_t lock; /* records, listener refs, the queue, the counters */
-	pthread_cond_t work;
-	struct record *rec;
-	size_t nrec, caprec;
-	struct job *head, *tail;
-	int workers, idle, listeners;
-	/* Above mode (cf_supervisor_start_above): the waiter's pipe, to which
-	 * the keeper's end is reported; -1 otherwise. */
-	int status_fd;
-} S = {.log_fd = -1, .status_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
-
-static long long now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static void close_keep_errno(int fd)
-{
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	errno = e;
-}
 
 /* ---- the caller ---- */
 
@@ -257,7 +172,7 @@ static int caller_open(struct caller *c)
 
 static void caller_close(struct caller *c)
 {
-	close_keep_errno(c->pidfd);
+	cf_sup_close(c->pidfd);
 	c->pidfd = -1;
 }
 
@@ -307,7 +222,7 @@ static void program_of(const struct caller *c, char *out, size_t cap)
 	snprintf(p, sizeof p, "/proc/%d/comm", (int)c->tid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	n = fd >= 0 ? read(fd, out, cap - 1) : -1;
-	close_keep_errno(fd);
+	cf_sup_close(fd);
 	if (n < 0)
 		n = 0;
 	while (n > 0 && out[n - 1] == '\n')
@@ -319,7 +234,8 @@ static void program_of(const struct caller *c, char *out, size_t cap)
 static void log_denial(const struct caller *c, const char *event, const char *call, const char *key,
 		       const char *what, const char *reason)
 {
-	if (S.log_fd < 0)
+	const struct sup *sup = c->sup;
+	if (sup->log_fd < 0)
 		return;
 	char prog[PATH_MAX], line[4 * PATH_MAX + 512];
 	size_t len = 0;
@@ -345,7 +261,7 @@ static void log_denial(const struct caller *c, const char *event, const char *ca
 	cf_json_raw(line, sizeof line, &len, "}\n");
 	if (len + 1 >= sizeof line) /* cut: still one line */
 		memcpy(line + sizeof line - 3, "}\n", 3), len = sizeof line - 1;
-	ssize_t w = write(S.log_fd, line, len);
+	ssize_t w = write(sup->log_fd, line, len);
 	(void)w;
 }
 
@@ -354,7 +270,7 @@ static void log_denial(const struct caller *c, const char *event, const char *ca
  * capabilities) would act with more than it has. */
 static bool same_creds(const struct caller *c)
 {
-	return strcmp(c->creds, S.own_creds) == 0;
+	return strcmp(c->creds, c->sup->own_creds) == 0;
 }
 
 /* ---- paths ---- */
@@ -537,24 +453,24 @@ static int diag_lookup(struct record *r)
 	return 1;
 }
 
-static void record_drop(size_t i)
+static void record_drop(struct sup *sup, size_t i)
 {
-	S.rec[i] = S.rec[--S.nrec];
+	sup->rec[i] = sup->rec[--sup->nrec];
 }
 
 /* Whether a live socket bound inside is bound to the file (DEV, INO), or to
  * the abstract name NAME. Each candidate is looked up again before it counts:
  * a cached match of a socket that has gone could be a new file with a reused
- * inode number. Under S.lock. */
-static bool bound_inside(const struct stat *file, const struct name *name)
+ * inode number. Under sup->lock. */
+static bool bound_inside(struct sup *sup, const struct stat *file, const struct name *name)
 {
-	long long now = now_ns();
-	for (size_t i = 0; i < S.nrec;) {
-		struct record *r = &S.rec[i];
+	long long now = cf_sup_now_ns();
+	for (size_t i = 0; i < sup->nrec;) {
+		struct record *r = &sup->rec[i];
 		if (r->bound == 0) {
 			int k = diag_lookup(r);
 			if (k == 0 || (k > 0 && r->bound == 0 && now - r->since > RECORD_UNBOUND_NS)) {
-				record_drop(i); /* gone, or its bind failed: a new bind records it again */
+				record_drop(sup, i); /* gone, or its bind failed: a new bind records it again */
 				continue;
 			}
 		}
@@ -569,7 +485,7 @@ static bool bound_inside(const struct stat *file, const struct name *name)
 				return true;
 			}
 			if (k == 0) {
-				record_drop(i);
+				record_drop(sup, i);
 				continue;
 			}
 		}
@@ -595,6 +511,7 @@ static long connect_unix(struct job *j)
 {
 	const struct sockaddr_un *sa = (const struct sockaddr_un *)&j->sa;
 	const struct policy *pol = j->c.pol;
+	struct sup *sup = j->c.sup;
 	size_t plen = j->len - offsetof(struct sockaddr_un, sun_path);
 	char shown[PATH_MAX + 8];
 	bool ok = false;
@@ -606,9 +523,9 @@ static long connect_unix(struct job *j)
 		for (size_t i = 0; i < pol->nsa && !ok; i++)
 			ok = pol->sa[i].len == n.len && memcmp(pol->sa[i].b, n.b, n.len) == 0;
 		if (!ok) {
-			pthread_mutex_lock(&S.lock);
-			ok = bound_inside(NULL, &n);
-			pthread_mutex_unlock(&S.lock);
+			pthread_mutex_lock(&sup->lock);
+			ok = bound_inside(sup, NULL, &n);
+			pthread_mutex_unlock(&sup->lock);
 		}
 		if (!ok) {
 			shown_name(&n, shown, sizeof shown);
@@ -638,9 +555,9 @@ static long connect_unix(struct job *j)
 		ok = pol->spid[i].st_ino != 0 && pol->spid[i].st_dev == st.st_dev &&
 		     pol->spid[i].st_ino == st.st_ino;
 	if (!ok) {
-		pthread_mutex_lock(&S.lock);
-		ok = bound_inside(&st, NULL);
-		pthread_mutex_unlock(&S.lock);
+		pthread_mutex_lock(&sup->lock);
+		ok = bound_inside(sup, &st, NULL);
+		pthread_mutex_unlock(&sup->lock);
 	}
 	if (!ok || !same_creds(&j->c)) {
 		char where[PATH_MAX], link[64];
@@ -669,60 +586,60 @@ static long connect_judged(struct job *j)
 	return connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
 }
 
-static void listener_put(struct listener *l);
+static void listener_put(struct sup *sup, struct listener *l);
 
 static void job_done(struct job *j, long result)
 {
 	if (valid(&j->c))
 		respond(j->c.lfd, j->c.id, result, false);
-	close_keep_errno(j->sock);
+	cf_sup_close(j->sock);
 	caller_close(&j->c);
-	listener_put(j->l);
+	listener_put(j->c.sup, j->l);
 	free(j);
 }
 
 static void *worker(void *arg)
 {
-	(void)arg;
-	pthread_mutex_lock(&S.lock);
+	struct sup *sup = arg;
+	pthread_mutex_lock(&sup->lock);
 	for (;;) {
-		while (!S.head) {
-			S.idle++;
-			pthread_cond_wait(&S.work, &S.lock);
-			S.idle--;
+		while (!sup->head) {
+			sup->idle++;
+			pthread_cond_wait(&sup->work, &sup->lock);
+			sup->idle--;
 		}
-		struct job *j = S.head;
-		S.head = j->next;
-		if (!S.head)
-			S.tail = NULL;
-		pthread_mutex_unlock(&S.lock);
+		struct job *j = sup->head;
+		sup->head = j->next;
+		if (!sup->head)
+			sup->tail = NULL;
+		pthread_mutex_unlock(&sup->lock);
 		job_done(j, connect_judged(j));
-		pthread_mutex_lock(&S.lock);
+		pthread_mutex_lock(&sup->lock);
 	}
 	return NULL;
 }
 
-static void enqueue(struct job *j)
+static void enqueue(struct sup *sup, struct job *j)
 {
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&sup->lock);
 	j->next = NULL;
-	if (S.tail)
-		S.tail->next = j;
+	if (sup->tail)
+		sup->tail->next = j;
 	else
-		S.head = j;
-	S.tail = j;
-	if (S.idle == 0 && S.workers < WORKERS_MAX) {
+		sup->head = j;
+	sup->tail = j;
+	if (sup->idle == 0 && sup->workers < WORKERS_MAX) {
 		pthread_t t;
 		pthread_attr_t a;
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&a, 256 * 1024);
-		if (pthread_create(&t, &a, worker, NULL) == 0)
-			S.workers++;
+		if (pthread_create(&t, &a, worker, sup) == 0)
+			sup->workers++;
 		pthread_attr_destroy(&a);
 	}
-	pthread_cond_signal(&S.work);
-	pthread_mutex_unlock(&S.lock);
+	pthread_cond_signal(&sup->work);
+	pthread_mutex_unlock(&sup->lock);
 }
 
 static void handle_connect(struct listener *l, struct caller *c, const struct seccomp_notif *n)
@@ -734,6 +651,7 @@ static void handle_connect(struct listener *l, struct caller *c, const struct se
 		caller_close(c);
 		return;
 	}
+	struct sup *sup = c->sup;
 	j->c = *c;
 	j->l = l;
 	j->sock = -1;
@@ -753,19 +671,19 @@ static void handle_connect(struct listener *l, struct caller *c, const struct se
 		goto done;
 	}
 	int fl = fcntl(j->sock, F_GETFL);
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&sup->lock);
 	l->refs++;
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&sup->lock);
 	if (fl >= 0 && (fl & O_NONBLOCK)) {
 		job_done(j, connect_judged(j)); /* can not wait on its peer */
 		return;
 	}
-	enqueue(j);
+	enqueue(sup, j);
 	return;
 done:
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&sup->lock);
 	l->refs++;
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&sup->lock);
 	job_done(j, r);
 }
 
@@ -782,6 +700,7 @@ static void handle_bind(struct caller *c, const struct seccomp_notif *n)
 	socklen_t dl = sizeof dom;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof ss;
+	struct sup *sup = c->sup;
 	struct stat st;
 	uint64_t cookie = 0;
 	socklen_t cl = sizeof cookie;
@@ -789,24 +708,24 @@ static void handle_bind(struct caller *c, const struct seccomp_notif *n)
 	    getsockname(s, (struct sockaddr *)&ss, &sl) == 0 && sl <= sizeof(sa_family_t) &&
 	    getsockopt(s, SOL_SOCKET, SO_COOKIE, &cookie, &cl) == 0 && fstat(s, &st) == 0 &&
 	    valid(c)) {
-		pthread_mutex_lock(&S.lock);
+		pthread_mutex_lock(&sup->lock);
 		bool known = false;
-		for (size_t i = 0; i < S.nrec && !known; i++)
-			known = S.rec[i].cookie == cookie;
-		if (!known && S.nrec == S.caprec) {
-			size_t cap = S.caprec ? 2 * S.caprec : 64;
-			struct record *nr = realloc(S.rec, cap * sizeof *nr);
+		for (size_t i = 0; i < sup->nrec && !known; i++)
+			known = sup->rec[i].cookie == cookie;
+		if (!known && sup->nrec == sup->caprec) {
+			size_t cap = sup->caprec ? 2 * sup->caprec : 64;
+			struct record *nr = realloc(sup->rec, cap * sizeof *nr);
 			if (nr) {
-				S.rec = nr;
-				S.caprec = cap;
+				sup->rec = nr;
+				sup->caprec = cap;
 			}
 		}
-		if (!known && S.nrec < S.caprec)
-			S.rec[S.nrec++] = (struct record){.ino = (uint32_t)st.st_ino, .cookie = cookie,
-							  .since = now_ns()};
-		pthread_mutex_unlock(&S.lock);
+		if (!known && sup->nrec < sup->caprec)
+			sup->rec[sup->nrec++] = (struct record){.ino = (uint32_t)st.st_ino, .cookie = cookie,
+							  .since = cf_sup_now_ns()};
+		pthread_mutex_unlock(&sup->lock);
 	}
-	close_keep_errno(s);
+	cf_sup_close(s);
 	respond(c->lfd, c->id, 0, true);
 	caller_close(c);
 }
@@ -1125,11 +1044,11 @@ static long handle_meta(struct caller *c, const struct seccomp_notif *n)
 
 /* ---- a notification ---- */
 
-static void listener_get(struct listener *l)
+static void listener_get(struct sup *sup, struct listener *l)
 {
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&sup->lock);
 	l->refs++;
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&sup->lock);
 }
 
 static void policy_free(struct policy *p)
@@ -1151,10 +1070,6 @@ static void policy_free(struct policy *p)
  * and put a link to tmux's in its place, or start a child whose environment
  * names another socket; neither widens what is allowed. A later fence may
  * only narrow: what it allows outside this first list is dropped. */
-static struct {
-	bool set;
-	struct policy pol;
-} U;
 
 static bool name_in(const struct policy *p, const struct name *n)
 {
@@ -1164,16 +1079,16 @@ static bool name_in(const struct policy *p, const struct name *n)
 	return false;
 }
 
-/* Under S.lock. */
-static int pin_allowed(struct policy *p)
+/* Under sup->lock. */
+static int pin_allowed(struct sup *sup, struct policy *p)
 {
 	if (!(p->spid = calloc(p->nsp + 1, sizeof *p->spid)))
 		return -ENOMEM;
-	if (!U.set) {
+	if (!sup->first_set) {
 		for (size_t i = 0; i < p->nsp; i++)
 			if (stat(p->sp[i], &p->spid[i]) != 0 || !S_ISSOCK(p->spid[i].st_mode))
 				memset(&p->spid[i], 0, sizeof p->spid[i]);
-		struct policy *u = &U.pol;
+		struct policy *u = &sup->first;
 		u->sp = calloc(p->nsp + 1, sizeof *u->sp);
 		u->spid = calloc(p->nsp + 1, sizeof *u->spid);
 		u->sa = calloc(p->nsa + 1, sizeof *u->sa);
@@ -1187,37 +1102,37 @@ static int pin_allowed(struct policy *p)
 		}
 		memcpy(u->sa, p->sa, p->nsa * sizeof *p->sa);
 		u->nsa = p->nsa;
-		U.set = true;
+		sup->first_set = true;
 		return 0;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < p->nsp; i++) {
 		size_t j = 0;
-		while (j < U.pol.nsp && strcmp(U.pol.sp[j], p->sp[i]) != 0)
+		while (j < sup->first.nsp && strcmp(sup->first.sp[j], p->sp[i]) != 0)
 			j++;
-		if (j == U.pol.nsp) {
+		if (j == sup->first.nsp) {
 			free(p->sp[i]);
 			continue;
 		}
 		p->sp[k] = p->sp[i];
-		p->spid[k++] = U.pol.spid[j];
+		p->spid[k++] = sup->first.spid[j];
 	}
 	p->nsp = k;
 	k = 0;
 	for (size_t i = 0; i < p->nsa; i++)
-		if (name_in(&U.pol, &p->sa[i]))
+		if (name_in(&sup->first, &p->sa[i]))
 			p->sa[k++] = p->sa[i];
 	p->nsa = k;
 	return 0;
 }
 
-static void listener_put(struct listener *l)
+static void listener_put(struct sup *sup, struct listener *l)
 {
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&sup->lock);
 	bool last = --l->refs == 0;
 	if (last)
-		S.listeners--;
-	pthread_mutex_unlock(&S.lock);
+		sup->listeners--;
+	pthread_mutex_unlock(&sup->lock);
 	if (last) {
 		close(l->fd);
 		policy_free(&l->pol);
@@ -1226,7 +1141,7 @@ static void listener_put(struct listener *l)
 }
 
 /* Receive and decide one notification of L. */
-static void notification(struct listener *l)
+static void notification(struct sup *sup, struct listener *l)
 {
 	union {
 		struct seccomp_notif n;
@@ -1235,7 +1150,7 @@ static void notification(struct listener *l)
 	memset(&u, 0, sizeof u);
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
 		return; /* ENOENT: the caller went away first */
-	struct caller c = {.lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
+	struct caller c = {.sup = sup, .lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
 	long r = caller_open(&c);
 	if (r < 0) {
 		respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
@@ -1256,9 +1171,9 @@ static void notification(struct listener *l)
 	}
 	switch (u.n.data.nr) {
 	case SYS_connect:
-		listener_get(l);
+		listener_get(sup, l);
 		handle_connect(l, &c, &u.n);
-		listener_put(l);
+		listener_put(sup, l);
 		return;
 	case SYS_bind:
 		handle_bind(&c, &u.n);
@@ -1325,14 +1240,14 @@ static bool is_listener(int fd)
 
 /* A client's message: its listener and blob. 1 done (answered or refused),
  * 0 not there yet, and the new listener in *OUT. */
-static int client_in(int cfd, struct listener **out)
+static int client_in(struct sup *sup, int cfd, struct listener **out)
 {
-	static char buf[CF_IPC_BLOB_MAX + 1];
+	char *buf = sup->blob;
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int) * 4)];
 	} cm;
-	struct iovec iov = {buf, sizeof buf};
+	struct iovec iov = {buf, sizeof sup->blob};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
 			   .msg_controllen = sizeof cm.b};
 	*out = NULL;
@@ -1364,24 +1279,24 @@ static int client_in(int cfd, struct listener **out)
 		l = calloc(1, sizeof *l);
 		answer = l ? parse_blob(buf, (size_t)n, &l->pol) : -ENOMEM;
 		if (answer == 0) {
-			pthread_mutex_lock(&S.lock);
-			answer = pin_allowed(&l->pol);
-			pthread_mutex_unlock(&S.lock);
+			pthread_mutex_lock(&sup->lock);
+			answer = pin_allowed(sup, &l->pol);
+			pthread_mutex_unlock(&sup->lock);
 		}
 	}
 	if (answer == 0) {
 		l->fd = lfd;
 		l->refs = 1;
-		pthread_mutex_lock(&S.lock);
-		S.listeners++;
-		pthread_mutex_unlock(&S.lock);
+		pthread_mutex_lock(&sup->lock);
+		sup->listeners++;
+		pthread_mutex_unlock(&sup->lock);
 		*out = l;
 	} else {
 		if (l) {
 			policy_free(&l->pol);
 			free(l);
 		}
-		close_keep_errno(lfd);
+		cf_sup_close(lfd);
 	}
 	if (n > 0)
 		(void)!send(cfd, &answer, sizeof answer, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -1393,24 +1308,24 @@ static int client_in(int cfd, struct listener **out)
 enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF, K_CHILD, K_WAITER };
 
 /* Above mode: tell the waiter how the keeper (our child) ended. */
-static void report_keeper(int keeper)
+static void report_keeper(struct sup *sup, int keeper)
 {
 	siginfo_t si = {0};
-	if (S.status_fd < 0)
+	if (sup->status_fd < 0)
 		return;
 	int msg[2] = {-1, 0};
 	if (waitid((idtype_t)P_PIDFD, (id_t)keeper, &si, WEXITED) == 0) {
 		msg[0] = si.si_code; /* CLD_EXITED, CLD_KILLED, CLD_DUMPED */
 		msg[1] = si.si_status;
 	}
-	(void)!write(S.status_fd, msg, sizeof msg);
-	close(S.status_fd);
-	S.status_fd = -1;
+	(void)!write(sup->status_fd, msg, sizeof msg);
+	close(sup->status_fd);
+	sup->status_fd = -1;
 }
 
 /* Above mode: we are a child subreaper; reap the orphans that came to us,
  * never the keeper before its end is reported. */
-static void reap(int sfd, pid_t keeper_pid)
+static void reap(struct sup *sup, int sfd, pid_t keeper_pid)
 {
 	struct signalfd_siginfo ssi;
 	while (read(sfd, &ssi, sizeof ssi) == sizeof ssi)
@@ -1419,7 +1334,7 @@ static void reap(int sfd, pid_t keeper_pid)
 		siginfo_t si = {0};
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
-		if (si.si_pid == keeper_pid && S.status_fd >= 0)
+		if (si.si_pid == keeper_pid && sup->status_fd >= 0)
 			return; /* the keeper's slot collects it */
 		(void)waitpid(si.si_pid, NULL, WNOHANG);
 	}
@@ -1452,24 +1367,24 @@ static int add(struct table *t, int fd, enum kind kind, struct listener *l)
 		t->cap = cap;
 	}
 	t->p[t->n] = (struct pollfd){.fd = fd, .events = POLLIN};
-	t->s[t->n] = (struct slot){kind, l, now_ns()};
+	t->s[t->n] = (struct slot){kind, l, cf_sup_now_ns()};
 	t->n++;
 	return 0;
 }
 
-static void accept_client(struct table *t, int ls)
+static void accept_client(struct sup *sup, struct table *t, int ls)
 {
 	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (c < 0)
 		return;
 	struct ucred cr;
 	socklen_t l = sizeof cr;
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != S.uid ||
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != sup->uid ||
 	    add(t, c, K_CLIENT, NULL) < 0)
 		close(c);
 }
 
-static void serve(int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
+static void serve(struct sup *sup, int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
 {
 	struct table t = {0};
 	bool keeper_gone = false;
@@ -1481,15 +1396,15 @@ static void serve(int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
 		size_t clients = 0;
 		for (size_t i = 0; i < t.n; i++)
 			clients += t.s[i].kind == K_CLIENT;
-		pthread_mutex_lock(&S.lock);
-		int live = S.listeners;
-		pthread_mutex_unlock(&S.lock);
+		pthread_mutex_lock(&sup->lock);
+		int live = sup->listeners;
+		pthread_mutex_unlock(&sup->lock);
 		if (keeper_gone && live == 0 && clients == 0)
 			break;
 		int k = poll(t.p, t.n, clients || keeper_gone ? 1000 : -1);
 		if (k < 0 && errno != EINTR)
 			_exit(1);
-		long long now = now_ns();
+		long long now = cf_sup_now_ns();
 		size_t n = t.n; /* slots added by this round wait for the next */
 		for (size_t i = 0; i < n; i++) {
 			short ev = t.p[i].revents;
@@ -1503,9 +1418,9 @@ static void serve(int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
 			if (!ev)
 				continue;
 			if (s->kind == K_LISTEN) {
-				accept_client(&t, fd);
+				accept_client(sup, &t, fd);
 			} else if (s->kind == K_CHILD) {
-				reap(fd, keeper_pid);
+				reap(sup, fd, keeper_pid);
 			} else if (s->kind == K_WAITER) {
 				/* The waiter died before the command (SIGKILL, which it
 				 * can not pass on): whoever killed it meant the command. */
@@ -1514,24 +1429,24 @@ static void serve(int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
 				close(fd);
 				t.p[i].fd = -1;
 			} else if (s->kind == K_KEEPER) {
-				report_keeper(fd);
+				report_keeper(sup, fd);
 				keeper_gone = true;
 				close(fd);
 				t.p[i].fd = -1;
 			} else if (s->kind == K_CLIENT) {
 				struct listener *l;
-				if (client_in(fd, &l) == 0 && !(ev & (POLLHUP | POLLERR)))
+				if (client_in(sup, fd, &l) == 0 && !(ev & (POLLHUP | POLLERR)))
 					continue;
 				close(fd);
 				t.p[i].fd = -1;
 				if (l && add(&t, l->fd, K_NOTIF, l) < 0)
-					listener_put(l);
+					listener_put(sup, l);
 			} else if (ev & POLLIN) {
-				notification(s->l);
+				notification(sup, s->l);
 			} else if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
 				/* Every process of that filter has exited. */
 				t.p[i].fd = -1;
-				listener_put(s->l);
+				listener_put(sup, s->l);
 			}
 		}
 		size_t w = 0;
@@ -1613,15 +1528,20 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	if (cf_sys3(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0 || sz.seccomp_notif > 512 ||
 	    sz.seccomp_notif_resp > 256)
 		_exit(1); /* notification() and respond() hold them on the stack */
-	S.log_fd = fds[2];
-	S.status_fd = fds[3];
-	S.uid = geteuid();
+	/* The state lives as long as the process; the heap keeps the blob
+	 * buffer off the stack of whatever thread forked us. */
+	struct sup *sup = calloc(1, sizeof *sup);
+	if (!sup || pthread_mutex_init(&sup->lock, NULL) != 0 || pthread_cond_init(&sup->work, NULL) != 0)
+		_exit(1);
+	sup->log_fd = fds[2];
+	sup->status_fd = fds[3];
+	sup->uid = geteuid();
 	char why[256];
-	if (without_root_caps && S.uid == 0 && cf_guard_drop_root_caps(why, sizeof why) < 0)
+	if (without_root_caps && sup->uid == 0 && cf_guard_drop_root_caps(why, sizeof why) < 0)
 		_exit(1);
-	if (read_creds("/proc/self/status", NULL, S.own_creds, sizeof S.own_creds) < 0)
+	if (read_creds("/proc/self/status", NULL, sup->own_creds, sizeof sup->own_creds) < 0)
 		_exit(1);
-	serve(fds[0], fds[1], fds[4], keeper_pid, fds[5]);
+	serve(sup, fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
 
 /* A fresh abstract listening socket; its name (no leading NUL) in NAME.
