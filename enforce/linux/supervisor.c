@@ -55,6 +55,7 @@
 #include "harness_guard.h"
 #include "json.h"
 #include "proc.h"
+#include "sup_caller.h"
 #include "sup_state.h"
 #include "supervisor_pty.h"
 #include "supervisor_wire.h"
@@ -90,256 +91,6 @@
 #define WORKERS_MAX 64
 #define CLIENT_DEADLINE_NS (CF_IPC_ANSWER_TIMEOUT * 1000000000LL)
 #define RECORD_UNBOUND_NS 2000000000LL
-
-/* ---- the caller ---- */
-
-static bool valid(const struct caller *c)
-{
-	return ioctl(c->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) == 0;
-}
-
-static void respond(int lfd, uint64_t id, long result, bool cont)
-{
-	char buf[256];
-	struct seccomp_notif_resp *r = (struct seccomp_notif_resp *)buf;
-	memset(buf, 0, sizeof buf);
-	r->id = id;
-	if (cont)
-		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else if (result < 0)
-		r->error = (int32_t)result;
-	else
-		r->val = result;
-	/* ENOENT: the caller is gone or was interrupted; nothing to answer. */
-	while (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, r) < 0 && errno == EINTR)
-		;
-}
-
-/* The lines of /proc/TID/status the kernel decides permissions by, and the
- * thread group. */
-static int read_creds(const char *status_path, pid_t *tgid, char *out, size_t cap)
-{
-	char buf[8192];
-	int fd = open(status_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = 0;
-	ssize_t k;
-	while (n < sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
-		n += (size_t)k;
-	close(fd);
-	buf[n] = '\0';
-	size_t len = 0;
-	out[0] = '\0';
-	for (char *p = buf; p && *p;) {
-		char *e = strchr(p, '\n');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		if (tgid && strncmp(p, "Tgid:", 5) == 0)
-			*tgid = (pid_t)atol(p + 5);
-		if (strncmp(p, "Uid:", 4) == 0 || strncmp(p, "Gid:", 4) == 0 ||
-		    strncmp(p, "Groups:", 7) == 0 || strncmp(p, "CapEff:", 7) == 0) {
-			if (len + l + 2 > cap)
-				return -E2BIG;
-			memcpy(out + len, p, l);
-			len += l;
-			out[len++] = '\n';
-			out[len] = '\0';
-		}
-		p = e ? e + 1 : NULL;
-	}
-	return len ? 0 : -EIO;
-}
-
-/* pidfd of the trapped thread (notif.pid is a thread id), its thread group and
- * credentials; then the notification is checked to be still pending, so that
- * the thread id was not reused by another process meanwhile. */
-static int caller_open(struct caller *c)
-{
-	char p[64];
-	c->tgid = c->tid;
-	int fd = (int)cf_sys2(SYS_pidfd_open, c->tid, PIDFD_THREAD);
-	snprintf(p, sizeof p, "/proc/%d/status", (int)c->tid);
-	int r = read_creds(p, &c->tgid, c->creds, sizeof c->creds);
-	if (fd == -EINVAL) /* before 6.9: the thread group leader */
-		fd = (int)cf_sys2(SYS_pidfd_open, c->tgid, 0);
-	if (fd < 0)
-		return fd;
-	c->pidfd = fd;
-	if (r < 0)
-		return r;
-	return valid(c) ? 0 : -ENOENT;
-}
-
-static void caller_close(struct caller *c)
-{
-	cf_sup_close(c->pidfd);
-	c->pidfd = -1;
-}
-
-static int take_fd(const struct caller *c, int fd)
-{
-	return (int)cf_sys3(SYS_pidfd_getfd, c->pidfd, fd, 0);
-}
-
-/* LEN bytes of the caller's memory at ADDR, all of them, or -EFAULT. */
-static int peek(const struct caller *c, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
-	if (len == 0)
-		return 0;
-	ssize_t n = process_vm_readv(c->tid, &l, 1, &r, 1, 0);
-	return n == (ssize_t)len ? 0 : -EFAULT;
-}
-
-/* A NUL-terminated string of the caller, read page by page (a string may end
- * just before an unmapped page). -EFAULT, or TOOLONG when CAP bytes hold no NUL. */
-static int peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap, int toolong)
-{
-	size_t n = 0;
-	while (n < cap) {
-		size_t chunk = 4096 - ((addr + n) & 4095);
-		if (chunk > cap - n)
-			chunk = cap - n;
-		if (peek(c, addr + n, buf + n, chunk) < 0)
-			return -EFAULT;
-		char *z = memchr(buf + n, '\0', chunk);
-		if (z)
-			return 0;
-		n += chunk;
-	}
-	return -toolong;
-}
-
-static void program_of(const struct caller *c, char *out, size_t cap)
-{
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/exe", (int)c->tgid);
-	ssize_t n = readlink(p, out, cap - 1);
-	if (n > 0) {
-		out[n] = '\0';
-		return;
-	}
-	snprintf(p, sizeof p, "/proc/%d/comm", (int)c->tid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, out, cap - 1) : -1;
-	cf_sup_close(fd);
-	if (n < 0)
-		n = 0;
-	while (n > 0 && out[n - 1] == '\n')
-		n--;
-	out[n] = '\0';
-}
-
-/* One JSON line: {"event":EVENT,"pid":N,"program":P,(KEY2:V2,)KEY:WHAT(,"reason":R)}. */
-static void log_denial(const struct caller *c, const char *event, const char *call, const char *key,
-		       const char *what, const char *reason)
-{
-	const struct sup *sup = c->sup;
-	if (sup->log_fd < 0)
-		return;
-	char prog[PATH_MAX], line[4 * PATH_MAX + 512];
-	size_t len = 0;
-	program_of(c, prog, sizeof prog);
-	cf_json_raw(line, sizeof line, &len, "{\"event\":");
-	cf_json_str(line, sizeof line, &len, event);
-	cf_json_raw(line, sizeof line, &len, ",\"pid\":");
-	cf_json_num(line, sizeof line, &len, c->tgid);
-	cf_json_raw(line, sizeof line, &len, ",\"program\":");
-	cf_json_str(line, sizeof line, &len, prog);
-	if (call) {
-		cf_json_raw(line, sizeof line, &len, ",\"call\":");
-		cf_json_str(line, sizeof line, &len, call);
-	}
-	cf_json_raw(line, sizeof line, &len, ",\"");
-	cf_json_raw(line, sizeof line, &len, key);
-	cf_json_raw(line, sizeof line, &len, "\":");
-	cf_json_str(line, sizeof line, &len, what);
-	if (reason) {
-		cf_json_raw(line, sizeof line, &len, ",\"reason\":");
-		cf_json_str(line, sizeof line, &len, reason);
-	}
-	cf_json_raw(line, sizeof line, &len, "}\n");
-	if (len + 1 >= sizeof line) /* cut: still one line */
-		memcpy(line + sizeof line - 3, "}\n", 3), len = sizeof line - 1;
-	ssize_t w = write(sup->log_fd, line, len);
-	(void)w;
-}
-
-/* The supervisor acts with its own credentials: a caller whose credentials
- * differ (a root process that dropped to another user, or dropped
- * capabilities) would act with more than it has. */
-static bool same_creds(const struct caller *c)
-{
-	return strcmp(c->creds, c->sup->own_creds) == 0;
-}
-
-/* ---- paths ---- */
-
-/* Paths that name the caller itself mean the supervisor here: say them with
- * the caller's pid. Other roads into /proc/self still resolve here, and are
- * still judged by the object they reach, so they can not widen anything. */
-static int caller_path(const struct caller *c, const char *in, char *out, size_t cap)
-{
-	static const struct {
-		const char *from;
-		const char *to; /* %d: tgid, %d: tid */
-	} map[] = {
-		{"/proc/self/", "/proc/%d/"},        {"/proc/thread-self/", "/proc/%d/task/%d/"},
-		{"/dev/fd/", "/proc/%d/fd/"},        {"/dev/stdin", "/proc/%d/fd/0"},
-		{"/dev/stdout", "/proc/%d/fd/1"},    {"/dev/stderr", "/proc/%d/fd/2"},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
-		size_t n = strlen(map[i].from);
-		bool dir = map[i].from[n - 1] == '/';
-		if (strncmp(in, map[i].from, n) != 0 || (!dir && in[n] && in[n] != '/'))
-			continue;
-		int k = snprintf(out, cap, map[i].to, (int)c->tgid, (int)c->tid);
-		if (k < 0 || (size_t)k >= cap || (size_t)k + strlen(in + n) >= cap)
-			return -ENAMETOOLONG;
-		strcat(out, in + n);
-		return 0;
-	}
-	if (strlen(in) >= cap)
-		return -ENAMETOOLONG;
-	strcpy(out, in);
-	return 0;
-}
-
-/* The directory a relative path of the caller starts from. */
-static int caller_dir(const struct caller *c, int dirfd)
-{
-	if (dirfd != AT_FDCWD)
-		return take_fd(c, dirfd);
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/cwd", (int)c->tid);
-	int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Pin what the caller names: an O_PATH descriptor of the object itself,
- * resolved once. An absolute path resolves in the supervisor's root (a
- * chrooted caller's paths may miss; what they reach is judged all the same). */
-static int pin(const struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok)
-{
-	char p[PATH_MAX + 64];
-	int r;
-	if (!path[0]) {
-		if (!empty_ok)
-			return -ENOENT;
-		return caller_dir(c, dirfd);
-	}
-	if ((r = caller_path(c, path, p, sizeof p)) < 0)
-		return r;
-	int base = p[0] == '/' ? AT_FDCWD : caller_dir(c, dirfd);
-	if (base < 0 && base != AT_FDCWD)
-		return base;
-	int fd = openat(base, p, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-	if (fd < 0)
-		fd = -errno;
-	if (base >= 0)
-		close(base);
-	return fd;
-}
 
 static bool beneath(const char *root, const char *path)
 {
@@ -529,12 +280,12 @@ static long connect_unix(struct job *j)
 		}
 		if (!ok) {
 			shown_name(&n, shown, sizeof shown);
-			log_denial(&j->c, "ipc_denied", NULL, "socket", shown, NULL);
+			cf_sup_log_denial(&j->c, "ipc_denied", NULL, "socket", shown, NULL);
 			return -EACCES;
 		}
-		if (!same_creds(&j->c)) {
+		if (!cf_sup_same_creds(&j->c)) {
 			shown_name(&n, shown, sizeof shown);
-			log_denial(&j->c, "ipc_denied", NULL, "socket", shown, "credentials");
+			cf_sup_log_denial(&j->c, "ipc_denied", NULL, "socket", shown, "credentials");
 			return -EACCES;
 		}
 		return connect(j->sock, (const struct sockaddr *)sa, j->len) < 0 ? -errno : 0;
@@ -544,7 +295,7 @@ static long connect_unix(struct job *j)
 	memcpy(path, sa->sun_path, plen);
 	path[plen] = '\0';
 	struct stat st;
-	int p = pin(&j->c, AT_FDCWD, path, true, false);
+	int p = cf_sup_pin(&j->c, AT_FDCWD, path, true, false);
 	if (p < 0)
 		return p;
 	if (fstat(p, &st) < 0 || !S_ISSOCK(st.st_mode)) {
@@ -559,12 +310,12 @@ static long connect_unix(struct job *j)
 		ok = bound_inside(sup, &st, NULL);
 		pthread_mutex_unlock(&sup->lock);
 	}
-	if (!ok || !same_creds(&j->c)) {
+	if (!ok || !cf_sup_same_creds(&j->c)) {
 		char where[PATH_MAX], link[64];
 		snprintf(link, sizeof link, "/proc/self/fd/%d", p);
 		ssize_t n = readlink(link, where, sizeof where - 1);
 		where[n > 0 ? n : 0] = '\0';
-		log_denial(&j->c, "ipc_denied", NULL, "socket", n > 0 ? where : path,
+		cf_sup_log_denial(&j->c, "ipc_denied", NULL, "socket", n > 0 ? where : path,
 			   ok ? "credentials" : NULL);
 		close(p);
 		return -EACCES;
@@ -590,10 +341,10 @@ static void listener_put(struct sup *sup, struct listener *l);
 
 static void job_done(struct job *j, long result)
 {
-	if (valid(&j->c))
-		respond(j->c.lfd, j->c.id, result, false);
+	if (cf_sup_valid(&j->c))
+		cf_sup_respond(j->c.lfd, j->c.id, result, false);
 	cf_sup_close(j->sock);
-	caller_close(&j->c);
+	cf_sup_caller_close(&j->c);
 	listener_put(j->c.sup, j->l);
 	free(j);
 }
@@ -647,8 +398,8 @@ static void handle_connect(struct listener *l, struct caller *c, const struct se
 	struct job *j = calloc(1, sizeof *j);
 	long r;
 	if (!j) {
-		respond(c->lfd, c->id, -ENOMEM, false);
-		caller_close(c);
+		cf_sup_respond(c->lfd, c->id, -ENOMEM, false);
+		cf_sup_caller_close(c);
 		return;
 	}
 	struct sup *sup = c->sup;
@@ -661,12 +412,12 @@ static void handle_connect(struct listener *l, struct caller *c, const struct se
 		goto done;
 	}
 	j->len = (socklen_t)len;
-	if ((r = peek(c, n->data.args[1], &j->sa, len)) < 0)
+	if ((r = cf_sup_peek(c, n->data.args[1], &j->sa, len)) < 0)
 		goto done;
-	if ((r = take_fd(c, (int)n->data.args[0])) < 0)
+	if ((r = cf_sup_take_fd(c, (int)n->data.args[0])) < 0)
 		goto done;
 	j->sock = (int)r;
-	if (!valid(c)) {
+	if (!cf_sup_valid(c)) {
 		r = -ENOENT;
 		goto done;
 	}
@@ -695,7 +446,7 @@ done:
  * is this very socket (its inode and cookie), alive. */
 static void handle_bind(struct caller *c, const struct seccomp_notif *n)
 {
-	int s = take_fd(c, (int)n->data.args[0]);
+	int s = cf_sup_take_fd(c, (int)n->data.args[0]);
 	int dom = 0;
 	socklen_t dl = sizeof dom;
 	struct sockaddr_storage ss;
@@ -707,7 +458,7 @@ static void handle_bind(struct caller *c, const struct seccomp_notif *n)
 	if (s >= 0 && getsockopt(s, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == AF_UNIX &&
 	    getsockname(s, (struct sockaddr *)&ss, &sl) == 0 && sl <= sizeof(sa_family_t) &&
 	    getsockopt(s, SOL_SOCKET, SO_COOKIE, &cookie, &cl) == 0 && fstat(s, &st) == 0 &&
-	    valid(c)) {
+	    cf_sup_valid(c)) {
 		pthread_mutex_lock(&sup->lock);
 		bool known = false;
 		for (size_t i = 0; i < sup->nrec && !known; i++)
@@ -726,8 +477,8 @@ static void handle_bind(struct caller *c, const struct seccomp_notif *n)
 		pthread_mutex_unlock(&sup->lock);
 	}
 	cf_sup_close(s);
-	respond(c->lfd, c->id, 0, true);
-	caller_close(c);
+	cf_sup_respond(c->lfd, c->id, 0, true);
+	cf_sup_caller_close(c);
 }
 
 /* ---- metadata ---- */
@@ -763,20 +514,20 @@ static int read_times(const struct caller *c, struct meta *m, uint64_t addr, int
 		return 0;
 	if (kind == 0) { /* struct utimbuf */
 		long t[2];
-		if (peek(c, addr, t, sizeof t) < 0)
+		if (cf_sup_peek(c, addr, t, sizeof t) < 0)
 			return -EFAULT;
 		m->ts[0] = (struct timespec){t[0], 0};
 		m->ts[1] = (struct timespec){t[1], 0};
 	} else if (kind == 1) { /* struct timeval[2] */
 		struct timeval tv[2];
-		if (peek(c, addr, tv, sizeof tv) < 0)
+		if (cf_sup_peek(c, addr, tv, sizeof tv) < 0)
 			return -EFAULT;
 		for (int i = 0; i < 2; i++) {
 			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
 				return -EINVAL;
 			m->ts[i] = (struct timespec){tv[i].tv_sec, tv[i].tv_usec * 1000};
 		}
-	} else if (peek(c, addr, m->ts, sizeof m->ts) < 0) {
+	} else if (cf_sup_peek(c, addr, m->ts, sizeof m->ts) < 0) {
 		return -EFAULT;
 	}
 	return 0;
@@ -784,7 +535,7 @@ static int read_times(const struct caller *c, struct meta *m, uint64_t addr, int
 
 static int read_xattr_name(const struct caller *c, struct meta *m, uint64_t addr)
 {
-	int r = peek_str(c, addr, m->name, sizeof m->name, ERANGE);
+	int r = cf_sup_peek_str(c, addr, m->name, sizeof m->name, ERANGE);
 	if (r == 0 && !m->name[0])
 		r = -ERANGE;
 	return r;
@@ -895,11 +646,11 @@ static int parse_meta(const struct caller *c, const struct seccomp_notif *n, str
 			return -EINVAL;
 		if (A(5) > 4096)
 			return -E2BIG;
-		if (peek(c, A(4), &xa, sizeof xa) < 0)
+		if (cf_sup_peek(c, A(4), &xa, sizeof xa) < 0)
 			return -EFAULT;
 		for (uint64_t at = sizeof xa; at < A(5); at++) { /* copy_struct_from_user() */
 			char z;
-			if (peek(c, A(4) + at, &z, 1) < 0)
+			if (cf_sup_peek(c, A(4) + at, &z, 1) < 0)
 				return -EFAULT;
 			if (z)
 				return -E2BIG;
@@ -933,9 +684,9 @@ static int parse_meta(const struct caller *c, const struct seccomp_notif *n, str
 		 * fsxattr. Called again with our copy, on the caller's descriptor. */
 		m->call = "ioctl", m->op = OP_IOCTL, m->fd = AINT(0), m->cmd = (uint32_t)A(1);
 		if (m->cmd == CF_IOC_FSSETXATTR)
-			r = peek(c, A(2), &m->io.fsx, sizeof m->io.fsx);
+			r = cf_sup_peek(c, A(2), &m->io.fsx, sizeof m->io.fsx);
 		else
-			r = peek(c, A(2), &m->io.flags, sizeof m->io.flags);
+			r = cf_sup_peek(c, A(2), &m->io.flags, sizeof m->io.flags);
 		return r;
 	default:
 		return -ENOSYS;
@@ -987,8 +738,8 @@ static long setxattr_with_value(const struct caller *c, struct meta *m, int t, b
 	void *v = m->size ? malloc(m->size) : NULL;
 	if (m->size && !v)
 		return -ENOMEM;
-	long r = peek(c, m->value, v, m->size);
-	if (r == 0 && !valid(c))
+	long r = cf_sup_peek(c, m->value, v, m->size);
+	if (r == 0 && !cf_sup_valid(c))
 		r = -ENOENT;
 	if (r == 0) {
 		snprintf(p, sizeof p, "/proc/self/fd/%d", t);
@@ -1011,25 +762,25 @@ static long handle_meta(struct caller *c, const struct seccomp_notif *n)
 	int t;
 	bool is_pin = m.fd < 0;
 	if (!is_pin) {
-		t = take_fd(c, m.fd);
+		t = cf_sup_take_fd(c, m.fd);
 	} else {
 		if (m.path) {
-			if ((r = peek_str(c, m.path, path, sizeof path, ENAMETOOLONG)) < 0)
+			if ((r = cf_sup_peek_str(c, m.path, path, sizeof path, ENAMETOOLONG)) < 0)
 				return r;
 		} else {
 			path[0] = '\0';
 		}
-		t = pin(c, m.dirfd, path, m.follow, m.empty_ok);
+		t = cf_sup_pin(c, m.dirfd, path, m.follow, m.empty_ok);
 	}
 	if (t < 0)
 		return t;
-	if (!valid(c)) {
+	if (!cf_sup_valid(c)) {
 		close(t);
 		return -ENOENT;
 	}
 	int in = located_inside(c->pol, t, where, sizeof where);
-	if (in <= 0 || !same_creds(c)) {
-		log_denial(c, "metadata_denied", m.call, "path", in < 0 ? path : where,
+	if (in <= 0 || !cf_sup_same_creds(c)) {
+		cf_sup_log_denial(c, "metadata_denied", m.call, "path", in < 0 ? path : where,
 			   in > 0 ? "credentials" : NULL);
 		close(t);
 		return -EACCES;
@@ -1151,22 +902,22 @@ static void notification(struct sup *sup, struct listener *l)
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
 		return; /* ENOENT: the caller went away first */
 	struct caller c = {.sup = sup, .lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
-	long r = caller_open(&c);
+	long r = cf_sup_caller_open(&c);
 	if (r < 0) {
-		respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
-		caller_close(&c);
+		cf_sup_respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
+		cf_sup_caller_close(&c);
 		return;
 	}
 	if (u.n.data.arch != AUDIT_ARCH_NATIVE) {
-		respond(l->fd, c.id, -EPERM, false);
-		caller_close(&c);
+		cf_sup_respond(l->fd, c.id, -EPERM, false);
+		cf_sup_caller_close(&c);
 		return;
 	}
 	if (cf_pty_is_peer_call(&u.n.data)) {
-		r = same_creds(&c) ? cf_pty_give_peer(l->fd, c.id, c.pidfd, &u.n.data) : -EACCES;
+		r = cf_sup_same_creds(&c) ? cf_pty_give_peer(l->fd, c.id, c.pidfd, &u.n.data) : -EACCES;
 		if (r < 0)
-			respond(l->fd, c.id, r, false);
-		caller_close(&c);
+			cf_sup_respond(l->fd, c.id, r, false);
+		cf_sup_caller_close(&c);
 		return;
 	}
 	switch (u.n.data.nr) {
@@ -1180,9 +931,9 @@ static void notification(struct sup *sup, struct listener *l)
 		return;
 	default:
 		r = handle_meta(&c, &u.n);
-		if (valid(&c))
-			respond(l->fd, c.id, r, false);
-		caller_close(&c);
+		if (cf_sup_valid(&c))
+			cf_sup_respond(l->fd, c.id, r, false);
+		cf_sup_caller_close(&c);
 	}
 }
 
@@ -1527,7 +1278,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	struct seccomp_notif_sizes sz;
 	if (cf_sys3(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0 || sz.seccomp_notif > 512 ||
 	    sz.seccomp_notif_resp > 256)
-		_exit(1); /* notification() and respond() hold them on the stack */
+		_exit(1); /* notification() and cf_sup_respond() hold them on the stack */
 	/* The state lives as long as the process; the heap keeps the blob
 	 * buffer off the stack of whatever thread forked us. */
 	struct sup *sup = calloc(1, sizeof *sup);
@@ -1539,7 +1290,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	char why[256];
 	if (without_root_caps && sup->uid == 0 && cf_guard_drop_root_caps(why, sizeof why) < 0)
 		_exit(1);
-	if (read_creds("/proc/self/status", NULL, sup->own_creds, sizeof sup->own_creds) < 0)
+	if (cf_sup_read_creds("/proc/self/status", NULL, sup->own_creds, sizeof sup->own_creds) < 0)
 		_exit(1);
 	serve(sup, fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
