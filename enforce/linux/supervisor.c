@@ -1,99 +1,58 @@
 /* The supervisor of the IPC and metadata fence: a process outside every fence
  * that receives the seccomp notifications of fenced processes and decides
- * them.
+ * them. This file starts it (cf_supervisor_start, cf_supervisor_start_above)
+ * and holds the waiter of the second; its parts do the rest:
+ *   sup_serve.c     the main thread's loop, dispatch, and the worker pool
+ *   sup_handover.c  a fenced child's listener and the lists of its fence
+ *   sup_caller.c    the caller's memory, descriptors and paths
+ *   sup_socket.c    bind records and the connect judgement
+ *   sup_meta.c      the metadata judgement
+ *   supervisor_pty.c  a pty's peer, given to its caller
+ * Their state is one struct sup (sup_state.h), made as the supervisor starts.
  *
  * A decision is never made on the caller's memory and then left to the kernel
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the arguments are copied once, the copy
  * is judged, and the call is made here, on a descriptor taken from the caller
  * (pidfd_getfd) or on a file pinned with O_PATH, so that what was judged is
  * what is done. Only bind() is continued: it is recorded, and the record
- * allows nothing by itself (see record_bind).
- *
- * Threads: the main thread polls the listening socket, the keeper's pidfd, the
- * clients handing over their listener, and every listener; it receives each
- * notification and decides metadata calls and binds itself (they do not wait
- * on another process). A connect() on a blocking socket may wait for its peer
- * (a full backlog, a remote host), so it goes to a pool of worker threads,
- * which grows on demand: the main thread never waits on a fenced process. */
+ * allows nothing by itself (sup_socket.c). */
 #include "supervisor.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/audit.h>
-#include <linux/fs.h>
-#include <linux/netlink.h>
-#include <linux/openat2.h>
 #include <linux/seccomp.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness_guard.h"
-#include "json.h"
 #include "proc.h"
 #include "sup_caller.h"
-#include "sup_handover.h"
-#include "sup_meta.h"
 #include "sup_serve.h"
-#include "sup_socket.h"
 #include "sup_state.h"
-#include "supervisor_pty.h"
-#include "supervisor_wire.h"
 #include "sys.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-#define NR_FCHMODAT2 452
-#define NR_SETXATTRAT 463
-#define NR_REMOVEXATTRAT 466
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
-#endif
-#ifndef SO_COOKIE
-#define SO_COOKIE 57
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH 0x1000
-#endif
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
-#else
-#define AUDIT_ARCH_NATIVE 0 /* no filter there (ipc.c): nothing arrives */
-#endif
-
-#define WORKERS_MAX 64
-#define CLIENT_DEADLINE_NS (CF_IPC_ANSWER_TIMEOUT * 1000000000LL)
+/* File-scope and mutable, on purpose: WITHOUT_ROOT_CAPS, END_FN and END_ARG
+ * are set through the public calls below before a start (whose signatures
+ * carry no state) and read once in the process started; FWD_PID is read by
+ * the waiter's signal handler. The supervisor's own state is struct sup. */
 
 /* cf_ipc_serve_without_root_caps(): read in the supervisor as it starts. */
 static bool without_root_caps;
@@ -101,287 +60,6 @@ static bool without_root_caps;
 void cf_ipc_serve_without_root_caps(void)
 {
 	without_root_caps = true;
-}
-
-
-void cf_sup_job_done(struct job *j, long result)
-{
-	if (cf_sup_valid(&j->c))
-		cf_sup_respond(j->c.lfd, j->c.id, result, false);
-	cf_sup_close(j->sock);
-	cf_sup_caller_close(&j->c);
-	cf_sup_listener_put(j->c.sup, j->l);
-	free(j);
-}
-
-static void *worker(void *arg)
-{
-	struct sup *sup = arg;
-	pthread_mutex_lock(&sup->lock);
-	for (;;) {
-		while (!sup->head) {
-			sup->idle++;
-			pthread_cond_wait(&sup->work, &sup->lock);
-			sup->idle--;
-		}
-		struct job *j = sup->head;
-		sup->head = j->next;
-		if (!sup->head)
-			sup->tail = NULL;
-		pthread_mutex_unlock(&sup->lock);
-		cf_sup_job_done(j, cf_sup_connect_judged(j));
-		pthread_mutex_lock(&sup->lock);
-	}
-	return NULL;
-}
-
-void cf_sup_enqueue(struct sup *sup, struct job *j)
-{
-	pthread_mutex_lock(&sup->lock);
-	j->next = NULL;
-	if (sup->tail)
-		sup->tail->next = j;
-	else
-		sup->head = j;
-	sup->tail = j;
-	if (sup->idle == 0 && sup->workers < WORKERS_MAX) {
-		pthread_t t;
-		pthread_attr_t a;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 256 * 1024);
-		if (pthread_create(&t, &a, worker, sup) == 0)
-			sup->workers++;
-		pthread_attr_destroy(&a);
-	}
-	pthread_cond_signal(&sup->work);
-	pthread_mutex_unlock(&sup->lock);
-}
-
-/* ---- a notification ---- */
-
-void cf_sup_listener_get(struct sup *sup, struct listener *l)
-{
-	pthread_mutex_lock(&sup->lock);
-	l->refs++;
-	pthread_mutex_unlock(&sup->lock);
-}
-
-void cf_sup_listener_put(struct sup *sup, struct listener *l)
-{
-	pthread_mutex_lock(&sup->lock);
-	bool last = --l->refs == 0;
-	if (last)
-		sup->listeners--;
-	pthread_mutex_unlock(&sup->lock);
-	if (last) {
-		close(l->fd);
-		cf_sup_policy_free(&l->pol);
-		free(l);
-	}
-}
-
-/* Receive and decide one notification of L. */
-static void notification(struct sup *sup, struct listener *l)
-{
-	union {
-		struct seccomp_notif n;
-		char b[512];
-	} u;
-	memset(&u, 0, sizeof u);
-	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
-		return; /* ENOENT: the caller went away first */
-	struct caller c = {.sup = sup, .lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
-	long r = cf_sup_caller_open(&c);
-	if (r < 0) {
-		cf_sup_respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
-		cf_sup_caller_close(&c);
-		return;
-	}
-	if (u.n.data.arch != AUDIT_ARCH_NATIVE) {
-		cf_sup_respond(l->fd, c.id, -EPERM, false);
-		cf_sup_caller_close(&c);
-		return;
-	}
-	if (cf_pty_is_peer_call(&u.n.data)) {
-		r = cf_sup_same_creds(&c) ? cf_pty_give_peer(l->fd, c.id, c.pidfd, &u.n.data) : -EACCES;
-		if (r < 0)
-			cf_sup_respond(l->fd, c.id, r, false);
-		cf_sup_caller_close(&c);
-		return;
-	}
-	switch (u.n.data.nr) {
-	case SYS_connect:
-		cf_sup_listener_get(sup, l);
-		cf_sup_handle_connect(l, &c, &u.n);
-		cf_sup_listener_put(sup, l);
-		return;
-	case SYS_bind:
-		cf_sup_handle_bind(&c, &u.n);
-		return;
-	default:
-		r = cf_sup_handle_meta(&c, &u.n);
-		if (cf_sup_valid(&c))
-			cf_sup_respond(l->fd, c.id, r, false);
-		cf_sup_caller_close(&c);
-	}
-}
-
-/* ---- the loop ---- */
-
-enum kind { K_LISTEN, K_KEEPER, K_CLIENT, K_NOTIF, K_CHILD, K_WAITER };
-
-/* Above mode: tell the waiter how the keeper (our child) ended. */
-static void report_keeper(struct sup *sup, int keeper)
-{
-	siginfo_t si = {0};
-	if (sup->status_fd < 0)
-		return;
-	int msg[2] = {-1, 0};
-	if (waitid((idtype_t)P_PIDFD, (id_t)keeper, &si, WEXITED) == 0) {
-		msg[0] = si.si_code; /* CLD_EXITED, CLD_KILLED, CLD_DUMPED */
-		msg[1] = si.si_status;
-	}
-	(void)!write(sup->status_fd, msg, sizeof msg);
-	close(sup->status_fd);
-	sup->status_fd = -1;
-}
-
-/* Above mode: we are a child subreaper; reap the orphans that came to us,
- * never the keeper before its end is reported. */
-static void reap(struct sup *sup, int sfd, pid_t keeper_pid)
-{
-	struct signalfd_siginfo ssi;
-	while (read(sfd, &ssi, sizeof ssi) == sizeof ssi)
-		;
-	for (;;) {
-		siginfo_t si = {0};
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
-			return;
-		if (si.si_pid == keeper_pid && sup->status_fd >= 0)
-			return; /* the keeper's slot collects it */
-		(void)waitpid(si.si_pid, NULL, WNOHANG);
-	}
-}
-
-struct slot {
-	enum kind kind;
-	struct listener *l;
-	long long since;
-};
-
-struct table {
-	struct pollfd *p;
-	struct slot *s;
-	size_t n, cap;
-};
-
-static int add(struct table *t, int fd, enum kind kind, struct listener *l)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct pollfd *p = realloc(t->p, cap * sizeof *p);
-		if (!p)
-			return -ENOMEM;
-		t->p = p;
-		struct slot *s = realloc(t->s, cap * sizeof *s);
-		if (!s)
-			return -ENOMEM;
-		t->s = s;
-		t->cap = cap;
-	}
-	t->p[t->n] = (struct pollfd){.fd = fd, .events = POLLIN};
-	t->s[t->n] = (struct slot){kind, l, cf_sup_now_ns()};
-	t->n++;
-	return 0;
-}
-
-static void accept_client(struct sup *sup, struct table *t, int ls)
-{
-	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (c < 0)
-		return;
-	struct ucred cr;
-	socklen_t l = sizeof cr;
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != sup->uid ||
-	    add(t, c, K_CLIENT, NULL) < 0)
-		close(c);
-}
-
-static void serve(struct sup *sup, int ls, int keeper, int sfd, pid_t keeper_pid, int waiter)
-{
-	struct table t = {0};
-	bool keeper_gone = false;
-	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0 ||
-	    (sfd >= 0 && add(&t, sfd, K_CHILD, NULL) < 0) ||
-	    (waiter >= 0 && add(&t, waiter, K_WAITER, NULL) < 0))
-		_exit(1);
-	for (;;) {
-		size_t clients = 0;
-		for (size_t i = 0; i < t.n; i++)
-			clients += t.s[i].kind == K_CLIENT;
-		pthread_mutex_lock(&sup->lock);
-		int live = sup->listeners;
-		pthread_mutex_unlock(&sup->lock);
-		if (keeper_gone && live == 0 && clients == 0)
-			break;
-		int k = poll(t.p, t.n, clients || keeper_gone ? 1000 : -1);
-		if (k < 0 && errno != EINTR)
-			_exit(1);
-		long long now = cf_sup_now_ns();
-		size_t n = t.n; /* slots added by this round wait for the next */
-		for (size_t i = 0; i < n; i++) {
-			short ev = t.p[i].revents;
-			int fd = t.p[i].fd;
-			struct slot *s = &t.s[i];
-			if (s->kind == K_CLIENT && !ev && now - s->since > CLIENT_DEADLINE_NS) {
-				close(fd);
-				t.p[i].fd = -1;
-				continue;
-			}
-			if (!ev)
-				continue;
-			if (s->kind == K_LISTEN) {
-				accept_client(sup, &t, fd);
-			} else if (s->kind == K_CHILD) {
-				reap(sup, fd, keeper_pid);
-			} else if (s->kind == K_WAITER) {
-				/* The waiter died before the command (SIGKILL, which it
-				 * can not pass on): whoever killed it meant the command. */
-				if (!keeper_gone)
-					kill(keeper_pid, SIGKILL);
-				close(fd);
-				t.p[i].fd = -1;
-			} else if (s->kind == K_KEEPER) {
-				report_keeper(sup, fd);
-				keeper_gone = true;
-				close(fd);
-				t.p[i].fd = -1;
-			} else if (s->kind == K_CLIENT) {
-				struct listener *l;
-				if (cf_sup_client_in(sup, fd, &l) == 0 && !(ev & (POLLHUP | POLLERR)))
-					continue;
-				close(fd);
-				t.p[i].fd = -1;
-				if (l && add(&t, l->fd, K_NOTIF, l) < 0)
-					cf_sup_listener_put(sup, l);
-			} else if (ev & POLLIN) {
-				notification(sup, s->l);
-			} else if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
-				/* Every process of that filter has exited. */
-				t.p[i].fd = -1;
-				cf_sup_listener_put(sup, s->l);
-			}
-		}
-		size_t w = 0;
-		for (size_t i = 0; i < t.n; i++)
-			if (t.p[i].fd >= 0) {
-				t.p[w] = t.p[i];
-				t.s[w++] = t.s[i];
-			}
-		t.n = w;
-	}
-	_exit(0);
 }
 
 /* ---- the start ---- */
@@ -465,7 +143,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 		_exit(1);
 	if (cf_sup_read_creds("/proc/self/status", NULL, sup->own_creds, sizeof sup->own_creds) < 0)
 		_exit(1);
-	serve(sup, fds[0], fds[1], fds[4], keeper_pid, fds[5]);
+	cf_sup_serve(sup, fds[0], fds[1], fds[4], keeper_pid, fds[5]);
 }
 
 /* A fresh abstract listening socket; its name (no leading NUL) in NAME.
