@@ -82,23 +82,45 @@ int cf_sup_read_creds(const char *status_path, pid_t *tgid, char *out, size_t ca
 	return len ? 0 : -EIO;
 }
 
-/* pidfd of the trapped thread (notif.pid is a thread id), its thread group and
- * credentials; then the notification is checked to be still pending, so that
- * the thread id was not reused by another process meanwhile. */
-int cf_sup_caller_open(struct caller *c)
+/* The caller's thread group and credentials, read once, when a decision
+ * first needs them: /proc/TID/status is the dearest step of a round trip
+ * (about 30 us of a 145 us loopback TCP connect; issue 22), and a connect
+ * of another family than AF_UNIX, a bind, or a connect refused before its
+ * credentials count needs neither. The notification is checked to be still
+ * pending after the read: its thread was in the call, alive, for the whole
+ * read, so TID named it and no other. 0 or -errno, the same each time. */
+static int caller_creds(struct caller *c)
 {
 	char p[64];
-	c->tgid = c->tid;
-	int fd = (int)cf_sys2(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+	if (c->creds_read)
+		return c->creds_rc;
+	c->creds_read = true;
 	snprintf(p, sizeof p, "/proc/%d/status", (int)c->tid);
-	int r = cf_sup_read_creds(p, &c->tgid, c->creds, sizeof c->creds);
-	if (fd == -EINVAL) /* before 6.9: the thread group leader */
+	c->creds_rc = cf_sup_read_creds(p, &c->tgid, c->creds, sizeof c->creds);
+	if (c->creds_rc == 0 && !cf_sup_valid(c))
+		c->creds_rc = -ENOENT;
+	if (c->creds_rc < 0)
+		c->creds[0] = '\0';
+	return c->creds_rc;
+}
+
+/* pidfd of the trapped thread (notif.pid is a thread id); then the
+ * notification is checked to be still pending, so that the thread id was not
+ * reused by another process meanwhile. */
+int cf_sup_caller_open(struct caller *c)
+{
+	c->tgid = c->tid;
+	c->creds_read = false;
+	int fd = (int)cf_sys2(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+	if (fd == -EINVAL) { /* before 6.9: the thread group leader */
+		int r = caller_creds(c);
+		if (r < 0)
+			return r;
 		fd = (int)cf_sys2(SYS_pidfd_open, c->tgid, 0);
+	}
 	if (fd < 0)
 		return fd;
 	c->pidfd = fd;
-	if (r < 0)
-		return r;
 	return cf_sup_valid(c) ? 0 : -ENOENT;
 }
 
@@ -142,8 +164,9 @@ int cf_sup_peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap
 	return -toolong;
 }
 
-static void program_of(const struct caller *c, char *out, size_t cap)
+static void program_of(struct caller *c, char *out, size_t cap)
 {
+	(void)caller_creds(c); /* the thread group; else the thread's */
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/exe", (int)c->tgid);
 	ssize_t n = readlink(p, out, cap - 1);
@@ -163,7 +186,7 @@ static void program_of(const struct caller *c, char *out, size_t cap)
 }
 
 /* One JSON line: {"event":EVENT,"pid":N,"program":P,(KEY2:V2,)KEY:WHAT(,"reason":R)}. */
-void cf_sup_log_denial(const struct caller *c, const char *event, const char *call, const char *key,
+void cf_sup_log_denial(struct caller *c, const char *event, const char *call, const char *key,
 		       const char *what, const char *reason)
 {
 	const struct sup *sup = c->sup;
@@ -200,15 +223,15 @@ void cf_sup_log_denial(const struct caller *c, const char *event, const char *ca
 /* The supervisor acts with its own credentials: a caller whose credentials
  * differ (a root process that dropped to another user, or dropped
  * capabilities) would act with more than it has. */
-bool cf_sup_same_creds(const struct caller *c)
+bool cf_sup_same_creds(struct caller *c)
 {
-	return strcmp(c->creds, c->sup->own_creds) == 0;
+	return caller_creds(c) == 0 && strcmp(c->creds, c->sup->own_creds) == 0;
 }
 
 /* Paths that name the caller itself mean the supervisor here: say them with
  * the caller's pid. Other roads into /proc/self still resolve here, and are
  * still judged by the object they reach, so they can not widen anything. */
-static int caller_path(const struct caller *c, const char *in, char *out, size_t cap)
+static int caller_path(struct caller *c, const char *in, char *out, size_t cap)
 {
 	static const struct {
 		const char *from;
@@ -223,6 +246,9 @@ static int caller_path(const struct caller *c, const char *in, char *out, size_t
 		bool dir = map[i].from[n - 1] == '/';
 		if (strncmp(in, map[i].from, n) != 0 || (!dir && in[n] && in[n] != '/'))
 			continue;
+		int r = caller_creds(c); /* the thread group */
+		if (r < 0)
+			return r;
 		int k = snprintf(out, cap, map[i].to, (int)c->tgid, (int)c->tid);
 		if (k < 0 || (size_t)k >= cap || (size_t)k + strlen(in + n) >= cap)
 			return -ENAMETOOLONG;
@@ -249,7 +275,7 @@ static int caller_dir(const struct caller *c, int dirfd)
 /* Pin what the caller names: an O_PATH descriptor of the object itself,
  * resolved once. An absolute path resolves in the supervisor's root (a
  * chrooted caller's paths may miss; what they reach is judged all the same). */
-int cf_sup_pin(const struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok)
+int cf_sup_pin(struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok)
 {
 	char p[PATH_MAX + 64];
 	int r;

@@ -22,8 +22,8 @@ void cf_sup_respond(int lfd, uint64_t id, long result, bool cont);
 /* The lines of a status file the kernel decides permissions by, into OUT,
  * and the thread group into *TGID (may be NULL). 0 or -errno. */
 int cf_sup_read_creds(const char *status_path, pid_t *tgid, char *out, size_t cap);
-/* C->tid's pidfd, thread group and credentials; -ENOENT when the
- * notification is no longer pending. */
+/* C->tid's pidfd; -ENOENT when the notification is no longer pending. Its
+ * thread group and credentials are read later, once, by what needs them. */
 int cf_sup_caller_open(struct caller *c);
 void cf_sup_caller_close(struct caller *c);
 /* The caller's descriptor FD, as one of ours. */
@@ -34,11 +34,12 @@ int cf_sup_peek(const struct caller *c, uint64_t addr, void *buf, size_t len);
 int cf_sup_peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap, int toolong);
 /* One JSON line to the log: {"event":EVENT,"pid":N,"program":P,
  * ("call":CALL,)KEY:WHAT(,"reason":REASON)}. */
-void cf_sup_log_denial(const struct caller *c, const char *event, const char *call, const char *key,
+void cf_sup_log_denial(struct caller *c, const char *event, const char *call, const char *key,
 		       const char *what, const char *reason);
-/* Whether the caller's credentials are the supervisor's own. */
-bool cf_sup_same_creds(const struct caller *c);
+/* Whether the caller's credentials are the supervisor's own (false when
+ * they can not be read). */
+bool cf_sup_same_creds(struct caller *c);
 /* An O_PATH descriptor of what PATH from the caller's DIRFD names. */
-int cf_sup_pin(const struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok);
+int cf_sup_pin(struct caller *c, int dirfd, const char *path, bool follow, bool empty_ok);
 
 #endif

@@ -68,6 +68,8 @@ struct caller {
 	uint64_t id;
 	pid_t tid, tgid;
 	int pidfd;
+	bool creds_read; /* tgid and creds read (sup_caller.c, caller_creds) */
+	int creds_rc;
 	char creds[1024];
 	const struct policy *pol;
 };
