@@ -92,6 +92,8 @@ struct sup {
 	pthread_cond_t work;
 	struct record *rec;
 	size_t nrec, caprec;
+	int diag_fd; /* the UNIX_DIAG lookups' netlink socket, or -1 (sup_socket.c) */
+	uint32_t diag_seq;
 	struct job *head, *tail;
 	int workers, idle, listeners;
 	/* Above mode (cf_supervisor_start_above): the waiter's pipe, to which

@@ -135,6 +135,7 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 	struct sup *sup = calloc(1, sizeof *sup);
 	if (!sup || pthread_mutex_init(&sup->lock, NULL) != 0 || pthread_cond_init(&sup->work, NULL) != 0)
 		_exit(1);
+	sup->diag_fd = -1;
 	sup->log_fd = fds[2];
 	sup->status_fd = fds[3];
 	sup->uid = geteuid();
