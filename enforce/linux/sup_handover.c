@@ -199,7 +199,7 @@ int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
 		 * answer is the same; before 6.6 (EINVAL) it is only slower. */
 		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 		l->fd = lfd;
-		l->refs = 1;
+		atomic_init(&l->refs, 1);
 		pthread_mutex_lock(&sup->lock);
 		sup->listeners++;
 		pthread_mutex_unlock(&sup->lock);

@@ -273,9 +273,7 @@ void cf_sup_handle_connect(struct listener *l, struct caller *c, const struct se
 		goto done;
 	}
 	int fl = fcntl(j->sock, F_GETFL);
-	pthread_mutex_lock(&sup->lock);
-	l->refs++;
-	pthread_mutex_unlock(&sup->lock);
+	cf_sup_listener_get(sup, l);
 	if (fl >= 0 && (fl & O_NONBLOCK)) {
 		cf_sup_job_done(j, cf_sup_connect_judged(j)); /* can not wait on its peer */
 		return;
@@ -283,9 +281,7 @@ void cf_sup_handle_connect(struct listener *l, struct caller *c, const struct se
 	cf_sup_enqueue(sup, j);
 	return;
 done:
-	pthread_mutex_lock(&sup->lock);
-	l->refs++;
-	pthread_mutex_unlock(&sup->lock);
+	cf_sup_listener_get(sup, l);
 	cf_sup_job_done(j, r);
 }
 

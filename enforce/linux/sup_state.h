@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ struct policy {
 /* A notification listener handed over by a fenced child, and its fence. */
 struct listener {
 	int fd;
-	int refs; /* under sup->lock */
+	atomic_int refs; /* cf_sup_listener_get/put (sup_serve.c) */
 	struct policy pol;
 };
 
@@ -88,7 +89,7 @@ struct sup {
 	int log_fd;
 	char own_creds[1024];
 	uid_t uid;
-	pthread_mutex_t lock; /* records, listener refs, the queue, the counters */
+	pthread_mutex_t lock; /* records, the queue, the counters */
 	pthread_cond_t work;
 	struct record *rec;
 	size_t nrec, caprec;
