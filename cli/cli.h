@@ -54,6 +54,11 @@ const char *cf_cli_reason(const struct cf_fence *f);
 /* A log the policy refused (it lies in, or is reached through, a writable
  * location): says why and returns CF_EXIT_FAIL; else 0. */
 int cf_cli_check_log(const struct cf_fence *f);
+/* --allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) judged against
+ * F's policy (cf_protected_lift_refusal): each path made canonical from the
+ * current directory into LIFTS (may be NULL). A path that is no protected
+ * location, or is or lies in a secret: says why, returns CF_EXIT_FAIL. */
+int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts);
 /* The workspace defaults to the current directory, which the command picks
  * with cd: refuse it (verdict "not effective") when it lies in a home
  * dot-directory such as ~/.config/autostart. A workspace that holds a secret
@@ -77,6 +82,7 @@ int cf_cmd_run(int argc, char **argv);
 int cf_cmd_harness(int argc, char **argv);
 int cf_cmd_status(int argc, char **argv);
 int cf_cmd_check(int argc, char **argv);
+int cf_cmd_explain(int argc, char **argv);
 
 /* execvp CMD and map its failure to an exit code (never returns). */
 _Noreturn void cf_cli_exec(char **cmd);

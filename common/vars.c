@@ -7,6 +7,8 @@
 
 #define AT(f) .slot = offsetof(struct cf_options, f), .parsed = true
 #define LIST_AT(f) AT(f), .from_cli = offsetof(struct cf_options, f##_from_cli)
+/* A list, or a value whose default is 0 (CF_KIND_PROTECT), records whether
+ * the command line gave it: then the twin is not read. */
 /* Read by the shim or the CLI itself, not by cf_options_from_env. */
 #define NOT_PARSED .parsed = false
 
@@ -34,11 +36,23 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 	[CF_VAR_KEEP_ENV] = {"CREDFENCE_KEEP_ENV", "--keep-env NAME", CF_KIND_LIST, TWIN, EXPORTED,
 			     "secret variables fenced programs get all the same",
 			     LIST_AT(keep_env)},
+	[CF_VAR_ALLOW_WRITE_PROTECTED] = {"CREDFENCE_ALLOW_WRITE_PROTECTED",
+					  "--allow-write-protected PATH", CF_KIND_PATHS, TWIN,
+					  EXPORTED,
+					  "protected locations fenced programs may write all the same",
+					  LIST_AT(allow_write_protected)},
 	[CF_VAR_MODE] = {"CREDFENCE_MODE", "--best-effort, --required", CF_KIND_MODE, TWIN,
 			 EXPORTED, "whether to run when isolation can not be applied", AT(mode)},
+	[CF_VAR_WRITE_PROTECT] = {"CREDFENCE_WRITE_PROTECT", "--write-protect MODE", CF_KIND_PROTECT,
+				  TWIN, EXPORTED,
+				  "whether to run when write protection can not be applied",
+				  LIST_AT(write_protect)},
 	[CF_VAR_ALLOW_PTYS] = {"CREDFENCE_ALLOW_PTYS", "--allow-ptys", CF_KIND_SWITCH, TWIN,
 			       EXPORTED, "fenced programs may open any pty by its name",
 			       AT(allow_ptys)},
+	[CF_VAR_QUIET_DENIALS] = {"CREDFENCE_QUIET_DENIALS", "--quiet-denials", CF_KIND_SWITCH, TWIN,
+				  EXPORTED, "no line on a fenced program's stderr for a denial",
+				  AT(quiet_denials)},
 	[CF_VAR_ALLOW_SOCKET] = {"CREDFENCE_ALLOW_SOCKET", "--allow-socket S", CF_KIND_LIST, TWIN,
 				 EXPORTED, "Unix sockets bound outside that fenced programs may reach",
 				 LIST_AT(allow_sockets)},
@@ -98,6 +112,8 @@ const char *cf_var_kind_word(enum cf_var_kind kind)
 		return "switch";
 	case CF_KIND_MODE:
 		return "mode";
+	case CF_KIND_PROTECT:
+		return "warn or require";
 	case CF_KIND_NUMBER:
 		return "number";
 	case CF_KIND_ADDRESS:

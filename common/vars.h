@@ -22,8 +22,11 @@ enum cf_var {
 	CF_VAR_HARNESS_STATE,
 	CF_VAR_DENY_ENV,
 	CF_VAR_KEEP_ENV,
+	CF_VAR_ALLOW_WRITE_PROTECTED,
 	CF_VAR_MODE,
+	CF_VAR_WRITE_PROTECT,
 	CF_VAR_ALLOW_PTYS,
+	CF_VAR_QUIET_DENIALS,
 	CF_VAR_ALLOW_SOCKET,
 	CF_VAR_SSH_AGENT,
 	CF_VAR_HARNESS_MAY_READ,
@@ -46,6 +49,7 @@ enum cf_var_kind {
 	CF_KIND_LIST,    /* a plain colon list (names, socket addresses) */
 	CF_KIND_SWITCH,  /* "1" on, "0" or empty off */
 	CF_KIND_MODE,    /* "required" or "best-effort" */
+	CF_KIND_PROTECT, /* "warn" or "require" (CREDFENCE_WRITE_PROTECT) */
 	CF_KIND_NUMBER,  /* a positive number */
 	CF_KIND_ADDRESS, /* the supervisor's abstract socket name */
 	CF_KIND_MARKER,  /* PID:STARTTIME of a process */

@@ -164,7 +164,7 @@ int cf_sup_peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap
 	return -toolong;
 }
 
-static void program_of(struct caller *c, char *out, size_t cap)
+void cf_sup_program_of(struct caller *c, char *out, size_t cap)
 {
 	(void)caller_creds(c); /* the thread group; else the thread's */
 	char p[64];
@@ -194,7 +194,7 @@ void cf_sup_log_denial(struct caller *c, const char *event, const char *call, co
 		return;
 	char prog[PATH_MAX], line[4 * PATH_MAX + 512];
 	size_t len = 0;
-	program_of(c, prog, sizeof prog);
+	cf_sup_program_of(c, prog, sizeof prog);
 	cf_json_raw(line, sizeof line, &len, "{\"event\":");
 	cf_json_str(line, sizeof line, &len, event);
 	cf_json_raw(line, sizeof line, &len, ",\"pid\":");

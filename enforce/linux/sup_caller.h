@@ -36,6 +36,9 @@ int cf_sup_peek_str(const struct caller *c, uint64_t addr, char *buf, size_t cap
  * ("call":CALL,)KEY:WHAT(,"reason":REASON)}. */
 void cf_sup_log_denial(struct caller *c, const char *event, const char *call, const char *key,
 		       const char *what, const char *reason);
+/* The caller's program (/proc/TGID/exe, else its thread's comm) into OUT;
+ * reads its thread group first. */
+void cf_sup_program_of(struct caller *c, char *out, size_t cap);
 /* Whether the caller's credentials are the supervisor's own (false when
  * they can not be read). */
 bool cf_sup_same_creds(struct caller *c);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sup_denied.h"
 #include "supervisor_wire.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS /* linux/seccomp.h of Linux 6.6 */
@@ -28,6 +29,9 @@ void cf_sup_policy_free(struct policy *p)
 		free(p->w[i]);
 	for (size_t i = 0; i < p->nsp; i++)
 		free(p->sp[i]);
+	for (size_t i = 0; i < p->nd; i++)
+		free(p->d[i]);
+	free(p->d);
 	free(p->w);
 	free(p->sp);
 	free(p->spid);
@@ -107,7 +111,8 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 	p->w = calloc(nrec + 1, sizeof *p->w);
 	p->sp = calloc(nrec + 1, sizeof *p->sp);
 	p->sa = calloc(nrec + 1, sizeof *p->sa);
-	if (!p->w || !p->sp || !p->sa)
+	p->d = calloc(nrec + 1, sizeof *p->d);
+	if (!p->w || !p->sp || !p->sa || !p->d)
 		return -ENOMEM;
 	while (at < len) {
 		char kind = b[at++];
@@ -128,6 +133,9 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 			a->b[0] = '\0';
 			memcpy(a->b + 1, s + 1, n - 1);
 			a->len = n;
+		} else if (kind == CF_IPC_REC_DENIED && strchr(s, '\t')) {
+			if (!(p->d[p->nd++] = strdup(s)))
+				return -ENOMEM;
 		} else {
 			return -EINVAL;
 		}

@@ -8,6 +8,7 @@
  * which grows on demand: the main thread never waits on a fenced process. */
 #include "sup_serve.h"
 
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "sup_caller.h"
+#include "sup_denied.h"
 #include "sup_handover.h"
 #include "sup_meta.h"
 #include "sup_socket.h"
@@ -135,6 +137,18 @@ static void notification(struct sup *sup, struct listener *l)
 		return;
 	}
 	if (u.n.data.arch != AUDIT_ARCH_NATIVE) {
+		cf_sup_respond(l->fd, c.id, -EPERM, false);
+		cf_sup_caller_close(&c);
+		return;
+	}
+	if (cf_sup_is_denial(&u.n.data)) { /* a denial's report (sup_denied.h) */
+		struct cf_denial_report rep;
+		char prog[PATH_MAX];
+		if (cf_sup_peek(&c, u.n.data.args[2], &rep, sizeof rep) == 0 && cf_sup_valid(&c)) {
+			cf_sup_program_of(&c, prog, sizeof prog); /* reads the thread group too */
+			cf_sup_denied(sup->log_fd, c.tgid, prog, &rep, l->pol.d, l->pol.nd, l->pol.w,
+				      l->pol.nw);
+		}
 		cf_sup_respond(l->fd, c.id, -EPERM, false);
 		cf_sup_caller_close(&c);
 		return;

@@ -38,6 +38,8 @@ struct policy {
 			      (st_ino 0: absent then, never matches) */
 	struct name *sa; /* allowed abstract names */
 	size_t nsa;
+	char **d; /* secrets, "HOLDS\tPATH" (sup_denied.h) */
+	size_t nd;
 };
 
 /* A notification listener handed over by a fenced child, and its fence. */

@@ -47,6 +47,7 @@ Test(vars, the_parser_reads_every_row_it_keeps)
 			continue;
 		const char *value = r->kind == CF_KIND_SWITCH	? "1"
 				    : r->kind == CF_KIND_MODE	? "best-effort"
+				    : r->kind == CF_KIND_PROTECT ? "require"
 				    : r->kind == CF_KIND_NUMBER ? "7"
 				    : r->kind == CF_KIND_PATHS || r->kind == CF_KIND_LIST
 					    ? "/a:/b"
@@ -65,6 +66,9 @@ Test(vars, the_parser_reads_every_row_it_keeps)
 			break;
 		case CF_KIND_MODE:
 			cr_expect_eq(o.mode, CF_MODE_BEST_EFFORT, "%s", entry);
+			break;
+		case CF_KIND_PROTECT:
+			cr_expect_eq(o.write_protect, CF_WRITE_PROTECT_REQUIRE, "%s", entry);
 			break;
 		case CF_KIND_NUMBER:
 			cr_expect_eq(*(const long *)(const void *)slot, 7, "%s", entry);
