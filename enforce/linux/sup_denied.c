@@ -83,15 +83,15 @@ static bool first_time(const char *path)
 	return first;
 }
 
-void cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
+int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
 		   char *const *denied, size_t n_denied, char *const *writable, size_t n_writable)
 {
 	char path[sizeof report->path];
-	if (log_fd < 0 || report->access > 1 || !memchr(report->path, '\0', sizeof report->path))
-		return;
+	if (report->access > 1 || !memchr(report->path, '\0', sizeof report->path))
+		return -EPERM;
 	memcpy(path, report->path, sizeof path);
 	if (!plain_absolute(path))
-		return;
+		return -EPERM;
 	bool wr = report->access == 1;
 	const char *holds = NULL;
 	size_t holds_len = 0;
@@ -105,13 +105,15 @@ void cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_de
 	if (!holds) {
 		/* Not a secret: only a write outside every writable location. */
 		if (!wr)
-			return;
+			return -EPERM;
 		for (size_t i = 0; i < n_writable; i++)
 			if (cf_path_within(path, writable[i]))
-				return;
+				return -EPERM;
 	}
 	if (!first_time(path))
-		return;
+		return -EALREADY;
+	if (log_fd < 0)
+		return 0;
 	char row[512], allow[sizeof path + 32], line[3 * sizeof path + 1024];
 	size_t len = 0;
 	if (holds)
@@ -134,4 +136,5 @@ void cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_de
 		memcpy(line + sizeof line - 3, "}\n", 3), len = sizeof line - 1;
 	ssize_t w = write(log_fd, line, len);
 	(void)w;
+	return 0;
 }

@@ -26,10 +26,12 @@ bool cf_sup_is_denial(const struct seccomp_data *data);
 
 /* In the supervisor, for one report REPORT (copied from the caller, pid PID
  * running PROGRAM): judge it against DENIED (the 'd' records, N_DENIED)
- * and WRITABLE (N_WRITABLE), and write one line to LOG_FD the first time a
- * path is judged denied in this supervisor's life. Nothing when it is not
- * denied or LOG_FD < 0. */
-void cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
+ * and WRITABLE (N_WRITABLE), and write one line to LOG_FD (when >= 0) the
+ * first time a path is judged denied in this supervisor's life. The answer
+ * the caller gets: 0 the first time (its shim then says it on stderr),
+ * -EALREADY when this run has said it already (said once a run, not once a
+ * process), -EPERM when the fence did not deny it. */
+int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
 		   char *const *denied, size_t n_denied, char *const *writable, size_t n_writable);
 
 #endif

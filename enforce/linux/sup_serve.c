@@ -144,12 +144,13 @@ static void notification(struct sup *sup, struct listener *l)
 	if (cf_sup_is_denial(&u.n.data)) { /* a denial's report (sup_denied.h) */
 		struct cf_denial_report rep;
 		char prog[PATH_MAX];
+		long said = -EPERM;
 		if (cf_sup_peek(&c, u.n.data.args[2], &rep, sizeof rep) == 0 && cf_sup_valid(&c)) {
 			cf_sup_program_of(&c, prog, sizeof prog); /* reads the thread group too */
-			cf_sup_denied(sup->log_fd, c.tgid, prog, &rep, l->pol.d, l->pol.nd, l->pol.w,
-				      l->pol.nw);
+			said = cf_sup_denied(sup->log_fd, c.tgid, prog, &rep, l->pol.d, l->pol.nd,
+					     l->pol.w, l->pol.nw);
 		}
-		cf_sup_respond(l->fd, c.id, -EPERM, false);
+		cf_sup_respond(l->fd, c.id, said, false);
 		cf_sup_caller_close(&c);
 		return;
 	}

@@ -231,15 +231,20 @@ static bool first_time(const char *path)
 }
 
 /* The log line is the supervisor's (sup_denied.h): it judges the path
- * itself. Without one the call fails with EBADF and nothing is logged. */
-static void report(const char *abs, enum access_kind acc)
+ * itself, and answers whether the notice is still to be said: 0 the first
+ * time in the run, -EALREADY after (a run says it once, not each of its
+ * processes: npm reads ~/.npmrc at every start), -EPERM when the fence did
+ * not deny it. Without a supervisor the call fails with EBADF, nothing is
+ * logged, and the notice is said once a process. */
+static bool report(const char *abs, enum access_kind acc)
 {
 	struct cf_denial_report r = {.access = acc == ACC_WRITE};
 	size_t n = strlen(abs);
 	if (n >= sizeof r.path)
-		return;
+		return true;
 	memcpy(r.path, abs, n + 1);
-	(void)cf_sys3(SYS_ioctl, -1, CF_DENIAL_IOCTL, &r);
+	long said = cf_sys3(SYS_ioctl, -1, CF_DENIAL_IOCTL, &r);
+	return said == 0 || said == -EBADF;
 }
 
 static void explain(int dirfd, const char *path, enum access_kind acc, int err)
@@ -261,8 +266,7 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 		goto out;
 	if (!first_time(abs))
 		goto out;
-	report(abs, acc);
-	if (judge.quiet)
+	if (!report(abs, acc) || judge.quiet)
 		goto out;
 	size_t n = cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE, d ? d->holds : NULL,
 				   judge.pol.home);

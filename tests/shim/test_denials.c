@@ -320,3 +320,21 @@ Test(shim_denials, a_forged_report_logs_nothing)
 	cr_expect_eq(log_count(t.log, "sandbox_status"), 1, "the run was not logged");
 	cf_fx_out_free(&o);
 }
+
+/* A run says a path once, not once a process: npm reads ~/.npmrc at every
+ * start, and a notice at each would bury the output. The supervisor keeps
+ * the count (with or without a log); each process still says it when the
+ * supervisor answers that it is the first. */
+Test(shim_denials, a_run_says_a_path_once_whoever_reads_it)
+{
+	struct cf_fx_out o;
+	run_sh(&o, NULL,
+	       "cat \"$CF_T_KEY\"; cat \"$CF_T_KEY\"; /bin/sh -c 'cat \"$CF_T_KEY\"'; "
+	       "/usr/bin/python3 -c 'import os; open(os.environ[\"CF_T_KEY\"])'", NULL);
+	st_dump("four processes read one key", &o);
+	cr_expect_eq(notices_of(&o, t.key), 1, "%zu notices for one path in one run",
+		     notices_of(&o, t.key));
+	cr_expect(strstr(o.err, "Permission denied"), "the reads were not refused");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
