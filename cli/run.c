@@ -76,6 +76,25 @@ static int not_effective(const struct cf_fence *f, int logfd, const char *progra
 	return 0;
 }
 
+
+/* A shim built with AddressSanitizer (scripts/test-asan) loads only into a
+ * sanitized program: in CMD it would kill every other one (ld.so: undefined
+ * symbol __asan_...). Such a build leaves it out, and its notices with it. */
+static bool shim_is_sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return true;
+#else
+	return false;
+#endif
+#else
+	return false;
+#endif
+}
+
 int cf_cmd_run(int argc, char **argv)
 {
 	struct cf_cli c;
@@ -130,7 +149,7 @@ int cf_cmd_run(int argc, char **argv)
 	/* The shim in CMD, fenced, explains each denial CMD meets (it finds
 	 * itself fenced and passes everything else through). Without a fence it
 	 * would fence itself: then it stays out. */
-	const char *shim = f.ready ? cf_cli_find_shim() : NULL;
+	const char *shim = f.ready && !shim_is_sanitized() ? cf_cli_find_shim() : NULL;
 	if (shim && (cf_cli_preload(shim) ||
 		     (c.opts.quiet_denials > 0 &&
 		      setenv(cf_var_name(CF_VAR_QUIET_DENIALS), "1", 1)))) {
