@@ -85,6 +85,12 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			c->opts.deny_from_cli = true;
 			if (cf_strv_add(&c->opts.deny, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--allow-read")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.allow_read_from_cli = true;
+			if (cf_strv_add(&c->opts.allow_read, v))
+				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--deny-env") || is_opt(a, "--keep-env")) {
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
