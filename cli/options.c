@@ -349,6 +349,20 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 	return rc;
 }
 
+int cf_cli_check_allow_read(const struct cf_fence *f, const char *sub)
+{
+	if (f->pol.allow_read_refused) {
+		cf_err("%s: %s. Nothing was run.", sub, cf_cli_esc(f->pol.allow_read_refused));
+		return CF_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < f->pol.allow_rows.n; i++)
+		cf_warn("%s: --allow-read (CREDFENCE_ALLOW_READ) lifts the whole secret location %s: "
+			"fenced programs read everything in it, keys included; name the file they "
+			"need inside it instead (--allow-read %s/FILE) to keep the rest denied",
+			sub, cf_cli_esc(f->pol.allow_rows.v[i]), cf_cli_esc(f->pol.allow_rows.v[i]));
+	return 0;
+}
+
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)
 {
 	char dot[PATH_MAX];
