@@ -267,7 +267,8 @@ static int cover_around(int mnt, const struct cf_policy *pol, const char *dir, b
 				rep->covered++;
 			rc = rc < 0 ? rc : 0;
 		} else if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			int fd = cf_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+			/* Non-blocking: an entry left uncovered could be a fifo. */
+			int fd = cf_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 			if (fd >= 0) {
 				cf_sys_close(fd);
 				snprintf(why, n, "%s is still readable after it was covered", path);
