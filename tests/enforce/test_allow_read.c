@@ -3,6 +3,7 @@
  * of the location stays denied, a key created there after the start
  * included; a path outside every secret location is refused with 125. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
@@ -150,4 +151,28 @@ Test(allow_read, a_whole_location_is_lifted_with_a_warning)
 	cr_expect(strstr(o.err, "credfence: warning: run: --allow-read") &&
 			  strstr(o.err, "lifts the whole secret location"),
 		  OUT_FMT, OUT_ARGS(o));
+}
+
+/* A fifo and a directory beside the allowed file are covered one by one
+ * like the key: the harness starts (its check opens nothing that blocks)
+ * and its children open neither. */
+Test(allow_read, harness_covers_a_fifo_and_a_directory_beside_it, .timeout = 60)
+{
+	cf_test_require_landlock();
+	const char *kh = known_hosts();
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char fifo[PATH_MAX], sub[PATH_MAX], script[4 * PATH_MAX];
+	cf_fx_fmt(fifo, sizeof fifo, "%s/cm-socket-like", ssh->path);
+	cf_fx_fmt(sub, sizeof sub, "%s/keys.d/id_sub", ssh->path);
+	cr_assert(mkfifo(fifo, 0600) == 0);
+	cf_fx_write(sub, "SUBKEY-CFSK\n");
+	cf_fx_fmt(script, sizeof script, "%s --read '%s' '%s'", CF_GUARDPROBE, kh, sub);
+	cf_fx_credfence(&o, &fx, "harness", NULL,
+			CF_ARGV("--allow-read", (char *)kh, "--", "/bin/sh", "-c", script));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "read:%s read " KH_TEXT, kh);
+	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read:%s EACCES", sub), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "CFSK") && !strstr(o.err, "CFSK"), OUT_FMT, OUT_ARGS(o));
 }
