@@ -108,6 +108,24 @@ static __attribute__((unused)) bool socket_allowed(const struct stat *st)
 	return false;
 }
 
+/* The policy, for the words of a read that --allow-read lets through. */
+static const struct cf_policy *check_policy;
+
+static const char *read_word(int err, const char *path, char *buf, size_t n)
+{
+	char canon[PATH_MAX];
+	const struct cf_policy *p = check_policy;
+	bool lifted = false;
+	if (err || !p || !realpath(path, canon))
+		return word(err, buf, n);
+	for (size_t i = 0; i < p->allow_rows.n; i++)
+		lifted = lifted || cf_path_within(canon, p->allow_rows.v[i]);
+	if (!lifted && !cf_policy_allowed_read(p, canon))
+		return word(err, buf, n);
+	snprintf(buf, n, "allowed (--allow-read)");
+	return buf;
+}
+
 /* Every line that is not a result starts with this: the exit status is 1 then. */
 #define NOT_PROBED "not probed: "
 
@@ -205,12 +223,12 @@ static void probe_one(const char *path, const struct protect_answer *pa, FILE *o
 	if (S_ISDIR(st.st_mode)) {
 		int l = try_open(path, O_RDONLY | O_DIRECTORY);
 		int w = try_create(path, NULL);
-		fprintf(out, "directory; list: %s; create inside: %s\n", word(l, a, sizeof a),
+		fprintf(out, "directory; list: %s; create inside: %s\n", read_word(l, path, a, sizeof a),
 			write_word(pa, w, b, sizeof b));
 	} else if (S_ISREG(st.st_mode)) {
 		int r = try_open(path, O_RDONLY);
 		int w = try_open(path, O_WRONLY);
-		fprintf(out, "file; read: %s; write: %s\n", word(r, a, sizeof a),
+		fprintf(out, "file; read: %s; write: %s\n", read_word(r, path, a, sizeof a),
 			write_word(pa, w, c, sizeof c));
 #ifdef __linux__
 	} else if (S_ISSOCK(st.st_mode)) {
@@ -253,7 +271,7 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+	if ((rc = cf_cli_check_config(&c, &f, NULL)) || (rc = cf_cli_check_allow_read(&f, "check")))
 		return rc;
 	if (!f.ready) {
 		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
@@ -266,6 +284,7 @@ int cf_cmd_check(int argc, char **argv)
 	}
 #endif
 	check_allowed = &f.pol.allow_sockets;
+	check_policy = &f.pol;
 	struct cf_strv lifts = {0};
 	if ((rc = cf_cli_judge_lifts(&c, &f, &lifts)))
 		return rc;

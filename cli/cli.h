@@ -65,6 +65,9 @@ int cf_cli_check_log(const struct cf_fence *f);
  * current directory into LIFTS (may be NULL). A path that is no protected
  * location, or is or lies in a secret: says why, returns CF_EXIT_FAIL. */
 int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts);
+/* An --allow-read the policy refused: said, and CF_EXIT_FAIL. Else 0, after
+ * a warning for each secret location an --allow-read lifts whole. */
+int cf_cli_check_allow_read(const struct cf_fence *f, const char *sub);
 /* The workspace defaults to the current directory, which the command picks
  * with cd: refuse it (verdict "not effective") when it lies in a home
  * dot-directory such as ~/.config/autostart. A workspace that holds a secret

@@ -169,9 +169,23 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	/* The sockets as the policy resolved them (--ssh-agent included): a
 	 * harness that changes SSH_AUTH_SOCK later does not widen the fence. */
 	o.allow_sockets = pol->allow_sockets;
-	for (size_t i = 0; i < CF_VAR_COUNT; i++)
-		if ((cf_vars[i].set_by & CF_SET_EXPORT) && export_twin(&cf_vars[i], &o, cwd))
+	/* The reads as the policy resolved them, by where they point: a symlink
+	 * retargeted later does not move what the children read. */
+	struct cf_strv reads = {0};
+	for (size_t i = 0; i < pol->allow_read.n + pol->allow_rows.n; i++)
+		if (cf_strv_add(&reads, i < pol->allow_read.n ? pol->allow_read.v[i]
+							     : pol->allow_rows.v[i - pol->allow_read.n])) {
+			cf_strv_free(&reads);
 			return -1;
+		}
+	o.allow_read = reads;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < CF_VAR_COUNT; i++)
+		if ((cf_vars[i].set_by & CF_SET_EXPORT) && export_twin(&cf_vars[i], &o, cwd))
+			rc = -1;
+	cf_strv_free(&reads);
+	if (rc)
+		return rc;
 	if (pol->allow_sockets.n && unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
 		return -1;
 	return 0;
@@ -708,7 +722,8 @@ int cf_cmd_harness(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	if ((rc = cf_cli_check_config(&c, &f, cwd)) || (rc = cf_cli_check_log(&f)) ||
-	    (rc = cf_cli_judge_lifts(&c, &f, NULL)))
+	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) ||
+	    (rc = cf_cli_check_allow_read(&f, "harness")))
 		return rc;
 	if (!f.pol.workspace) {
 		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "

@@ -35,6 +35,10 @@ static const struct help_row options_help[] = {
 	{CF_VAR_WORKSPACE, NULL, "writable workspace ({}; default: current directory)"},
 	{CF_VAR_WRITABLE, NULL, "another writable location, repeatable ({}, colon list)"},
 	{CF_VAR_DENY, NULL, "another secret location, repeatable ({}, colon list)"},
+	{CF_VAR_ALLOW_READ, NULL,
+	 "let fenced programs read the secret location PATH, or PATH inside\n"
+	 "one (~/.ssh/known_hosts: the rest of ~/.ssh stays denied),\n"
+	 "repeatable ({}, colon list)"},
 	{CF_VAR_DENY_ENV, NULL,
 	 "withhold the variable NAME too (a pattern with *: MYCO_*) from what\n"
 	 "is fenced, repeatable ({}, colon list)"},

@@ -85,6 +85,12 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			c->opts.deny_from_cli = true;
 			if (cf_strv_add(&c->opts.deny, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--allow-read")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.allow_read_from_cli = true;
+			if (cf_strv_add(&c->opts.allow_read, v))
+				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--deny-env") || is_opt(a, "--keep-env")) {
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
@@ -341,6 +347,20 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 		}
 	cf_strv_free(&own);
 	return rc;
+}
+
+int cf_cli_check_allow_read(const struct cf_fence *f, const char *sub)
+{
+	if (f->pol.allow_read_refused) {
+		cf_err("%s: %s. Nothing was run.", sub, cf_cli_esc(f->pol.allow_read_refused));
+		return CF_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < f->pol.allow_rows.n; i++)
+		cf_warn("%s: --allow-read (CREDFENCE_ALLOW_READ) lifts the whole secret location %s: "
+			"fenced programs read everything in it, keys included; name the file they "
+			"need inside it instead (--allow-read %s/FILE) to keep the rest denied",
+			sub, cf_cli_esc(f->pol.allow_rows.v[i]), cf_cli_esc(f->pol.allow_rows.v[i]));
+	return 0;
 }
 
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)

@@ -109,7 +109,7 @@ int cf_cmd_run(int argc, char **argv)
 	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
 		return rc;
 	if ((rc = cf_cli_check_config(&c, &f, NULL)) || (rc = cf_cli_check_log(&f)) ||
-	    (rc = cf_cli_judge_lifts(&c, &f, NULL)))
+	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) || (rc = cf_cli_check_allow_read(&f, "run")))
 		return rc;
 	cf_cli_judge_workspace(&c, &f);
 	int logfd = cf_fence_log_open(&f);

@@ -162,7 +162,18 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 			cf_json_raw(buf, cap, &len, ",");
 		cf_json_str(buf, cap, &len, p->allow_sockets.v[i]);
 	}
-	cf_json_raw(buf, cap, &len, "]");
+	cf_json_raw(buf, cap, &len, "],\"allowed_reads\":[");
+	for (size_t i = 0; i < p->allow_read.n + p->allow_rows.n; i++) {
+		if (i)
+			cf_json_raw(buf, cap, &len, ",");
+		cf_json_str(buf, cap, &len, i < p->allow_read.n ? p->allow_read.v[i]
+							      : p->allow_rows.v[i - p->allow_read.n]);
+	}
+	cf_json_raw(buf, cap, &len, "],\"allow_read_refused\":");
+	if (p->allow_read_refused)
+		cf_json_str(buf, cap, &len, p->allow_read_refused);
+	else
+		cf_json_raw(buf, cap, &len, "null");
 	json_env(o, buf, cap, &len);
 	cf_json_raw(buf, cap, &len, ",\"mode\":");
 	cf_json_str(buf, cap, &len, cf_mode_word(p->mode));
@@ -228,6 +239,17 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
 	for (size_t i = 0; i < p->allow_sockets.n; i++)
 		printf("  %s\n", cf_cli_esc(p->allow_sockets.v[i]));
+	printf("allowed reads (%zu):\n", p->allow_read.n + p->allow_rows.n);
+	for (size_t i = 0; i < p->allow_read.n; i++) {
+		const char *in = "?";
+		for (size_t k = 0; k < p->n_denied; k++)
+			if (cf_path_within(p->allow_read.v[i], p->denied[k].path))
+				in = p->denied[k].path;
+		printf("  %-48s inside %s, whose other entries stay denied\n",
+		       cf_cli_esc(p->allow_read.v[i]), cf_cli_esc(in));
+	}
+	for (size_t i = 0; i < p->allow_rows.n; i++)
+		printf("  %-48s the whole secret location, lifted\n", cf_cli_esc(p->allow_rows.v[i]));
 	printf("environment withheld (%zu):\n", env_count(o));
 	cf_cli_print_env(o, stdout, "  ");
 	printf("shim:         %s\n", shim ? cf_cli_esc(shim) : "(not found)");
@@ -259,6 +281,8 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",
 		       cf_cli_esc(p->log_refused));
+	if (p->allow_read_refused)
+		printf("warning: %s; run and harness refuse it\n", cf_cli_esc(p->allow_read_refused));
 	if (cfg->n)
 		cf_config_print(cfg, stdout);
 	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));

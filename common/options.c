@@ -28,6 +28,7 @@ void cf_options_free(struct cf_options *o)
 {
 	cf_strv_free(&o->writable);
 	cf_strv_free(&o->deny);
+	cf_strv_free(&o->allow_read);
 	cf_strv_free(&o->allow_sockets);
 	cf_strv_free(&o->harness_may_read);
 	cf_strv_free(&o->harness_programs);
@@ -307,6 +308,8 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 		rc = dir_check(o->workspace, false, CF_VAR_WORKSPACE, why, n);
 	if (!rc)
 		rc = list_check(&o->deny, CF_VAR_DENY, false, why, n);
+	if (!rc)
+		rc = list_check(&o->allow_read, CF_VAR_ALLOW_READ, false, why, n);
 	if (!rc)
 		rc = list_check(&o->writable, CF_VAR_WRITABLE, true, why, n);
 	if (!rc)

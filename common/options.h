@@ -22,6 +22,10 @@ struct cf_options {
 	const char *workspace;    /* --workspace, CREDFENCE_WORKSPACE; NULL: cwd */
 	struct cf_strv writable;  /* --writable, CREDFENCE_WRITABLE */
 	struct cf_strv deny;      /* --deny, CREDFENCE_DENY */
+	/* --allow-read, CREDFENCE_ALLOW_READ: a secret location, or a path
+	 * inside one, that fenced programs may read (policy.h: allow_read). */
+	struct cf_strv allow_read;
+	bool allow_read_from_cli;
 	int mode;                 /* -1 unset, else enum cf_mode */
 	const char *log;          /* --log, CREDFENCE_LOG */
 	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */

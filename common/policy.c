@@ -588,6 +588,144 @@ static void judge_harness_state(struct cf_policy *p, const struct cf_options *o,
 	}
 }
 
+const char *cf_policy_allowed_read(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->allow_read.n; i++)
+		if (cf_path_within(path, p->allow_read.v[i]))
+			return p->allow_read.v[i];
+	return NULL;
+}
+
+static const struct cf_denied *denied_holding(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_denied; i++)
+		if (cf_path_within(path, p->denied[i].path))
+			return &p->denied[i];
+	return NULL;
+}
+
+/* Whether PATH's name form (its parent resolved, its last component kept, as
+ * canonical_secret denies a name) is DENIED_PATH. */
+static bool lexical_is(const char *path, const char *cwd, const char *denied_path)
+{
+	char lexical[PATH_MAX * 2], dir[PATH_MAX * 2], parent[PATH_MAX], name[PATH_MAX + 1];
+	int k = path[0] == '/' ? snprintf(lexical, sizeof lexical, "%s", path)
+			       : snprintf(lexical, sizeof lexical, "%s/%s", cwd, path);
+	if (k < 0 || (size_t)k >= sizeof lexical)
+		return false;
+	size_t n = strlen(lexical);
+	while (n > 1 && lexical[n - 1] == '/')
+		lexical[--n] = '\0';
+	const char *base = cf_path_base(lexical);
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return false;
+	snprintf(dir, sizeof dir, "%.*s", (int)(base - lexical), lexical);
+	if (cf_canon(dir, cwd, parent, sizeof parent, NULL, NULL))
+		return false;
+	snprintf(name, sizeof name, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+	return strcmp(name, denied_path) == 0;
+}
+
+static int allow_read_refuse(struct cf_policy *p, const char *fmt, const char *a, const char *b,
+			     const char *c)
+{
+	char why[PATH_MAX * 4];
+	snprintf(why, sizeof why, fmt, a, b, c);
+	p->allow_read_refused = strdup(why);
+	return p->allow_read_refused ? 0 : -ENOMEM;
+}
+
+#define ALLOW_READ_LABEL "--allow-read (CREDFENCE_ALLOW_READ)"
+
+/* One --allow-read PATH, judged by where it points. A whole secret location
+ * goes to ALLOW_ROWS (dropped from DENIED later), a path inside one to
+ * ALLOW_READ. */
+static int allow_read_one(struct cf_policy *p, const char *path, const char *cwd)
+{
+	struct links l = {0};
+	char c[PATH_MAX];
+	const char *in = NULL;
+	int rc = canon_noting_links(&l, path, cwd, c, sizeof c);
+	for (size_t i = 1; !rc && !in && i < l.pairs.n; i += 2)
+		if ((in = writable_holding(p, l.pairs.v[i])))
+			rc = allow_read_refuse(p,
+					       ALLOW_READ_LABEL " '%s' is reached through symlink %s, "
+					       "which lies in writable location %s, where a fenced "
+					       "program could retarget it; name the file by its own path",
+					       path, l.pairs.v[i], in);
+	cf_strv_free(&l.pairs);
+	if (rc == -ENOMEM || in)
+		return rc;
+	if (rc)
+		return allow_read_refuse(p, ALLOW_READ_LABEL " '%s' can not be resolved (%s)%s", path,
+					 strerror(-rc), "; give an existing path");
+	const struct cf_denied *d = denied_holding(p, c);
+	if (!d) {
+		bool moved = strcmp(c, path) != 0;
+		return allow_read_refuse(p,
+					 ALLOW_READ_LABEL " '%s'%s%s lies in no secret location, so "
+					 "fenced programs read it already; leave it out ('credfence "
+					 "status' lists the secret locations)",
+					 path, moved ? ", which resolves to " : "", moved ? c : "");
+	}
+	if (strcmp(d->path, c) == 0)
+		return cf_strv_add_unique(&p->allow_rows, c);
+	return cf_strv_add_unique(&p->allow_read, c);
+}
+
+/* Resolve every --allow-read, then lift the whole rows: a secret location
+ * named whole leaves DENIED, and with it its name form (the symlink that led
+ * to it) when that is denied too. A path inside a lifted row needs no entry
+ * of its own. */
+static int allow_reads(struct cf_policy *p, const struct cf_options *o, const char *cwd)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && !p->allow_read_refused && i < o->allow_read.n; i++)
+		rc = allow_read_one(p, o->allow_read.v[i], cwd);
+	if (rc || p->allow_read_refused)
+		return rc;
+	size_t out = 0;
+	for (size_t i = 0; i < p->n_denied; i++) {
+		bool lifted = cf_strv_has(&p->allow_rows, p->denied[i].path);
+		for (size_t k = 0; !lifted && k < o->allow_read.n; k++) {
+			char name[PATH_MAX];
+			if (cf_canon(o->allow_read.v[k], cwd, name, sizeof name, NULL, NULL) == 0 &&
+			    cf_strv_has(&p->allow_rows, name))
+				lifted = lexical_is(o->allow_read.v[k], cwd, p->denied[i].path);
+		}
+		if (lifted)
+			free(p->denied[i].path);
+		else
+			p->denied[out++] = p->denied[i];
+	}
+	p->n_denied = out;
+	out = 0;
+	for (size_t i = 0; i < p->allow_read.n; i++) {
+		if (denied_holding(p, p->allow_read.v[i]))
+			p->allow_read.v[out++] = p->allow_read.v[i];
+		else
+			free(p->allow_read.v[i]);
+	}
+	p->allow_read.n = out;
+	/* A path inside another allowed one is read through it; kept, it would
+	 * make the outer one an ancestor whose other entries stay denied. */
+	/* Sorted, a path comes before everything inside it: the kept ones are
+	 * enough to look at (as drop_nested does). */
+	cf_strv_sort(&p->allow_read);
+	out = 0;
+	for (size_t i = 0; i < p->allow_read.n; i++) {
+		bool inner = false;
+		for (size_t j = 0; j < out && !inner; j++)
+			inner = cf_path_within(p->allow_read.v[i], p->allow_read.v[j]);
+		if (inner)
+			free(p->allow_read.v[i]);
+		else
+			p->allow_read.v[out++] = p->allow_read.v[i];
+	}
+	p->allow_read.n = out;
+	return 0;
+}
+
 static int secret_locations(struct cf_policy *p, const struct cf_options *o, char *const envp[],
 			    const char *cwd)
 {
@@ -644,6 +782,9 @@ int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const
 	rc = writable_locations(p, &l, o, envp, cwd);
 	if (!rc)
 		rc = allowed_sockets(p, o, envp, cwd);
+	/* After the writable locations: a symlink on the way lying in one is refused. */
+	if (!rc && (p->home || p->account_home))
+		rc = allow_reads(p, o, cwd);
 	if (!rc && p->verdict == CF_VERDICT_APPLIED)
 		judge_links(p, &l);
 	cf_strv_free(&l.pairs);
@@ -668,6 +809,9 @@ void cf_policy_free(struct cf_policy *p)
 	free(p->workspace);
 	free(p->log);
 	free(p->log_refused);
+	free(p->allow_read_refused);
+	cf_strv_free(&p->allow_read);
+	cf_strv_free(&p->allow_rows);
 	cf_strv_free(&p->writable);
 	cf_strv_free(&p->allow_sockets);
 	cf_strv_free(&p->lookups);

@@ -39,6 +39,16 @@ struct cf_policy {
 	struct cf_strv allow_sockets; /* canonical socket paths, or "@name", a fenced program may
 					 connect to although they were bound outside the fence */
 	bool allow_ptys; /* all of /dev/pts gets a device rule, so new ptys open (and other terminals) */
+	/* --allow-read, resolved: each path canonical (a symlink is judged by
+	 * where it points). ALLOW_READ holds the paths that lie strictly inside
+	 * a secret location, which stays denied around them; ALLOW_ROWS the
+	 * secret locations lifted whole, which are no longer in DENIED. */
+	struct cf_strv allow_read;
+	struct cf_strv allow_rows;
+	/* Why an --allow-read was refused (it lies in no secret location, can
+	 * not be resolved, or is reached through a symlink a fenced program
+	 * could retarget), or NULL. Refused in either mode: nothing runs. */
+	char *allow_read_refused;
 };
 
 /* Build a policy from options and the environment ENVP (for relocations and
@@ -47,6 +57,9 @@ struct cf_policy {
 int cf_policy_build(struct cf_policy *p, const struct cf_options *o, char *const envp[],
 		    const char *cwd);
 void cf_policy_free(struct cf_policy *p);
+
+/* The entry of ALLOW_READ that is PATH or that PATH lies in, or NULL. */
+const char *cf_policy_allowed_read(const struct cf_policy *p, const char *path);
 
 /* Whether every secret still resolves to the canonical path it had when the
  * policy was built (a symlink on the way may have been retargeted since).

@@ -205,10 +205,15 @@ static void workspace_rules(struct build *b, const struct group *ws)
 	}
 }
 
-static void secret_rules(struct build *b, const struct group *s, const struct group *u)
+static void secret_rules(struct build *b, const struct group *s, const struct group *r,
+			 const struct group *u)
 {
 	for (size_t i = 0; i < s->values.n; i++)
 		say(&b->t, "(deny file-read* (subpath (param \"%s%zu\")))\n", s->key, i);
+	/* --allow-read inside a secret: after its deny, so that it wins there
+	 * alone. subpath: a directory allowed is allowed whole, as on Linux. */
+	for (size_t i = 0; i < r->values.n; i++)
+		say(&b->t, "(allow file-read* (subpath (param \"%s%zu\")))\n", r->key, i);
 	/* Neither the secret nor a way to it may move to a readable name. */
 	for (size_t i = 0; i < s->values.n; i++)
 		say(&b->t, "(deny file-write-unlink file-link (subpath (param \"%s%zu\")))\n", s->key,
@@ -232,6 +237,7 @@ int cf_profile_build(struct cf_profile *pf, const struct cf_policy *p)
 {
 	struct build b = {pf, {0}, 0};
 	struct group w = {"W", {0}}, ws = {"WS", {0}}, s = {"S", {0}}, u = {"U", {0}};
+	struct group r = {"R", {0}};
 
 	memset(pf, 0, sizeof *pf);
 	for (size_t i = 0; i < p->writable.n; i++)
@@ -239,6 +245,8 @@ int cf_profile_build(struct cf_profile *pf, const struct cf_policy *p)
 	group_add(&b, &ws, p->workspace);
 	for (size_t i = 0; i < p->n_denied; i++)
 		group_add(&b, &s, p->denied[i].path);
+	for (size_t i = 0; i < p->allow_read.n; i++)
+		group_add(&b, &r, p->allow_read.v[i]);
 	for (size_t i = 0; i < p->n_denied; i++)
 		ancestors(&b, &u, p, p->denied[i].path);
 	group_add(&b, &u, p->home);
@@ -248,16 +256,18 @@ int cf_profile_build(struct cf_profile *pf, const struct cf_policy *p)
 	params_add(&b, "DEV", DEV_PATH);
 	group_params(&b, &ws);
 	group_params(&b, &s);
+	group_params(&b, &r);
 	group_params(&b, &u);
 
 	say(&b.t, "(version 1)\n(allow default)\n");
 	write_rules(&b, &w);
 	workspace_rules(&b, &ws);
-	secret_rules(&b, &s, &u);
+	secret_rules(&b, &s, &r, &u);
 
 	cf_strv_free(&w.values);
 	cf_strv_free(&ws.values);
 	cf_strv_free(&s.values);
+	cf_strv_free(&r.values);
 	cf_strv_free(&u.values);
 	pf->text = b.t.p;
 	int rc = b.err ? b.err : b.t.err;

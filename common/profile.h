@@ -17,6 +17,7 @@
  *     (allow file-read* ...) the templates (CF_NAME_KEEP)
  *     (deny file-read* ...)  anything under a secret directory (CF_NAME_DIR)
  *   (deny file-read* (subpath S<i>))          each secret, last
+ *   (allow file-read* (subpath R<i>))         each --allow-read path inside one
  *   (deny file-write-unlink file-link (subpath S<i>))
  *   (deny file-write-unlink (literal U<i>))   each ancestor up to home, and home
  */

@@ -148,6 +148,10 @@ void cf_shim_fence_self(void)
 			f.pol.log_refused);
 		_exit(125);
 	}
+	if (f.pol.allow_read_refused) {
+		fprintf(stderr, "credfence: %s. Nothing was run.\n", f.pol.allow_read_refused);
+		_exit(125);
+	}
 	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
 	drop_secrets_from_environ(&o, logfd);

@@ -210,14 +210,16 @@ static struct cf_ancestor *ancestor_of(struct cf_plan *pl, const char *path)
 }
 
 /* Writable locations that lie directly in an ancestor get their rights on the
- * entry's one rule; the others keep a rule of their own. The ancestors' wide
- * lists are laid out one after the other, in ancestor order. The names and
- * paths are the policy's own strings, borrowed (expand.h). */
+ * entry's one rule; the others keep a rule of their own. An --allow-read path
+ * gets a read rule in its parent, an ancestor inside a secret (whose other
+ * entries get none). The ancestors' wide lists are laid out one after the
+ * other, in ancestor order. The names and paths are the policy's own strings,
+ * borrowed (expand.h). */
 static int place_wide(struct cf_plan *pl, const struct cf_policy *p)
 {
 	size_t n = p->writable.n;
-	pl->wide_names = calloc(n + 1, sizeof *pl->wide_names);
-	pl->wide_kinds = calloc(n + 1, 1);
+	pl->wide_names = calloc(n + p->allow_read.n + 1, sizeof *pl->wide_names);
+	pl->wide_kinds = calloc(n + p->allow_read.n + 1, 1);
 	pl->rest = calloc(n + 1, sizeof *pl->rest);
 	if (!pl->wide_names || !pl->wide_kinds || !pl->rest)
 		return -ENOMEM;
@@ -231,6 +233,13 @@ static int place_wide(struct cf_plan *pl, const struct cf_policy *p)
 				continue;
 			pl->wide_names[used] = cf_path_base(p->writable.v[i]);
 			pl->wide_kinds[used++] = CF_RULE_WRITE;
+			anc->n_wide++;
+		}
+		for (size_t i = 0; i < p->allow_read.n; i++) {
+			if (ancestor_of(pl, p->allow_read.v[i]) != anc)
+				continue;
+			pl->wide_names[used] = cf_path_base(p->allow_read.v[i]);
+			pl->wide_kinds[used++] = CF_RULE_READ;
 			anc->n_wide++;
 		}
 	}
@@ -317,6 +326,14 @@ static int place_devices(struct cf_plan *pl, const struct cf_policy *p)
 	return rc;
 }
 
+static bool inside_secret(const struct cf_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_denied; i++)
+		if (cf_path_within(path, p->denied[i].path))
+			return true;
+	return false;
+}
+
 /* The names inside the ancestor OUT that get no rule: ancestors and secrets,
  * and /dev (its devices get their own rules), unless the user made all of /dev
  * writable. NAMES has room for every one. A secret's name is borrowed from
@@ -353,9 +370,11 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 
 	memset(pl, 0, sizeof *pl);
 	pl->max_entries = p->max_entries;
-	/* Every proper prefix of every secret is an ancestor. */
-	for (size_t i = 0; !rc && i < p->n_denied; i++) {
-		const char *s = p->denied[i].path;
+	/* Every proper prefix of every secret is an ancestor, and so is every
+	 * proper prefix of an --allow-read path: inside the secret, only the way
+	 * to that path is allowed (only_wide below). */
+	for (size_t i = 0; !rc && i < p->n_denied + p->allow_read.n; i++) {
+		const char *s = i < p->n_denied ? p->denied[i].path : p->allow_read.v[i - p->n_denied];
 		if (strcmp(s, "/") == 0)
 			continue;
 		cf_path_parent(s, dir, sizeof dir);
@@ -387,7 +406,9 @@ int cf_plan_prepare(struct cf_plan *pl, const struct cf_policy *p)
 	for (size_t i = 0; i < pl->n_anc; i++) {
 		struct cf_ancestor *out = &pl->anc[i];
 		out->path = pl->strings.v[i];
-		out->only_wide = cf_path_within(out->path, "/dev");
+		/* At or under /dev, or inside a secret (the way to an --allow-read
+		 * path): an entry added there later gets no rule either. */
+		out->only_wide = cf_path_within(out->path, "/dev") || inside_secret(p, out->path);
 		skip_children(pl, p, out, &pl->names[used]);
 		used += out->n_skip;
 	}

@@ -12,8 +12,8 @@
  *
  * A plan borrows from the policy it was prepared from: the names it skips and
  * widens (struct cf_ancestor's skip and wide) and its own writable paths
- * point into that policy's secrets (denied[].path) and writable locations
- * (writable). The plan owns only the ancestors' paths, the device paths and
+ * point into that policy's secrets (denied[].path), writable locations
+ * (writable) and allowed reads (allow_read). The plan owns only the ancestors' paths, the device paths and
  * the arrays. So the policy must outlive the plan, and its secrets and
  * writable locations must not change while the plan lives: struct cf_fence
  * holds both, and frees the plan first. */
@@ -38,13 +38,15 @@ struct cf_ancestor {
 	size_t n_skip;
 	/* Names inside it that are writable locations: their one rule carries
 	 * those rights instead of read and execute, so a location beside a secret
-	 * costs no second rule. */
+	 * costs no second rule. Inside a secret, the --allow-read names: read. */
 	const char *const *wide;
 	const unsigned char *wide_kind; /* enum cf_rule_kind */
 	size_t n_wide;
 	/* At or under /dev: its other entries get no rule at all. A read rule
 	 * there would open every terminal of the user; devices are allowed one
-	 * by one (struct cf_plan's devs). */
+	 * by one (struct cf_plan's devs). Inside a secret (the way to an
+	 * --allow-read path) likewise: only the allowed names get a rule, so an
+	 * entry created there later stays denied. */
 	bool only_wide;
 };
 

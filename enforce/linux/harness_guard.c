@@ -2,6 +2,7 @@
  * the harness's own, a Landlock domain for the ptrace rule, and, for root,
  * the capabilities that would see through the covers. See harness_guard.h. Runs once,
  * in the process that is about to exec the harness, in normal context. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -220,6 +221,65 @@ static int cover(int mnt, const char *path, char *why, size_t n)
 	return 1;
 }
 
+/* Whether an --allow-read path lies strictly inside PATH: PATH is then on
+ * the way to what the children read, and is covered entry by entry. */
+static bool on_the_way(const struct cf_policy *pol, const char *path)
+{
+	for (size_t i = 0; i < pol->allow_read.n; i++)
+		if (strcmp(pol->allow_read.v[i], path) != 0 && at_or_under(pol->allow_read.v[i], path))
+			return true;
+	return false;
+}
+
+/* The secret DIR holds an --allow-read path: cover each of its entries but
+ * the allowed ones, going down the way to them, so that the children (who
+ * share this view) read what they were allowed. With CHECK, cover nothing
+ * and fail instead when such an entry is readable. An entry created in DIR
+ * after this is not covered: the harness reads it, its children's Landlock
+ * rules do not (SECURITY.md). 0 or -errno with WHY. */
+static int cover_around(int mnt, const struct cf_policy *pol, const char *dir, bool check,
+			struct cf_guard_report *rep, char *why, size_t n)
+{
+	DIR *d = opendir(dir);
+	int rc = 0;
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		rc = -errno;
+		return snprintf(why, n, "can not list %s to cover its entries: %s", dir,
+				strerror(-rc)), rc;
+	}
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) {
+			rc = -ENAMETOOLONG;
+			snprintf(why, n, "an entry of %s has a path longer than PATH_MAX", dir);
+		} else if (cf_strv_has(&pol->allow_read, path)) {
+			continue;
+		} else if (on_the_way(pol, path)) {
+			rc = cover_around(mnt, pol, path, check, rep, why, n);
+		} else if (!check) {
+			rc = cover(mnt, path, why, n);
+			if (rc > 0)
+				rep->covered++;
+			rc = rc < 0 ? rc : 0;
+		} else if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode)) {
+			/* Non-blocking: an entry left uncovered could be a fifo. */
+			int fd = cf_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd >= 0) {
+				cf_sys_close(fd);
+				snprintf(why, n, "%s is still readable after it was covered", path);
+				rc = -EPERM;
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 /* A Landlock domain that handles only MAKE_BLOCK and grants nothing: the
  * harness keeps every file access it had, and gains the domain's ptrace
  * rule. In the user namespace (or as root) this process holds CAP_SYS_ADMIN,
@@ -295,6 +355,13 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 		}
 		if (last && at_or_under(d->path, last))
 			continue;
+		if (on_the_way(pol, d->path)) {
+			if ((rc = cover_around(mnt, pol, d->path, false, rep, why, n))) {
+				cf_sys_close(mnt);
+				return rc;
+			}
+			continue;
+		}
 		rc = cover(mnt, d->path, why, n);
 		if (rc < 0) {
 			cf_sys_close(mnt);
@@ -320,6 +387,11 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 		const struct cf_denied *d = &pol->denied[i];
 		if (cf_guard_may_read(d, may_read))
 			continue;
+		if (on_the_way(pol, d->path)) {
+			if ((rc = cover_around(-1, pol, d->path, true, rep, why, n)))
+				return rc;
+			continue;
+		}
 		int fd = cf_sys_openat(AT_FDCWD, d->path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			cf_sys_close(fd);

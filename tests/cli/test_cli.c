@@ -778,3 +778,43 @@ Test(cli, every_verdict_of_the_reference_is_in_the_man_page)
 	free(ref);
 	free(ja);
 }
+
+/* --allow-read as status and check tell it (issue 24): status lists the
+ * allowed read with the location it lies in, check words the read, and the
+ * key beside it stays denied. */
+Test(cli, status_and_check_name_the_allowed_read)
+{
+	cf_test_require_landlock();
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char kh[PATH_MAX];
+	cf_fx_fmt(kh, sizeof kh, "%s/known_hosts", ssh->path);
+	cf_fx_write(kh, "host line\n");
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--allow-read", kh));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "allowed reads (1):"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, kh) && strstr(o.out, "whose other entries stay denied"), OUT_FMT,
+		  OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--json", "--allow-read", kh));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	char want[PATH_MAX + 64];
+	cf_fx_fmt(want, sizeof want, "\"allowed_reads\":[\"%s\"],\"allow_read_refused\":null", kh);
+	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV("--allow-read", kh, kh, (char *)ssh->key));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: allowed (--allow-read); write: denied (EACCES)", kh),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s: file; read: denied (EACCES); write: denied (EACCES)",
+			   ssh->key),
+		  OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	/* A path in no secret location: check refuses it like run. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV("--allow-read", (char *)cf_fx_at(fx.home, "notes.txt"), kh));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: check: --allow-read") &&
+			  strstr(o.err, "lies in no secret location"),
+		  OUT_FMT, OUT_ARGS(o));
+}

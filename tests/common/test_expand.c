@@ -494,3 +494,98 @@ Test(expand, symlink_swapped_for_an_entry_gets_no_rule)
 			  "a rule on the target %s", got.v[i].path);
 	cr_assert(unlink(fx.ws) == 0 && rename(at(fx.root, "ws.old"), fx.ws) == 0);
 }
+
+/* The plan again, for the policy of O as it is now. */
+static void rebuild(void)
+{
+	char *envp[] = {NULL};
+	cf_plan_free(&pl);
+	cf_policy_free(&p);
+	cr_assert_eq(cf_policy_build(&p, &o, envp, fx.ws), 0);
+	cr_assert_eq(p.verdict, CF_VERDICT_APPLIED, "%s", reason_of(&p));
+	cr_assert_null(p.allow_read_refused, "%s", p.allow_read_refused);
+	cr_assert_eq(cf_plan_prepare(&pl, &p), 0);
+	free(got.v);
+	memset(&got, 0, sizeof got);
+}
+
+/* --allow-read ~/.ssh/known_hosts: that file gets a read rule, and ~/.ssh
+ * becomes an ancestor where nothing else does: not the key, not the
+ * directory, not an entry created after the plan was made. */
+Test(expand, allow_read_inside_a_secret_allows_that_entry_alone)
+{
+	const char *ssh = at(fx.home, ".ssh");
+	cf_fx_write(at(ssh, "known_hosts"), "host key\n");
+	cf_fx_write(at(ssh, "config"), "Host x\n");
+	cr_assert(cf_strv_add(&o.allow_read, at(ssh, "known_hosts")) == 0);
+	rebuild();
+	expand_all();
+	const struct rule *r = find(&got, at(ssh, "known_hosts"), CF_RULE_READ);
+	cr_expect(r && !r->is_dir, "known_hosts: a read rule for a file");
+	cr_expect(!any_rule(&got, ssh), "~/.ssh itself got a rule");
+	cr_expect(!any_rule(&got, at(ssh, "id_ed25519")), "the key got a rule");
+	cr_expect(!any_rule(&got, at(ssh, "config")), "config was not allowed, yet got a rule");
+	for (size_t i = 0; i < got.n; i++)
+		cr_expect(!cf_path_within(got.v[i].path, ssh) ||
+				  strcmp(got.v[i].path, at(ssh, "known_hosts")) == 0,
+			  "%s got a rule", got.v[i].path);
+	/* Created after the plan: the next launch's expansion denies it too. */
+	cf_fx_write(at(ssh, "id_later"), "later key\n");
+	free(got.v);
+	memset(&got, 0, sizeof got);
+	expand_all();
+	cr_expect(!any_rule(&got, at(ssh, "id_later")), "a key created later got a rule");
+	cr_expect(find(&got, at(ssh, "known_hosts"), CF_RULE_READ));
+}
+
+/* Deeper: only the way to the allowed path is an ancestor, and a directory
+ * allowed is allowed whole. */
+Test(expand, allow_read_deeper_allows_only_the_way_to_it)
+{
+	const char *ssh = at(fx.home, ".ssh");
+	cf_fx_write(at(ssh, "sub/shared/a"), "a\n");
+	cf_fx_write(at(ssh, "sub/other"), "o\n");
+	cr_assert(cf_strv_add(&o.allow_read, at(ssh, "sub/shared")) == 0);
+	rebuild();
+	expand_all();
+	const struct rule *r = find(&got, at(ssh, "sub/shared"), CF_RULE_READ);
+	cr_expect(r && r->is_dir, "sub/shared: a read rule for a directory");
+	cr_expect(!any_rule(&got, at(ssh, "sub")), "the way got a rule");
+	cr_expect(!any_rule(&got, at(ssh, "sub/other")), "a sibling on the way got a rule");
+	cr_expect(!any_rule(&got, at(ssh, "id_ed25519")));
+}
+
+/* An allowed path that does not exist yet gets its rule once it does, and
+ * a symlink put at its name gets none. */
+Test(expand, allow_read_missing_then_created_then_a_symlink)
+{
+	const char *ssh = at(fx.home, ".ssh");
+	cr_assert(cf_strv_add(&o.allow_read, at(ssh, "known_hosts")) == 0);
+	rebuild();
+	expand_all();
+	cr_expect(!any_rule(&got, at(ssh, "known_hosts")));
+	cf_fx_write(at(ssh, "known_hosts"), "h\n");
+	free(got.v);
+	memset(&got, 0, sizeof got);
+	expand_all();
+	cr_expect(find(&got, at(ssh, "known_hosts"), CF_RULE_READ));
+	cr_assert(unlink(at(ssh, "known_hosts")) == 0);
+	cr_assert(symlink(at(ssh, "id_ed25519"), at(ssh, "known_hosts")) == 0);
+	free(got.v);
+	memset(&got, 0, sizeof got);
+	expand_all();
+	cr_expect(!any_rule(&got, at(ssh, "known_hosts")));
+	cr_expect(!any_rule(&got, at(ssh, "id_ed25519")), "the symlink's target got a rule");
+}
+
+/* A whole row named: it is no secret any more, and its entries are read
+ * like any sibling. */
+Test(expand, allow_read_of_a_whole_row_lifts_it)
+{
+	const char *aws = at(fx.home, ".aws");
+	cr_assert(cf_strv_add(&o.allow_read, aws) == 0);
+	rebuild();
+	expand_all();
+	cr_expect(find(&got, aws, CF_RULE_READ), ".aws: a read rule");
+	cr_expect(!any_rule(&got, at(fx.home, ".ssh")));
+}

@@ -789,3 +789,79 @@ Test(policy, errno_words_are_strerrors)
 	cr_expect_null(cf_errno_words(0));
 	cr_expect_null(cf_errno_words(4095));
 }
+
+Test(policy, allow_read_inside_a_row_keeps_the_row_denied)
+{
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh/known_hosts")) == 0);
+	build();
+	cr_assert_null(p.allow_read_refused, "%s", p.allow_read_refused);
+	expect_denied(at(fx.home, ".ssh"), "default");
+	cr_assert_eq(p.allow_read.n, 1);
+	cr_expect_str_eq(p.allow_read.v[0], at(fx.home, ".ssh/known_hosts"));
+	cr_expect_eq(p.allow_rows.n, 0);
+	cr_expect(cf_policy_allowed_read(&p, at(fx.home, ".ssh/known_hosts")));
+	cr_expect_null(cf_policy_allowed_read(&p, at(fx.home, ".ssh/id_ed25519")));
+}
+
+Test(policy, allow_read_of_a_whole_row_lifts_it_and_its_inner_paths)
+{
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh/known_hosts")) == 0);
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh")) == 0);
+	build();
+	cr_assert_null(p.allow_read_refused, "%s", p.allow_read_refused);
+	cr_expect_null(denied(at(fx.home, ".ssh")));
+	cr_expect(denied(at(fx.home, ".aws")));
+	cr_assert_eq(p.allow_rows.n, 1);
+	cr_expect_str_eq(p.allow_rows.v[0], at(fx.home, ".ssh"));
+	cr_expect_eq(p.allow_read.n, 0, "a path inside a lifted row needs no entry");
+}
+
+Test(policy, allow_read_nested_paths_keep_the_outer_one)
+{
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh/d/x")) == 0);
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh/d")) == 0);
+	build();
+	cr_assert_eq(p.allow_read.n, 1);
+	cr_expect_str_eq(p.allow_read.v[0], at(fx.home, ".ssh/d"));
+}
+
+Test(policy, allow_read_outside_every_secret_is_refused)
+{
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, "notes.txt")) == 0);
+	build();
+	cr_assert(p.allow_read_refused);
+	cr_expect(strstr(p.allow_read_refused, "--allow-read (CREDFENCE_ALLOW_READ)"), "%s",
+		  p.allow_read_refused);
+	cr_expect(strstr(p.allow_read_refused, "lies in no secret location"), "%s",
+		  p.allow_read_refused);
+}
+
+/* Judged by where it points: a symlink to the key file allows the key
+ * file's path, one from inside ~/.ssh to outside is refused. */
+Test(policy, allow_read_symlink_is_judged_by_its_target)
+{
+	cr_assert(symlink(at(fx.home, ".ssh/known_hosts"), at(fx.home, "kh")) == 0);
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, "kh")) == 0);
+	build();
+	cr_assert_null(p.allow_read_refused, "%s", p.allow_read_refused);
+	cr_assert_eq(p.allow_read.n, 1);
+	cr_expect_str_eq(p.allow_read.v[0], at(fx.home, ".ssh/known_hosts"));
+
+	cr_assert(symlink(at(fx.home, "notes.txt"), at(fx.home, ".ssh/config")) == 0);
+	cf_strv_free(&o.allow_read);
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.home, ".ssh/config")) == 0);
+	build();
+	cr_assert(p.allow_read_refused);
+	cr_expect(strstr(p.allow_read_refused, "resolves to"), "%s", p.allow_read_refused);
+	cr_expect(strstr(p.allow_read_refused, at(fx.home, "notes.txt")), "%s", p.allow_read_refused);
+}
+
+/* A symlink in the workspace could be retargeted by a fenced program. */
+Test(policy, allow_read_through_a_symlink_in_a_writable_location_is_refused)
+{
+	cr_assert(symlink(at(fx.home, ".ssh/known_hosts"), at(fx.ws, "kh")) == 0);
+	cr_assert(cf_strv_add(&o.allow_read, at(fx.ws, "kh")) == 0);
+	build();
+	cr_assert(p.allow_read_refused);
+	cr_expect(strstr(p.allow_read_refused, "writable location"), "%s", p.allow_read_refused);
+}

@@ -443,3 +443,35 @@ Test(profile, long_paths_fail_cleanly)
 	fixture_free(&f);
 	free(big);
 }
+
+/* --allow-read ~/.ssh/known_hosts: a parameter, allowed after the secret's
+ * deny (the last matching rule wins); the rest of ~/.ssh, a key made later
+ * included, stays denied, and known_hosts can still not be moved away. */
+Test(profile, allow_read_inside_a_secret_comes_after_its_deny)
+{
+	struct fixture f;
+	struct cf_profile pf;
+	struct sb_model m;
+	standard(&f);
+	cr_assert_eq(cf_strv_add(&f.p.allow_read, "/Users/u/.ssh/known_hosts"), 0);
+	cr_assert_eq(cf_profile_build(&pf, &f.p), 0);
+	cr_expect(strstr(pf.text, "(allow file-read* (subpath (param \"R0\")))\n"), "%s", pf.text);
+	cr_expect(!strstr(pf.text, "known_hosts"), "a path in the text:\n%s", pf.text);
+	cr_expect_str_eq(cf_profile_param(&pf, "R0"), "/Users/u/.ssh/known_hosts");
+	cr_expect_str_eq(cf_profile_param(&pf, "R1"), DATA "/Users/u/.ssh/known_hosts");
+	cr_expect_gt(first_line(pf.text, "(allow file-read* (subpath (param \"R0"),
+		     last_line(pf.text, "(deny file-read* (subpath "));
+	sb_load(&m, &pf);
+	cr_expect(sb_allowed(&m, "file-read-data", "/Users/u/.ssh/known_hosts"));
+	cr_expect(sb_allowed(&m, "file-read-data", DATA "/Users/u/.ssh/known_hosts"));
+	cr_expect(!sb_allowed(&m, "file-read-data", "/Users/u/.ssh/id_ed25519"));
+	cr_expect(!sb_allowed(&m, "file-read-data", "/Users/u/.ssh/id_made_later"));
+	cr_expect(!sb_allowed(&m, "file-read-data", "/Users/u/.ssh/known_hosts2"));
+	cr_expect(!sb_allowed(&m, "file-read-data", "/Users/u/.ssh"));
+	cr_expect(!sb_allowed(&m, "file-write-data", "/Users/u/.ssh/known_hosts"));
+	cr_expect(!sb_allowed(&m, "file-write-unlink", "/Users/u/.ssh/known_hosts"));
+	sb_free(&m);
+	cf_profile_free(&pf);
+	cf_strv_free(&f.p.allow_read);
+	fixture_free(&f);
+}

@@ -1,0 +1,124 @@
+/* git over ssh inside the fence (issue 24), against an sshd and an
+ * ssh-agent the test starts (sshd-fixture.sh): with --ssh-agent and
+ * --allow-read H/.ssh/known_hosts, git clone ssh://... works while the key
+ * file in H/.ssh stays unreadable in the same fence. Without --allow-read
+ * the host key can not be checked and the clone fails (the control). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+
+#ifndef CF_SSHD_FIXTURE
+#error "CF_SSHD_FIXTURE (path of sshd-fixture.sh) comes from meson"
+#endif
+
+CF_SUITE_STATE()
+
+static char dir[PATH_MAX], sock[PATH_MAX + 32], user[128];
+static int port;
+
+static int free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t n = sizeof a;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert(s >= 0);
+	cr_assert(bind(s, (struct sockaddr *)&a, sizeof a) == 0);
+	cr_assert(getsockname(s, (struct sockaddr *)&a, &n) == 0);
+	close(s);
+	return ntohs(a.sin_port);
+}
+
+/* The process whose pid the file PATH holds, ended (ours: sshd, the agent). */
+static void kill_pidfile(const char *path)
+{
+	char *t = cf_fx_slurp(path);
+	long pid = t ? strtol(t, NULL, 10) : 0;
+	free(t);
+	if (pid > 1)
+		kill((pid_t)pid, SIGTERM);
+}
+
+static void setup(void)
+{
+	cf_suite_setup();
+	cf_test_require_landlock();
+	cf_fx_fmt(dir, sizeof dir, "%s/sshd", fx.root);
+	port = free_port();
+	char portarg[16];
+	cf_fx_fmt(portarg, sizeof portarg, "%d", port);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_run(&o, fx.root, env, NULL,
+		  CF_ARGV("/bin/sh", CF_SSHD_FIXTURE, dir, portarg, fx.home));
+	cf_fx_env_free(env);
+	if (o.status == 77)
+		cf_test_unavailable("%s", o.out);
+	cr_assert_eq(o.status, 0, "sshd-fixture.sh: " OUT_FMT, OUT_ARGS(o));
+	const char *s = strstr(o.out, "SSH_AUTH_SOCK=");
+	const char *u = strstr(o.out, "USER=");
+	cr_assert(s && u, OUT_FMT, OUT_ARGS(o));
+	cf_fx_fmt(sock, sizeof sock, "%.*s", (int)strcspn(s, "\n"), s);
+	cf_fx_fmt(user, sizeof user, "%.*s", (int)strcspn(u + 5, "\n"), u + 5);
+	cf_fx_out_free(&o);
+	memset(&o, 0, sizeof o);
+}
+
+static void teardown(void)
+{
+	if (dir[0]) {
+		kill_pidfile(cf_fx_at(dir, "sshd.pid"));
+		kill_pidfile(cf_fx_at(dir, "agent.pid"));
+	}
+	cf_suite_teardown();
+}
+
+TestSuite(git_ssh, .init = setup, .fini = teardown, .timeout = 120);
+
+/* credfence run OPTS -- sh -c "git clone ...; cat KEY", as a user would. */
+static void clone_in_fence(bool allow_read)
+{
+	char kh[PATH_MAX], ssh_cmd[2 * PATH_MAX], script[3 * PATH_MAX];
+	const char *key = cf_fx_secret(&fx, ".ssh")->key;
+	cf_fx_fmt(kh, sizeof kh, "%s/.ssh/known_hosts", fx.home);
+	cf_fx_fmt(ssh_cmd, sizeof ssh_cmd,
+		  "GIT_SSH_COMMAND=ssh -F none -o UserKnownHostsFile=%s -o "
+		  "GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o BatchMode=yes "
+		  "-p %d",
+		  kh, port);
+	cf_fx_fmt(script, sizeof script,
+		  "git clone -q 'ssh://%s@127.0.0.1%s/repo.git' clone; echo clone=$?; "
+		  "cat clone/README; cat '%s'; echo cat=$?",
+		  user, dir, key);
+	const char *env[] = {sock, ssh_cmd, NULL};
+	if (allow_read)
+		cf_fx_credfence(&o, &fx, "run", env,
+				CF_ARGV("--ssh-agent", "--allow-read", kh, "--", "/bin/sh", "-c", script));
+	else
+		cf_fx_credfence(&o, &fx, "run", env,
+				CF_ARGV("--ssh-agent", "--", "/bin/sh", "-c", script));
+}
+
+Test(git_ssh, clone_works_with_ssh_agent_and_allow_read_and_the_key_stays_denied)
+{
+	clone_in_fence(true);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "clone=0"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "served-over-ssh-CFGIT"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cat=1"), "the key was read: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Permission denied"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(git_ssh, without_allow_read_the_host_key_can_not_be_checked)
+{
+	clone_in_fence(false);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "clone=0"), "cloned without known_hosts: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "served-over-ssh-CFGIT"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cat=1"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
