@@ -334,4 +334,9 @@ void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_res
 /* The fork handlers and the fence cache (thread.c), set up by the constructor. */
 void cf_shim_thread_init(void);
 
+/* A terminal this process holds, opened by its name /dev/pts/N (ptyname.c):
+ * the peer of a master it holds, or a copy of the slave it holds. The fd, or
+ * -errno (-ENOENT: it holds no such terminal). Fenced processes only. */
+int cf_shim_pty_by_name(const char *path, int flags);
+
 #endif

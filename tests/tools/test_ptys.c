@@ -5,6 +5,7 @@
  * (glibc's openpty), but needs a native build: checked by hand, not here. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
@@ -100,21 +101,53 @@ Test(ptys, pexpect_spawns_and_matches)
 }
 
 /* Tcl Expect opens the slave by its name (exp_getptyslave) in the spawned
- * child: that stays refused without --allow-ptys (SECURITY.md). */
+ * child, and runs `stty < /dev/pts/N` there: the shim gives the terminal the
+ * process holds (shim/linux/ptyname.c), with no option. */
 static const char *const expect_script =
-	"expect -c 'spawn sh -c {echo hello-from-$((6 * 7))};"
-	" expect hello-from-42 {puts matched-spawn; exit 0}; exit 5'";
+	"expect -c 'spawn sh -c {echo hello-from-$((6 * 7)); tty};"
+	" expect hello-from-42 {puts matched-spawn}; expect eof; exit 0'";
 
-Test(ptys, expect_needs_allow_ptys)
+Test(ptys, expect_spawns_and_matches_by_default)
 {
 	cf_test_require_tool("expect");
+	sh(NULL, expect_script);
+	cr_expect_eq(o.status, 0, "by default\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "matched-spawn"), "by default\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "/dev/pts/"), "the spawned sh on its new pty\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "open(slave pty)") && !strstr(o.err, "open(slave pty)"),
+		  "by default\n" OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
 	sh(CF_ARGV("--allow-ptys"), expect_script);
 	cr_expect_eq(o.status, 0, "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "matched-spawn"), "--allow-ptys\n" OUT_FMT, OUT_ARGS(o));
-	cf_fx_out_free(&o);
-	sh(NULL, expect_script);
-	cr_expect(!has_line(o.out, "matched-spawn"), "by default\n" OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.out, "open(slave pty)") || strstr(o.err, "open(slave pty)"),
-		  "by default, refused by name\n" OUT_FMT, OUT_ARGS(o));
-	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* The name gives only a terminal the process holds: a program that makes a
+ * pty of its own and then names the one after it (another process's) by
+ * number is refused, the number it holds is given. */
+Test(ptys, a_pty_by_name_only_when_held)
+{
+	cf_test_require_tool("python3");
+	sh(NULL, "/usr/bin/python3 -c '\n"
+		 "import os\n"
+		 "m1, s1 = os.openpty(); m2, s2 = os.openpty()\n"
+		 "n1, n2 = os.ttyname(s1), os.ttyname(s2)\n"
+		 "os.close(s2); os.close(m2)\n"
+		 "m3, s3 = os.openpty()\n"  /* keeps a terminal of another number open */
+		 "os.close(s1)\n"
+		 "fd = os.open(n1, os.O_RDWR | os.O_NOCTTY)\n"
+		 "print(\"held-by-name\", os.ttyname(fd) == n1, flush=True)\n"
+		 "pid = os.fork()\n"
+		 "if pid == 0:\n"
+		 "    os.close(m1); os.close(fd); os.close(m3)\n"
+		 "    try:\n"
+		 "        os.open(n1, os.O_RDWR | os.O_NOCTTY); print(\"ESCAPED not-held\", flush=True)\n"
+		 "    except PermissionError: print(\"not-held EACCES\", flush=True)\n"
+		 "    os._exit(0)\n"
+		 "os.waitpid(pid, 0)\n'");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "held-by-name True"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "not-held EACCES"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ESCAPED"), OUT_FMT, OUT_ARGS(o));
 }
