@@ -169,11 +169,13 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		if (!rc && S_ISDIR(st.st_mode))
 			rc = roots_of(&roots, pol->writable.v[i], cwd);
 	}
-	/* Placeholders only at the roots a user works in (the writable
-	 * locations, the working directory and its ancestors), not in every
-	 * directory below a writable location. */
+	/* Placeholders only at the roots a user works in (the workspace, and
+	 * the working directory and its ancestors inside it), not in /tmp, a
+	 * cache or every directory below a writable location. */
 	for (size_t r = 0; !rc && r < roots.n; r++) {
-		bool at_work = cf_strv_has(&pol->writable, roots.v[r]) || cf_path_within(cwd, roots.v[r]);
+		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
+			       (strcmp(roots.v[r], pol->workspace) == 0 ||
+				cf_path_within(cwd, roots.v[r]));
 		for (size_t k = 0; !rc && k < cf_protected_count; k++) {
 			const struct cf_protected_row *row = &cf_protected_table[k];
 			if (row->base != CF_PROT_PROJECT)
