@@ -154,6 +154,12 @@ int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, con
  * caller refuses). Normal context. */
 int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n);
 
+/* Whether cf_fence_protect would succeed, tried in a forked child that is
+ * thrown away (no placeholder is made): 0 (F's ns.held: the paths it would
+ * hold), -ENOENT when it is not planned, or -errno with WHY. credfence
+ * status. */
+int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n);
+
 /* Which mechanism refuses metadata changes outside the writable locations
  * for F: "mounts" (the namespace is made), else "supervisor". */
 const char *cf_fence_metadata_by(const struct cf_fence *f);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -386,13 +387,57 @@ int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n)
 		return 0;
 	int rc = cf_fenced_ns_enter(&f->ns);
 	if (rc) {
-		*changed = f->ns.fail_step != CF_USERNS_UNSHARE && f->ns.fail_step != CF_NS_TOO_MANY;
+		/* Up to the read-only step (all or nothing) the namespace is a
+		 * copy of the one we came from: the command may run in it. */
+		*changed = f->ns.fail_step > CF_NS_RDONLY;
 		cf_fenced_ns_words(&f->ns, rc, why, n);
 		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", why);
 		return rc;
 	}
 	f->ipc.meta_by_mounts = true;
 	return 0;
+}
+
+int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n)
+{
+	if (!f->ns.planned || f->inherited)
+		return -ENOENT;
+	struct {
+		int rc;
+		size_t held;
+		char why[512];
+	} r = {0};
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -EAGAIN;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		f->ns.dry = true;
+		r.rc = cf_fenced_ns_enter(&f->ns);
+		r.held = f->ns.held;
+		if (r.rc)
+			cf_fenced_ns_words(&f->ns, r.rc, r.why, sizeof r.why);
+		(void)!write(p[1], &r, sizeof r);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t got = read(p[0], &r, sizeof r);
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof r)
+		return -EIO;
+	f->ns.held = r.held;
+	if (r.rc)
+		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", r.why);
+	snprintf(why, n, "%s", r.why);
+	return r.rc;
 }
 
 const char *cf_fence_metadata_by(const struct cf_fence *f)

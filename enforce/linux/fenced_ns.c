@@ -2,12 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,11 +28,6 @@ int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
 	if (rc)
 		return rc;
 	ns->planned = true;
-	/* Placeholders are made now, by the user, in the real file system: an
-	 * empty directory the user's own tools see and may fill later. */
-	for (size_t i = 0; !ns->no_userns && i < ns->plan.n_items; i++)
-		if (ns->plan.items[i].make && mkdir(ns->plan.items[i].path, 0755) && errno != EEXIST)
-			ns->plan.items[i].make = false; /* not made: enter skips it (absent) */
 	return 0;
 }
 
@@ -123,26 +116,6 @@ static int bind_ro(const char *path)
 	return rc ? rc : 1;
 }
 
-/* Root keeps its capabilities over exec, and Landlock refuses mount,
- * umount and move_mount to a domain but not mount_setattr: without
- * CAP_SYS_ADMIN (bounding set too) no mount of this namespace can be made
- * writable again. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct d[2];
-	int rc = (int)cf_sys2(SYS_prctl, PR_CAPBSET_DROP, CAP_SYS_ADMIN);
-	if (!rc)
-		rc = (int)cf_sys2(SYS_capget, &h, d);
-	if (rc)
-		return rc;
-	unsigned bit = 1u << (CAP_SYS_ADMIN % 32);
-	d[CAP_SYS_ADMIN / 32].effective &= ~bit;
-	d[CAP_SYS_ADMIN / 32].permitted &= ~bit;
-	d[CAP_SYS_ADMIN / 32].inheritable &= ~bit;
-	return (int)cf_sys2(SYS_capset, &h, d);
-}
-
 int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 {
 	const struct cf_protect_plan *pp = &ns->plan;
@@ -186,6 +159,11 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 		if ((rc = pin(pp->mids.v[i])) && rc != -ENOENT)
 			return fail(ns, rc, CF_NS_MID, pp->mids.v[i]);
 	for (size_t i = 0; i < pp->n_items; i++) {
+		/* A placeholder is made in the real file system, by the user (the
+		 * ids are mapped to themselves): an empty directory the user's own
+		 * tools see and may fill later. Not for a dry run (status). */
+		if (pp->items[i].make && !ns->dry)
+			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, pp->items[i].path, 0755);
 		rc = bind_ro(pp->items[i].path);
 		if (rc < 0)
 			return fail(ns, rc, CF_NS_BIND, pp->items[i].path);
@@ -195,8 +173,6 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	 * (and read-only): walk to it again. */
 	if ((rc = (int)cf_sys1(SYS_chdir, ns->cwd)))
 		return fail(ns, rc, CF_NS_CHDIR, ns->cwd);
-	if (cf_sys0(SYS_geteuid) == 0 && (rc = drop_sys_admin()))
-		return fail(ns, rc, CF_NS_CAPS, NULL);
 	ns->in_force = true;
 	return 0;
 }
@@ -241,9 +217,6 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 	case CF_NS_CHDIR:
 		snprintf(why, n, "can not enter the working directory %s again: %s", at,
 			 strerror(-rc));
-		return;
-	case CF_NS_CAPS:
-		snprintf(why, n, "can not give up CAP_SYS_ADMIN: %s", strerror(-rc));
 		return;
 	default:
 		snprintf(why, n, "%s", strerror(-rc));

@@ -55,6 +55,7 @@
  *   (pidfd_getfd is a ptrace-attach check), so every call it makes that goes
  *   to the supervisor would fail. */
 #define NR_IO_URING_SETUP 425
+#define NR_MOUNT_SETATTR 442 /* the same number on every architecture */
 #define NR_FILE_SETATTR 469
 #define PR_SET_DUMPABLE_ 4
 
@@ -130,6 +131,7 @@ enum {
 	I_URING,
 	I_FILE_SETATTR,
 	I_PRCTL,
+	I_MOUNT_SETATTR,
 	I_N_LIST,
 	I_N_ALLOW = I_N_LIST + N_NATIVE,
 	I_N_CMD,
@@ -202,7 +204,10 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_URING),
 	[I_URING] = IF_EQ(I_URING, NR_IO_URING_SETUP, I_ENOSYS, I_FILE_SETATTR),
 	[I_FILE_SETATTR] = IF_EQ(I_FILE_SETATTR, NR_FILE_SETATTR, I_ENOSYS, I_PRCTL),
-	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_N_LIST),
+	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_MOUNT_SETATTR),
+	/* Allowed here; refused in the mount namespace of the fenced tree
+	 * (leave_meta_to_mounts). */
+	[I_MOUNT_SETATTR] = IF_EQ(I_MOUNT_SETATTR, NR_MOUNT_SETATTR, I_N_ALLOW, I_N_LIST),
 	NATIVE_TRAP(N_ENTRY)
 	[I_N_ALLOW] = RET(ALLOW_V),
 	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
@@ -269,6 +274,11 @@ static void leave_meta_to_mounts(struct sock_filter *p)
 		if (i != P_N_connect && i != P_N_bind)
 			p[I_N_LIST + i].jt = (uint8_t)(I_N_ALLOW - (I_N_LIST + i) - 1);
 	}
+	/* Landlock refuses mount, umount, move_mount and pivot_root to a
+	 * sandboxed process, but not mount_setattr: one that holds
+	 * CAP_SYS_ADMIN in the namespace's owner (root, who keeps it over
+	 * exec) could clear MOUNT_ATTR_RDONLY. */
+	p[I_MOUNT_SETATTR].jt = (uint8_t)(I_N_IOC_DENY - I_MOUNT_SETATTR - 1);
 	static const unsigned ro_ioctls[] = {P_IOC_FS_IOC_SETFLAGS, P_IOC_FS_IOC32_SETFLAGS,
 					     P_IOC_FS_IOC_FSSETXATTR};
 	for (size_t i = 0; i < sizeof ro_ioctls / sizeof *ro_ioctls; i++) {
