@@ -347,3 +347,28 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces, .disabled
 		  OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
 }
+
+/* The user's own `git config` outside replaces .git/config by rename, and
+ * the kernel detaches every mount on the old dentry, in every namespace
+ * (SECURITY.md: a long-lived fenced process can write the new file). A run
+ * started afterwards holds the new file again: the namespace is made at
+ * each launch. */
+Test(fenced_ns, a_run_after_the_user_renamed_config_over_holds_it_again)
+{
+	cf_test_require_landlock();
+	repo();
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "git config user.name renamed-over && git config user.name");
+	cr_assert_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+	char *before = snapshot();
+	sh_fenced(NULL, "printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config && echo WROTE; "
+			"git config core.hooksPath /tmp && echo SET; echo done");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "done") && !strstr(o.out, "WROTE") && !strstr(o.out, "SET"),
+		  OUT_FMT, OUT_ARGS(o));
+	char *after = snapshot();
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+}
