@@ -55,10 +55,10 @@ struct cf_options {
 	struct cf_strv deny_env, keep_env;
 	bool deny_env_from_cli, keep_env_from_cli;
 
-	/* --allow-write-protected, CREDFENCE_ALLOW_WRITE_PROTECTED: a row of
-	 * common/protected.h at or under one of these paths is not bound
-	 * read-only. --write-protect, CREDFENCE_WRITE_PROTECT: what to do when
-	 * the protection can not be made (no user namespaces). */
+	/* --allow-write-protected and its twin: a row of common/protected.h at
+	 * or under one of these paths is not bound read-only. --write-protect
+	 * and its twin: what to do when the protection can not be made (no user
+	 * namespaces). */
 	struct cf_strv allow_write_protected;
 	int write_protect; /* CF_WRITE_PROTECT_WARN (0, the default) or _REQUIRE */
 };

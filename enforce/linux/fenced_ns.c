@@ -21,7 +21,7 @@ int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
 {
 	memset(ns, 0, sizeof *ns);
 	ns->write_protect = write_protect;
-	const char *t = getenv("CREDFENCE_TEST_NO_USERNS");
+	const char *t = getenv("CF_TEST_NO_USERNS");
 	ns->no_userns = t && strcmp(t, "1") == 0;
 	snprintf(ns->cwd, sizeof ns->cwd, "%s", cwd);
 	int rc = cf_protect_plan_build(&ns->plan, pol, allow, cwd);
@@ -184,7 +184,7 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 	case CF_USERNS_UNSHARE:
 		if (ns->no_userns) {
 			snprintf(why, n, "user namespaces are off for this run "
-				 "(CREDFENCE_TEST_NO_USERNS=1, a test switch)");
+				 "(CF_TEST_NO_USERNS=1, a test switch)");
 			return;
 		}
 		cf_userns_words(rc, ns->fail_step, why, n);

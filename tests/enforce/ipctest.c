@@ -215,7 +215,7 @@ void ipct_fenced(struct cf_fx_out *o, struct ipct *t, enum ipct_way way,
 	for (int i = 0; env_extra && env_extra[i]; i++)
 		add(&env, env_extra[i]);
 	if (t->no_userns)
-		add(&env, "CREDFENCE_TEST_NO_USERNS=1");
+		add(&env, "CF_TEST_NO_USERNS=1");
 	bool by_env = way == IPCT_SELF || (allow && allow->by_env);
 	if (allow && by_env) {
 		char socks[PATH_MAX * 2] = "";

@@ -5,7 +5,7 @@
  * was (content and stat), and the user's own git, run afterwards outside the
  * fence, must not run anything planted (no marker). The legit flows still
  * work; metadata outside the writable locations fails with EROFS; with user
- * namespaces off (the test switch CREDFENCE_TEST_NO_USERNS=1) the supervisor
+ * namespaces off (the test switch CF_TEST_NO_USERNS=1) the supervisor
  * still refuses metadata and write protection is off with a warning. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -321,7 +321,7 @@ Test(fenced_ns, without_user_namespaces_the_supervisor_refuses_metadata)
 		  "chmod 600 a.txt && echo chmod inside ok\n"
 		  "echo x > .git/hooks/pre-commit && echo hook written\n",
 		  fx.home);
-	sh_fenced((const char *[]){"CREDFENCE_TEST_NO_USERNS=1", NULL}, script);
+	sh_fenced((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, script);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "chmod refused"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "chmod inside ok"), OUT_FMT, OUT_ARGS(o));
@@ -340,7 +340,7 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces, .disabled
 {
 	cf_test_require_landlock();
 	repo();
-	fenced(&o, &fx, (const char *[]){"CREDFENCE_TEST_NO_USERNS=1", NULL},
+	fenced(&o, &fx, (const char *[]){"CF_TEST_NO_USERNS=1", NULL},
 	       CF_ARGV("--write-protect=require"), CF_ARGV("/bin/sh", "-c", "echo ran"));
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "credfence: write protection can not be made"), OUT_FMT,
