@@ -16,19 +16,38 @@
 #include "enforce_test.h"
 
 CF_SUITE_STATE()
+/* Self mode (LD_PRELOAD, no harness) instead of credfence run. */
+static bool self_mode;
 
 static void setup(void)
 {
 	cf_suite_setup();
+	self_mode = false;
 }
 
 TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
 
-/* Run SCRIPT with sh -c in the workspace: fenced (credfence run) or plain. */
+/* Run SCRIPT with sh -c in the workspace: fenced (credfence run, or self
+ * mode) or plain. */
 static void sh_fenced(const char *const *env, const char *script)
 {
 	cf_fx_out_free(&o);
-	fenced(&o, &fx, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	if (!self_mode) {
+		fenced(&o, &fx, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+		return;
+	}
+	char pre[PATH_MAX + 16], home[PATH_MAX + 16], ws[PATH_MAX + 32];
+	const char *b = getenv("CREDFENCE_BUILD");
+	cr_assert(b && *b, "CREDFENCE_BUILD is not set; run with meson test");
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s/shim/libcredfence.so", b);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
+	const char *extra[8] = {pre, home, ws};
+	for (size_t i = 0; env && env[i] && i < 4; i++)
+		extra[3 + i] = env[i];
+	char **e = cf_fx_env(&fx, extra);
+	cf_fx_run(&o, fx.ws, e, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(e);
 }
 
 static void sh_plain(struct cf_fx_out *out, const char *script)
@@ -135,6 +154,26 @@ Test(fenced_ns, every_attack_on_the_protected_files_fails_from_run)
 {
 	cf_test_require_landlock();
 	attack_and_check(NULL, "credfence run");
+}
+
+Test(fenced_ns, every_attack_on_the_protected_files_fails_in_self_mode)
+{
+	cf_test_require_landlock();
+	self_mode = true;
+	attack_and_check(NULL, "self mode");
+}
+
+Test(fenced_ns, legit_git_flows_work_in_self_mode)
+{
+	cf_test_require_landlock();
+	self_mode = true;
+	repo();
+	sh_fenced(NULL, "set -e; echo b > b.txt && git add b.txt && git commit -qm b && "
+			"git checkout -qb topic && echo c >> a.txt && git stash -q && "
+			"git stash pop -q && echo flows ok; chmod 600 \"$HOME/notes.txt\" || true");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "flows ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Read-only file system"), "chmod outside: " OUT_FMT, OUT_ARGS(o));
 }
 
 /* The mechanism said so in the log and on stderr: no warning. */
