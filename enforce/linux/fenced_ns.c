@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,13 @@ static int bind_ro(const char *path)
 	return rc ? rc : 1;
 }
 
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {{0, 0, 0}, {0, 0, 0}};
+	return (int)cf_sys2(SYS_capset, &h, d);
+}
+
 int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 {
 	const struct cf_protect_plan *pp = &ns->plan;
@@ -173,6 +181,11 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	 * (and read-only): walk to it again. */
 	if ((rc = (int)cf_sys1(SYS_chdir, ns->cwd)))
 		return fail(ns, rc, CF_NS_CHDIR, ns->cwd);
+	/* A user's capabilities in its own namespace go at exec; self mode
+	 * does not exec, and the supervisor serves only a caller whose
+	 * credentials (CapEff included) are its own: dropped now. */
+	if (cf_sys0(SYS_geteuid) != 0 && (rc = drop_caps()))
+		return fail(ns, rc, CF_NS_CAPS, NULL);
 	ns->in_force = true;
 	return 0;
 }
@@ -216,6 +229,10 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 		return;
 	case CF_NS_CHDIR:
 		snprintf(why, n, "can not enter the working directory %s again: %s", at,
+			 strerror(-rc));
+		return;
+	case CF_NS_CAPS:
+		snprintf(why, n, "can not give up the capabilities of the user namespace: %s",
 			 strerror(-rc));
 		return;
 	default:

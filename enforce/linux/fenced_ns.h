@@ -38,6 +38,7 @@ enum cf_ns_step {
 	CF_NS_MID,        /* a directory on the way made a mount point */
 	CF_NS_BIND,       /* a protected path bound read-only */
 	CF_NS_CHDIR,      /* back into the working directory, now on top */
+	CF_NS_CAPS,       /* not root: the user namespace's capabilities given up */
 };
 
 struct cf_fenced_ns {
