@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "paths.h"
+#include "protected_match.h"
 
 #ifdef __APPLE__
 /* macOS has no strerrorname_np: the names a check can meet. */
@@ -110,10 +111,63 @@ static __attribute__((unused)) bool socket_allowed(const struct stat *st)
 /* Every line that is not a result starts with this: the exit status is 1 then. */
 #define NOT_PROBED "not probed: "
 
-static void probe_one(const char *path, FILE *out)
+/* What write protection (common/protected.h) says of one path, judged
+ * before the probe child forks: the row that covers it, or whether a lift
+ * uncovered it. */
+struct protect_answer {
+	const struct cf_protected_row *row; /* NULL: none covers it now */
+	bool lifted;                        /* a row would, but --allow-write-protected lifts it */
+	bool absent;                        /* a row would, but its location is absent and gets no
+					       placeholder: creating it is not refused */
+};
+
+static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lifts,
+			  const char *path, struct protect_answer *a)
+{
+	char cwd[PATH_MAX], canon[PATH_MAX], loc[PATH_MAX], parent[PATH_MAX];
+	struct cf_protect_scope all, free_;
+	struct stat st;
+	memset(a, 0, sizeof *a);
+	if (!getcwd(cwd, sizeof cwd) || cf_canon(path, cwd, canon, sizeof canon, NULL, NULL))
+		return;
+	cf_protect_scope_of(&all, pol, cwd, NULL);
+	cf_protect_scope_of(&free_, pol, cwd, lifts);
+	const struct cf_protected_row *r = cf_protected_match(&all, canon, loc, sizeof loc);
+	if (!r)
+		return;
+	if (!cf_protected_match(&free_, canon, NULL, 0)) {
+		a->lifted = true;
+		return;
+	}
+	cf_path_parent(loc, parent, sizeof parent);
+	if (lstat(loc, &st) != 0 && !(r->placeholder && stat(parent, &st) == 0 && S_ISDIR(st.st_mode))) {
+		a->absent = true;
+		return;
+	}
+	a->row = r;
+}
+
+/* The word for a write or create under A, else the probe's own (ERR). */
+static const char *write_word(const struct protect_answer *a, int err, char *buf, size_t n)
+{
+	if (a->row) {
+		snprintf(buf, n, "denied (runs unfenced later: %s)", a->row->runs);
+		return buf;
+	}
+	const char *w = word(err, buf, n);
+	if (err == 0 && (a->lifted || a->absent)) {
+		snprintf(buf, n, "allowed (%s)",
+			 a->lifted ? "--allow-write-protected"
+				   : "not write-protected while it does not exist");
+		return buf;
+	}
+	return w;
+}
+
+static void probe_one(const char *path, const struct protect_answer *pa, FILE *out)
 {
 	struct stat st;
-	char a[64], b[64], c[64];
+	char a[64], b[PATH_MAX + 64], c[PATH_MAX + 64];
 	if (strlen(path) >= PATH_MAX) {
 		fprintf(out, NOT_PROBED "longer than PATH_MAX (ENAMETOOLONG)\n");
 		return;
@@ -143,18 +197,21 @@ static void probe_one(const char *path, FILE *out)
 				break;
 		}
 		int w = try_create(parent, path);
-		fprintf(out, "does not exist (%s); create: %s\n", errname(e), word(w, a, sizeof a));
+		char cw[PATH_MAX + 64];
+		fprintf(out, "does not exist (%s); create: %s\n", errname(e),
+			write_word(pa, w, cw, sizeof cw));
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		int l = try_open(path, O_RDONLY | O_DIRECTORY);
 		int w = try_create(path, NULL);
 		fprintf(out, "directory; list: %s; create inside: %s\n", word(l, a, sizeof a),
-			word(w, b, sizeof b));
+			write_word(pa, w, b, sizeof b));
 	} else if (S_ISREG(st.st_mode)) {
 		int r = try_open(path, O_RDONLY);
 		int w = try_open(path, O_WRONLY);
-		fprintf(out, "file; read: %s; write: %s\n", word(r, a, sizeof a), word(w, c, sizeof c));
+		fprintf(out, "file; read: %s; write: %s\n", word(r, a, sizeof a),
+			write_word(pa, w, c, sizeof c));
 #ifdef __linux__
 	} else if (S_ISSOCK(st.st_mode)) {
 		fprintf(out, "socket; connect: %s\n",
@@ -196,6 +253,8 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+		return rc;
 	if (!f.ready) {
 		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
 		return CF_EXIT_FAIL;
@@ -207,6 +266,16 @@ int cf_cmd_check(int argc, char **argv)
 	}
 #endif
 	check_allowed = &f.pol.allow_sockets;
+	struct cf_strv lifts = {0};
+	if ((rc = cf_cli_judge_lifts(&c, &f, &lifts)))
+		return rc;
+	struct protect_answer *pa = calloc((size_t)c.n_paths + 1, sizeof *pa);
+	if (!pa) {
+		cf_err("out of memory");
+		return CF_EXIT_FAIL;
+	}
+	for (int i = 0; i < c.n_paths; i++)
+		judge_protect(&f.pol, &lifts, c.paths[i], &pa[i]);
 	int pfd[2];
 	if (pipe_cloexec(pfd)) {
 		cf_err("pipe: %s", strerror(errno));
@@ -229,7 +298,7 @@ int cf_cmd_check(int argc, char **argv)
 			_exit(CF_EXIT_FAIL);
 		}
 		for (int i = 0; i < c.n_paths; i++)
-			probe_one(c.paths[i], out);
+			probe_one(c.paths[i], &pa[i], out);
 		fclose(out);
 		_exit(0);
 	}
@@ -260,6 +329,8 @@ int cf_cmd_check(int argc, char **argv)
 	}
 	if (!rc && not_probed)
 		rc = 1;
+	free(pa);
+	cf_strv_free(&lifts);
 	cf_fence_free(&f);
 	cf_cli_free(&c);
 	return rc;

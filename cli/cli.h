@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "fence.h"
 #include "policy.h"
 #include "protocol.h"
@@ -21,6 +22,7 @@ struct cf_cli {
 	char **cmd;       /* after "--" (run, harness) */
 	char **paths;     /* operands (check) */
 	int n_paths;
+	struct cf_config cfg; /* the policy files read (cli/config.c) */
 };
 
 extern char **environ;
@@ -35,6 +37,10 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 /* Options merged with the environment and the account's home. 0 or CF_EXIT_FAIL. */
 int cf_cli_finish(struct cf_cli *c);
 void cf_cli_free(struct cf_cli *c);
+/* The policy files read and each denyWrite entry lie outside every writable
+ * location of F's policy (CWD: where relative paths start; NULL: the current
+ * directory). 0, or CF_EXIT_FAIL after the message. */
+int cf_cli_check_config(struct cf_cli *c, const struct cf_fence *f, const char *cwd);
 
 /* "credfence: " + message, on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -54,6 +60,11 @@ const char *cf_cli_reason(const struct cf_fence *f);
 /* A log the policy refused (it lies in, or is reached through, a writable
  * location): says why and returns CF_EXIT_FAIL; else 0. */
 int cf_cli_check_log(const struct cf_fence *f);
+/* --allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) judged against
+ * F's policy (cf_protected_lift_refusal): each path made canonical from the
+ * current directory into LIFTS (may be NULL). A path that is no protected
+ * location, or is or lies in a secret: says why, returns CF_EXIT_FAIL. */
+int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts);
 /* The workspace defaults to the current directory, which the command picks
  * with cd: refuse it (verdict "not effective") when it lies in a home
  * dot-directory such as ~/.config/autostart. A workspace that holds a secret
@@ -77,6 +88,7 @@ int cf_cmd_run(int argc, char **argv);
 int cf_cmd_harness(int argc, char **argv);
 int cf_cmd_status(int argc, char **argv);
 int cf_cmd_check(int argc, char **argv);
+int cf_cmd_explain(int argc, char **argv);
 
 /* execvp CMD and map its failure to an exit code (never returns). */
 _Noreturn void cf_cli_exec(char **cmd);

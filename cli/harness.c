@@ -134,6 +134,14 @@ static int export_twin(const struct cf_var_row *r, const struct cf_options *o, c
 		v = mode < 0 ? NULL : cf_mode_word(mode);
 		break;
 	}
+	case CF_KIND_PROTECT: {
+		/* Only a value given on the command line wins over a twin. */
+		int w = *(const int *)(const void *)slot;
+		v = *(const bool *)((const char *)o + r->from_cli) || w != CF_WRITE_PROTECT_WARN
+			    ? cf_write_protect_word(w)
+			    : NULL;
+		break;
+	}
 	case CF_KIND_NUMBER:
 		if (*(const long *)(const void *)slot > 0) {
 			snprintf(num, sizeof num, "%ld", *(const long *)(const void *)slot);
@@ -186,7 +194,7 @@ static bool preload_has(const char *list, const char *path)
 	return false;
 }
 
-static int preload(const char *shim)
+int cf_cli_preload(const char *shim)
 {
 	const char *old = getenv(CF_PRELOAD_VAR);
 	if (!old || !*old)
@@ -699,7 +707,8 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_log(&f)))
+	if ((rc = cf_cli_check_config(&c, &f, cwd)) || (rc = cf_cli_check_log(&f)) ||
+	    (rc = cf_cli_judge_lifts(&c, &f, NULL)))
 		return rc;
 	if (!f.pol.workspace) {
 		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "
@@ -812,7 +821,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (export_options(&c, &f.pol, cwd) || preload(shim) ||
+	if (export_options(&c, &f.pol, cwd) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif

@@ -10,6 +10,8 @@ const char *cf_cli_self_path(void);
 /* Where the shim is: next to this program (installed or build tree), or
  * installed (harness.c); NULL when not found. */
 const char *cf_cli_find_shim(void);
+/* SHIM first in LD_PRELOAD (kept once). 0, or -1 out of memory. */
+int cf_cli_preload(const char *shim);
 /* argv[0] of this process (main), for cf_cli_link_path. */
 void cf_cli_set_invoked(const char *argv0);
 /* The symlink the user called credfence by (argv[0], searched in PATH when

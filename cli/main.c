@@ -17,7 +17,9 @@
 	"                                     itself writes freely but reads no secret\n"            \
 	"  status [--json] [options]          say whether isolation would be applied here, and why\n" \
 	"  check [options] PATH...            say whether a fenced program could read or write PATH\n" \
-	"  check --env [options] [PATH...]    name the variables a fenced program would not get\n"
+	"  check --env [options] [PATH...]    name the variables a fenced program would not get\n" \
+	"  explain LOGFILE                    a past run's denials by row, with what would allow\n" \
+	"                                     each, and its launches\n"
 
 /* One option's line(s) in the usage: VAR is its row in common/vars.c, whose
  * name stands for "{}" in TEXT; OPT is the left column when it is not the
@@ -41,12 +43,22 @@ static const struct help_row options_help[] = {
 	 "repeatable ({}, colon list)"},
 	{CF_VAR_MODE, "--best-effort", "run even when isolation can not be applied ({}=best-effort)"},
 	{CF_VAR_MODE, "--required", "refuse to run when isolation can not be applied (the default)"},
+	{CF_VAR_ALLOW_WRITE_PROTECTED, NULL,
+	 "let fenced programs write PATH although write protection covers it\n"
+	 "(check says \"runs unfenced later\"); never a secret; repeatable\n"
+	 "({}, colon list)"},
+	{CF_VAR_WRITE_PROTECT, NULL,
+	 "where write protection can not be applied: warn and run (the\n"
+	 "default), or refuse ({}=require)"},
 	{CF_VAR_LOG, NULL, "append one JSON line per sandbox application ({})"},
 	{CF_VAR_MAX_ENTRIES, NULL, "most entries read from one directory ({}; 20000)"},
 	{CF_VAR_ALLOW_PTYS, NULL,
 	 "let fenced programs open any pty by its name under /dev/pts, and so\n"
 	 "every terminal of yours; new ptys work without it\n"
 	 "({}=1)"},
+	{CF_VAR_QUIET_DENIALS, NULL,
+	 "write no line to a fenced program's stderr when the fence denies it\n"
+	 "a read or a write ({}=1)"},
 	{CF_VAR_ALLOW_SOCKET, NULL,
 	 "let fenced programs connect to the Unix socket S (a path, or @NAME\n"
 	 "for an abstract one) bound outside the fence, repeatable\n"
@@ -58,6 +70,12 @@ static const struct help_row options_help[] = {
 	 "make a harness's own state directory writable for the programs it\n"
 	 "starts; refused when it holds or lies in a secret or a file the\n"
 	 "harness trusts; repeatable ({}, colon list)"},
+	{CF_VAR_CONFIG, NULL,
+	 "read this policy file too, after ~/.config/credfence/config.json;\n"
+	 "options and twins override both ({})"},
+	{CF_VAR_SETTINGS, NULL,
+	 "read Claude Code's sandbox settings (~/.claude/settings.json),\n"
+	 "repeatable ({}, colon list)"},
 };
 
 /* credfence harness only: which processes get the harness role, what the
@@ -157,6 +175,12 @@ static const struct {
 	 "exit status: 0 when every path was probed (or, with --env alone, always), 1 when\n"
 	 "some path was not (its line says why), 125 for bad options, no path or an empty\n"
 	 "one, isolation that is not effective, or a failed probe.\n"},
+	{"explain", "credfence explain LOGFILE",
+	 "Read the JSON-lines log that --log wrote and print its denials grouped by what\n"
+	 "denied them (a secret row, the socket rule, the metadata rule), each group with\n"
+	 "the option that would allow it, then the launches and their verdicts. A line\n"
+	 "that is not credfence's is skipped and counted.\n",
+	 "exit status: 0, or 125 when LOGFILE can not be read.\n"},
 };
 
 /* Print NAME's usage; 0, or CF_EXIT_FAIL for an unknown NAME. */
@@ -166,8 +190,10 @@ static int command_help(const char *name)
 		if (strcmp(commands[i].name, name) != 0)
 			continue;
 		printf("usage: %s\n\n%s\n", commands[i].synopsis, commands[i].what);
-		print_options(stdout);
-		putchar('\n');
+		if (strcmp(name, "explain") != 0) { /* it takes no option */
+			print_options(stdout);
+			putchar('\n');
+		}
 		if (strcmp(name, "harness") == 0) {
 			print_harness_options(stdout);
 			putchar('\n');
@@ -175,7 +201,7 @@ static int command_help(const char *name)
 		fputs(commands[i].exit, stdout);
 		return 0;
 	}
-	cf_err("no help for '%s'; use credfence help run, harness, status or check", name);
+	cf_err("no help for '%s'; use credfence help run, harness, status, check or explain", name);
 	return CF_EXIT_FAIL;
 }
 
@@ -212,6 +238,9 @@ int main(int argc, char **argv)
 		return cf_cmd_status(argc - 2, argv + 2);
 	if (strcmp(cmd, "check") == 0)
 		return cf_cmd_check(argc - 2, argv + 2);
-	cf_err("unknown command '%s'; use run, harness, status or check (credfence --help)", cmd);
+	if (strcmp(cmd, "explain") == 0)
+		return cf_cmd_explain(argc - 2, argv + 2);
+	cf_err("unknown command '%s'; use run, harness, status, check or explain (credfence --help)",
+	       cmd);
 	return CF_EXIT_FAIL;
 }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "event.h"
+#include "protected_match.h"
 #include "secret_env.h"
 #include "vars.h"
 
@@ -91,6 +92,16 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			*(deny ? &c->opts.deny_env_from_cli : &c->opts.keep_env_from_cli) = true;
 			if (cf_strv_add(deny ? &c->opts.deny_env : &c->opts.keep_env, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--config")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.config = v;
+		} else if (is_opt(a, "--settings")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.settings_from_cli = true;
+			if (cf_strv_add(&c->opts.settings, v))
+				return CF_EXIT_FAIL;
 		} else if (is_opt(a, "--log")) {
 			if (!(v = value(argc, argv, &i, sub)))
 				return CF_EXIT_FAIL;
@@ -130,10 +141,28 @@ int cf_cli_parse_env(struct cf_cli *c, const char *sub, int argc, char **argv, b
 			c->opts.harness_state_from_cli = true;
 			if (cf_strv_add(&c->opts.harness_state, v))
 				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--allow-write-protected")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			c->opts.allow_write_protected_from_cli = true;
+			if (cf_strv_add(&c->opts.allow_write_protected, v))
+				return CF_EXIT_FAIL;
+		} else if (is_opt(a, "--write-protect")) {
+			if (!(v = value(argc, argv, &i, sub)))
+				return CF_EXIT_FAIL;
+			int w = cf_write_protect_parse(v);
+			if (w < 0) {
+				cf_err("%s: --write-protect takes 'warn' or 'require', not '%s'", sub, v);
+				return CF_EXIT_FAIL;
+			}
+			c->opts.write_protect = w;
+			c->opts.write_protect_from_cli = true;
 		} else if (strcmp(a, "--ssh-agent") == 0) {
 			c->opts.ssh_agent = 1;
 		} else if (strcmp(a, "--allow-ptys") == 0) {
 			c->opts.allow_ptys = 1;
+		} else if (strcmp(a, "--quiet-denials") == 0) {
+			c->opts.quiet_denials = 1;
 		} else if (is_opt(a, "--harness-program") || strcmp(a, "--static-harness") == 0) {
 			/* Which processes get the harness role: credfence harness only. */
 			if (strcmp(sub, "harness") != 0) {
@@ -189,6 +218,7 @@ int cf_cli_finish(struct cf_cli *c)
 		enum cf_var_kind kind = cf_var_find(bad)->kind;
 		cf_err("%s='%s' is not valid; use %s", bad, getenv(bad),
 		       kind == CF_KIND_MODE     ? "'required' or 'best-effort'"
+		       : kind == CF_KIND_PROTECT ? "'warn' or 'require'"
 		       : kind == CF_KIND_SWITCH ? "'1' or '0'"
 						: "a positive number");
 		return CF_EXIT_FAIL;
@@ -197,6 +227,13 @@ int cf_cli_finish(struct cf_cli *c)
 		cf_err("out of memory");
 		return CF_EXIT_FAIL;
 	}
+	/* The files fill what the command line and the environment left unset.
+	 * Not inside a fence: there the policy comes from the twins the
+	 * enclosing credfence exported, and a fenced program must not choose a
+	 * file (CREDFENCE_CONFIG, XDG_CONFIG_HOME, HOME) for a credfence it
+	 * starts, nor one the shim relaunches. */
+	if (!cf_fence_fenced() && cf_config_load(&c->cfg, &c->opts))
+		return CF_EXIT_FAIL;
 	char why[PATH_MAX + 256];
 	if (cf_options_check(&c->opts, why, sizeof why)) {
 		cf_err("%s. Nothing was run.", why);
@@ -218,6 +255,7 @@ int cf_cli_finish(struct cf_cli *c)
 
 void cf_cli_free(struct cf_cli *c)
 {
+	cf_config_free(&c->cfg);
 	cf_options_free(&c->opts);
 	free(c->paths);
 }
@@ -257,6 +295,11 @@ const char *cf_cli_hint(enum cf_verdict v)
 	}
 }
 
+int cf_cli_check_config(struct cf_cli *c, const struct cf_fence *f, const char *cwd)
+{
+	return cf_config_check_places(&c->cfg, &f->pol, cwd);
+}
+
 int cf_cli_check_log(const struct cf_fence *f)
 {
 	if (!f->pol.log_refused)
@@ -265,6 +308,39 @@ int cf_cli_check_log(const struct cf_fence *f)
 	       "Nothing was run.",
 	       f->pol.log_refused);
 	return CF_EXIT_FAIL;
+}
+
+int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts)
+{
+	struct cf_strv own = {0}, *l = lifts ? lifts : &own;
+	char cwd[PATH_MAX], why[2 * PATH_MAX + 256];
+	const char *bad = NULL;
+	int rc = 0;
+	if (!c->opts.allow_write_protected.n)
+		return 0;
+	if (!getcwd(cwd, sizeof cwd)) {
+		cf_err("can not tell the current directory (%s), from which "
+		       "--allow-write-protected is taken; give absolute paths. Nothing was run.",
+		       strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	int e = cf_protected_canon_lifts(&c->opts.allow_write_protected, cwd, l, &bad);
+	if (e == -ENOMEM) {
+		cf_err("out of memory");
+		rc = CF_EXIT_FAIL;
+	} else if (e) {
+		cf_err("--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) '%s' can not be "
+		       "resolved (%s); give a path without a symlink loop. Nothing was run.",
+		       cf_cli_esc(bad), strerror(-e));
+		rc = CF_EXIT_FAIL;
+	}
+	for (size_t i = 0; !rc && i < l->n; i++)
+		if (cf_protected_lift_refusal(&f->pol, cwd, l->v[i], why, sizeof why)) {
+			cf_err("%s. Nothing was run.", why);
+			rc = CF_EXIT_FAIL;
+		}
+	cf_strv_free(&own);
+	return rc;
 }
 
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "harness_kinds.h"
 #include "machinery.h"
+#include "vars.h"
 #ifdef __linux__
 #endif
 
@@ -114,7 +115,8 @@ int cf_cmd_run(int argc, char **argv)
 	}
 	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
 		return rc;
-	if ((rc = cf_cli_check_log(&f)))
+	if ((rc = cf_cli_check_config(&c, &f, NULL)) || (rc = cf_cli_check_log(&f)) ||
+	    (rc = cf_cli_judge_lifts(&c, &f, NULL)))
 		return rc;
 	cf_cli_judge_workspace(&c, &f);
 #ifdef __linux__
@@ -159,6 +161,16 @@ int cf_cmd_run(int argc, char **argv)
 	}
 	if (logfd >= 0)
 		close(logfd);
+	/* The shim in CMD, fenced, explains each denial CMD meets (it finds
+	 * itself fenced and passes everything else through). Without a fence it
+	 * would fence itself: then it stays out. */
+	const char *shim = f.ready ? cf_cli_find_shim() : NULL;
+	if (shim && (cf_cli_preload(shim) ||
+		     (c.opts.quiet_denials > 0 &&
+		      setenv(cf_var_name(CF_VAR_QUIET_DENIALS), "1", 1)))) {
+		cf_err("out of memory while setting the environment. Nothing was run.");
+		return CF_EXIT_FAIL;
+	}
 	cf_cli_warn_root("run");
 	cf_cli_exec(c.cmd);
 }

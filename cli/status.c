@@ -211,7 +211,7 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 }
 
 static void print_text(const struct cf_fence *f, const struct cf_options *o, const char *release,
-		       const char *shim, const char *shim_in)
+		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
 	const struct cf_policy *p = &f->pol;
 #ifdef __APPLE__
@@ -279,6 +279,8 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		printf("warning: %s; run and harness refuse it: choose a log file outside every "
 		       "writable location\n",
 		       cf_cli_esc(p->log_refused));
+	if (cfg->n)
+		cf_config_print(cfg, stdout);
 	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));
 }
 
@@ -298,6 +300,8 @@ int cf_cmd_status(int argc, char **argv)
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
+	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+		return rc;
 	cf_cli_judge_workspace(&c, &f);
 	/* The kernel judges the fence, in a child that is thrown away. */
 	if (f.ready && !f.inherited)
@@ -313,7 +317,7 @@ int cf_cmd_status(int argc, char **argv)
 	if (c.json)
 		print_json(&f, &c.opts, release, shim, shim_in);
 	else
-		print_text(&f, &c.opts, release, shim, shim_in);
+		print_text(&f, &c.opts, release, shim, shim_in, &c.cfg);
 	rc = f.ready ? 0 : 1;
 	cf_fence_free(&f);
 	cf_cli_free(&c);

@@ -19,6 +19,7 @@ void cf_options_init(struct cf_options *o)
 	memset(o, 0, sizeof *o);
 	o->mode = -1;
 	o->allow_ptys = -1;
+	o->quiet_denials = -1;
 	o->ssh_agent = -1;
 	o->static_harness = -1;
 }
@@ -33,6 +34,8 @@ void cf_options_free(struct cf_options *o)
 	cf_strv_free(&o->harness_state);
 	cf_strv_free(&o->deny_env);
 	cf_strv_free(&o->keep_env);
+	cf_strv_free(&o->allow_write_protected);
+	cf_strv_free(&o->settings);
 }
 
 void cf_options_env_rules(const struct cf_options *o, struct cf_env_rules *r)
@@ -143,6 +146,29 @@ static int mode_twin(char *const envp[], const char *name, int *mode, const char
 	return 0;
 }
 
+static int protect_twin(char *const envp[], const char *name, int *v, const char **bad)
+{
+	const char *s = cf_env_get(envp, name);
+	if (!s || !*s)
+		return 0;
+	int w = cf_write_protect_parse(s);
+	if (w < 0) {
+		*bad = name;
+		return -EINVAL;
+	}
+	*v = w;
+	return 0;
+}
+
+int cf_write_protect_parse(const char *word)
+{
+	if (strcmp(word, CF_WRITE_PROTECT_WORD_WARN) == 0)
+		return CF_WRITE_PROTECT_WARN;
+	if (strcmp(word, CF_WRITE_PROTECT_WORD_REQUIRE) == 0)
+		return CF_WRITE_PROTECT_REQUIRE;
+	return -EINVAL;
+}
+
 static int number_twin(char *const envp[], const char *name, long *n, const char **bad)
 {
 	const char *v = !*n ? cf_env_get(envp, name) : NULL;
@@ -164,7 +190,8 @@ static int twin(struct cf_options *o, const struct cf_var_row *r, char *const en
 		const char **bad)
 {
 	char *slot = (char *)o + r->slot;
-	bool from_cli = r->kind == CF_KIND_PATHS || r->kind == CF_KIND_LIST
+	bool from_cli = r->kind == CF_KIND_PATHS || r->kind == CF_KIND_LIST ||
+					r->kind == CF_KIND_PROTECT
 				? *(bool *)((char *)o + r->from_cli)
 				: false;
 	switch (r->kind) {
@@ -186,6 +213,8 @@ static int twin(struct cf_options *o, const struct cf_var_row *r, char *const en
 		return switch_twin(envp, r->name, (int *)slot, bad);
 	case CF_KIND_MODE:
 		return mode_twin(envp, r->name, (int *)slot, bad);
+	case CF_KIND_PROTECT:
+		return from_cli ? 0 : protect_twin(envp, r->name, (int *)slot, bad);
 	case CF_KIND_NUMBER:
 		return number_twin(envp, r->name, (long *)slot, bad);
 	}
@@ -292,6 +321,16 @@ int cf_options_check(const struct cf_options *o, char *why, size_t n)
 				 cf_var_label(CF_VAR_ALLOW_SOCKET, name, sizeof name));
 			rc = -EINVAL;
 		}
+	if (!rc)
+		rc = list_check(&o->allow_write_protected, CF_VAR_ALLOW_WRITE_PROTECTED, false, why,
+				n);
+	if (!rc)
+		rc = list_check(&o->settings, CF_VAR_SETTINGS, false, why, n);
+	if (!rc && o->config && !*o->config) {
+		snprintf(why, n, "%s is empty; give a file or leave it unset",
+			 cf_var_label(CF_VAR_CONFIG, name, sizeof name));
+		rc = -EINVAL;
+	}
 	if (!rc)
 		rc = list_check(&o->harness_programs, CF_VAR_HARNESS_PROGRAM, false, why, n);
 	if (!rc)

@@ -11,6 +11,10 @@
 
 enum cf_mode { CF_MODE_REQUIRED, CF_MODE_BEST_EFFORT };
 
+/* What happens where the write protection of common/protected.h can not be
+ * applied (no user namespaces): warn and run with the read fence, or refuse. */
+enum cf_write_protect { CF_WRITE_PROTECT_WARN = 0, CF_WRITE_PROTECT_REQUIRE };
+
 /* What the user asked for. Options from the command line are set first;
  * cf_options_from_env() fills what is still unset from the CREDFENCE_* twins. */
 struct cf_options {
@@ -22,6 +26,7 @@ struct cf_options {
 	const char *log;          /* --log, CREDFENCE_LOG */
 	long max_entries;         /* --max-entries, CREDFENCE_MAX_ENTRIES; 0 unset */
 	int allow_ptys;           /* --allow-ptys, CREDFENCE_ALLOW_PTYS=1; -1 unset, 0, 1 */
+	int quiet_denials;        /* --quiet-denials, CREDFENCE_QUIET_DENIALS=1; -1 unset, 0, 1 */
 	const char *account_home; /* the password database's home, filled by the caller */
 	struct cf_strv allow_sockets; /* --allow-socket, CREDFENCE_ALLOW_SOCKET: paths or @names */
 	int ssh_agent;            /* --ssh-agent, CREDFENCE_SSH_AGENT=1; -1 unset, 0, 1 */
@@ -55,15 +60,32 @@ struct cf_options {
 	struct cf_strv deny_env, keep_env;
 	bool deny_env_from_cli, keep_env_from_cli;
 
-	/* --allow-write-protected and its twin: a row of common/protected.h at
-	 * or under one of these paths is not bound read-only. --write-protect
-	 * and its twin: what to do when the protection can not be made (no user
-	 * namespaces). */
+	/* --allow-write-protected, CREDFENCE_ALLOW_WRITE_PROTECTED: protected
+	 * locations (rows of common/protected.h, or paths under one) that
+	 * fenced programs may write all the same; never a secret. */
 	struct cf_strv allow_write_protected;
-	int write_protect; /* CF_WRITE_PROTECT_WARN (0, the default) or _REQUIRE */
+	bool allow_write_protected_from_cli;
+	/* --write-protect, CREDFENCE_WRITE_PROTECT: enum cf_write_protect,
+	 * CF_WRITE_PROTECT_WARN (0) unless one of them says "require". */
+	int write_protect;
+	bool write_protect_from_cli;
+
+	/* --config, CREDFENCE_CONFIG: a policy file read after the user's own;
+	 * --settings, CREDFENCE_SETTINGS: Claude Code (or sandbox-runtime)
+	 * settings files. The credfence command reads them (cli/config.c);
+	 * what they hold lands in the slots above. */
+	const char *config;
+	struct cf_strv settings;
+	bool settings_from_cli;
 };
 
-enum { CF_WRITE_PROTECT_WARN = 0, CF_WRITE_PROTECT_REQUIRE = 1 };
+/* CREDFENCE_WRITE_PROTECT's words, as the twin and the option take them. */
+#define CF_WRITE_PROTECT_WORD_WARN "warn"
+#define CF_WRITE_PROTECT_WORD_REQUIRE "require"
+#define cf_write_protect_word(w)                                                                   \
+	((w) == CF_WRITE_PROTECT_REQUIRE ? CF_WRITE_PROTECT_WORD_REQUIRE : CF_WRITE_PROTECT_WORD_WARN)
+/* WORD as enum cf_write_protect, or -EINVAL. */
+int cf_write_protect_parse(const char *word);
 
 void cf_options_init(struct cf_options *o);
 /* Returns 0, or -EINVAL with *bad naming the variable whose value is not valid. */

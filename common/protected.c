@@ -5,21 +5,153 @@
 #define HOME_DIR(rel, runs, src, ph) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, ph }
 #define HOME_FILE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_FILE, runs, src, false }
 
-/* First draft; each row names the tool that runs it and where that tool says
- * so. */
+/* Where the line is drawn (SECURITY.md, "What write protection covers"): a
+ * row is a file that a tool runs, or obeys to run something, when the user
+ * did not ask it to run the project's code: git status or commit, a cd, an
+ * editor or agent opening the folder. Files that the user runs knowingly to
+ * run the project (Makefile, package.json scripts, build.rs, conftest.py,
+ * .pre-commit-config.yaml and .husky/ behind an installed hook manager) are
+ * the project's code, which fenced commands are there to write; they are no
+ * rows. Instructions (AGENTS.md, CLAUDE.md, .windsurfrules) steer a model, run
+ * nothing, and are no rows either.
+ *
+ * placeholder: only where an empty read-only directory changes what no tool
+ * does: git status lists no empty directory (git tracks files only), and the
+ * editors and agents below read named files inside theirs, none of which an
+ * empty one holds. Not for .idea (an empty .idea makes a JetBrains IDE open
+ * the folder as an existing project instead of importing it) nor for the
+ * caches and home rows, which their tools create and fill. */
 const struct cf_protected_row cf_protected_table[] = {
+	/* githooks(5): "Hooks are programs you can place in a hooks directory
+	 * to trigger actions at certain points in git's execution"; the
+	 * default directory is $GIT_DIR/hooks. An empty one holds no hook. */
 	DIR_(".git/hooks", "git hooks", "githooks(5)", true),
-	FILE_(".git/config", "git config (core.fsmonitor, core.hooksPath, aliases)", "git-config(1)"),
+	/* git-config(1): core.fsmonitor and core.hooksPath name programs that
+	 * git status and git commit run; alias.* with '!' runs a shell
+	 * command; core.sshCommand, credential.helper and diff/filter drivers
+	 * too. */
+	FILE_(".git/config", "git config (core.fsmonitor, core.hooksPath, aliases)",
+	      "git-config(1), CONFIGURATION FILE and core.fsmonitor"),
+	/* git-config(1): $GIT_DIR/config.worktree is read as configuration
+	 * when extensions.worktreeConfig is set. */
+	FILE_(".git/config.worktree", "git config (per worktree)",
+	      "git-config(1), extensions.worktreeConfig"),
+	/* gitsubmodules(7): a submodule's git directory lies in
+	 * $GIT_DIR/modules/<name>, with its own config and hooks; git status
+	 * in the superproject runs git status in each submodule. */
+	DIR_(".git/modules", "git (the submodules' own config and hooks)",
+	     "gitsubmodules(7), 'its git directory ... $GIT_DIR/modules/'", false),
+	/* gitmodules(5): the URL and path git submodule update fetches and
+	 * checks out; the '!command' form of update is ignored there "for
+	 * security reasons" (and since git 2.24.1 refused, CVE-2019-19604). */
 	FILE_(".gitmodules", "git submodules", "gitmodules(5)"),
-	FILE_(".envrc", "direnv", "direnv(1)"),
-	DIR_(".vscode", "VS Code tasks and settings", "code.visualstudio.com/docs/editor/tasks", true),
-	DIR_(".idea", "JetBrains IDE run configurations", "jetbrains.com/help/idea/project-settings-and-structure.html", true),
-	DIR_(".claude", "Claude Code settings, hooks, commands and agents", "docs.anthropic.com/en/docs/claude-code/settings", true),
+	/* direnv(1): "Before each prompt, direnv checks for the existence of
+	 * a .envrc file ... loads it into a bash sub-shell"; only files the
+	 * user allowed (by path and content hash: direnv-allow). */
+	FILE_(".envrc", "direnv", "direnv(1), direnv.net"),
+	/* mise hooks (enter, leave, cd) run on every cd under mise activate,
+	 * and [env] _.source runs scripts: https://mise.jdx.dev/hooks.html.
+	 * Trust is by path unless paranoid (mise trust --help), and mise run,
+	 * install and exec trust their own config by themselves. The file
+	 * names: https://mise.jdx.dev/configuration.html. */
+	FILE_("mise.toml", "mise hooks and env", "mise.jdx.dev/hooks.html"),
+	FILE_(".mise.toml", "mise hooks and env", "mise.jdx.dev/hooks.html"),
+	FILE_("mise.local.toml", "mise hooks and env", "mise.jdx.dev/hooks.html"),
+	FILE_(".mise.local.toml", "mise hooks and env", "mise.jdx.dev/hooks.html"),
+	DIR_(".mise", "mise hooks and env", "mise.jdx.dev/configuration.html", false),
+	FILE_(".config/mise.toml", "mise hooks and env", "mise.jdx.dev/configuration.html"),
+	DIR_(".config/mise", "mise hooks and env", "mise.jdx.dev/configuration.html", false),
+	/* VS Code: tasks.json (a task with runOptions.runOn "folderOpen" runs
+	 * when the folder opens), settings.json (terminal profiles and
+	 * environment, interpreter and tool paths), launch.json. Zed reads
+	 * .vscode/tasks.json too (zed-industries/zed issue 51733). */
+	DIR_(".vscode", "VS Code tasks and settings", "code.visualstudio.com/docs/editor/tasks",
+	     true),
+	/* JetBrains IDEs: run configurations and startup tasks in .idea/. */
+	DIR_(".idea", "JetBrains IDE run configurations",
+	     "jetbrains.com/help/idea/project-settings-and-structure.html", false),
+	/* Zed: .zed/tasks.json and .zed/settings.json (language servers'
+	 * binaries, context servers): https://zed.dev/docs/tasks. */
+	DIR_(".zed", "Zed tasks and settings", "zed.dev/docs/tasks", true),
+	/* Claude Code: .claude/settings.json (hooks run shell commands,
+	 * permissions), .claude/commands, .claude/agents. */
+	DIR_(".claude", "Claude Code settings, hooks, commands and agents",
+	     "docs.anthropic.com/en/docs/claude-code/settings", true),
+	/* Claude Code: project-scoped MCP servers, started as commands (after
+	 * the user approves the file's servers once). */
 	FILE_(".mcp.json", "MCP servers an agent starts", "docs.anthropic.com/en/docs/claude-code/mcp"),
-	DIR_(".cursor", "Cursor rules and MCP servers", "docs.cursor.com/context/model-context-protocol", true),
-	DIR_(".devcontainer", "dev containers", "containers.dev/implementors/json_reference", true),
+	/* Cursor: .cursor/mcp.json (servers it starts), rules, hooks. */
+	DIR_(".cursor", "Cursor MCP servers, hooks and rules",
+	     "docs.cursor.com/context/model-context-protocol", true),
+	/* Dev Containers: initializeCommand runs on the host, the other
+	 * lifecycle commands in the container; .devcontainer/devcontainer.json
+	 * or .devcontainer.json at the root. */
+	DIR_(".devcontainer", "dev containers (initializeCommand runs on the host)",
+	     "containers.dev/implementors/json_reference", true),
+	FILE_(".devcontainer.json", "dev containers (initializeCommand runs on the host)",
+	      "containers.dev/implementors/json_reference"),
+	/* Continue: MCP server blocks in .continue/mcpServers/ at the
+	 * workspace root: docs.continue.dev/customize/deep-dives/mcp. */
+	DIR_(".continue", "Continue MCP servers", "docs.continue.dev/customize/deep-dives/mcp", true),
+	/* Windsurf: workspace hooks (.windsurf/hooks.json) run shell commands
+	 * at Cascade's steps: docs.windsurf.com/windsurf/cascade/hooks. */
+	DIR_(".windsurf", "Windsurf Cascade hooks and workflows",
+	     "docs.windsurf.com/windsurf/cascade/hooks", true),
+	/* Gemini CLI: the project settings file .gemini/settings.json
+	 * (mcpServers started as commands, tool discovery commands):
+	 * geminicli.com/docs/cli/configuration. */
+	DIR_(".gemini", "Gemini CLI settings and MCP servers", "geminicli.com/docs/cli/configuration",
+	     true),
+	/* Codex: a trusted project's .codex/config.toml ([mcp_servers.*]). */
+	DIR_(".codex", "Codex project config and MCP servers",
+	     "developers.openai.com/codex/config-reference", true),
+	/* opencode: opencode.json(c) at the project root or in .opencode/
+	 * (mcp "local" commands), and plugins in .opencode/ that it loads
+	 * and runs: opencode.ai/docs/config. */
+	DIR_(".opencode", "opencode config, plugins and MCP servers", "opencode.ai/docs/config", true),
+	FILE_("opencode.json", "opencode config and MCP servers", "opencode.ai/docs/config"),
+	FILE_("opencode.jsonc", "opencode config and MCP servers", "opencode.ai/docs/config"),
+
+	/* Home rows: they matter only where home itself, or the row's
+	 * directory, is writable (a user's --writable ~ or ~/.npm). */
+	/* npm-exec(1): npx installs a package it does not find into the npm
+	 * cache's _npx folder and runs its bin from there next time. */
 	HOME_DIR(".npm/_npx", "npx", "docs.npmjs.com/cli/commands/npx", false),
+	/* pre-commit: the hook repositories it clones and installs, run by
+	 * git commit: pre-commit.com ("cache ... ~/.cache/pre-commit"). */
 	HOME_DIR(".cache/pre-commit", "pre-commit", "pre-commit.com", false),
+	/* git-config(1), FILES: ~/.gitconfig and $XDG_CONFIG_HOME/git/config
+	 * (its credentials file there is a secret row besides). */
+	HOME_FILE(".gitconfig", "git config", "git-config(1), FILES"),
+	HOME_DIR(".config/git", "git config", "git-config(1), FILES", false),
+	/* bash(1), INVOCATION; zsh(1), STARTUP/SHUTDOWN FILES; fish(1). */
+	HOME_FILE(".bashrc", "bash", "bash(1), INVOCATION"),
+	HOME_FILE(".bash_profile", "bash", "bash(1), INVOCATION"),
+	HOME_FILE(".bash_login", "bash", "bash(1), INVOCATION"),
+	HOME_FILE(".bash_logout", "bash", "bash(1), INVOCATION"),
+	HOME_FILE(".profile", "sh and bash login shells", "bash(1), INVOCATION; dash(1)"),
+	HOME_FILE(".zshenv", "zsh", "zsh(1), STARTUP/SHUTDOWN FILES"),
+	HOME_FILE(".zshrc", "zsh", "zsh(1), STARTUP/SHUTDOWN FILES"),
+	HOME_FILE(".zprofile", "zsh", "zsh(1), STARTUP/SHUTDOWN FILES"),
+	HOME_FILE(".zlogin", "zsh", "zsh(1), STARTUP/SHUTDOWN FILES"),
+	HOME_DIR(".config/fish", "fish", "fish-doc, Configuration files", false),
+	/* file-hierarchy(7): ~/.local/bin "should be placed in $PATH". */
+	HOME_DIR(".local/bin", "commands on PATH", "file-hierarchy(7)", false),
+	/* direnv(1): direnvrc and the scripts in lib/ are sourced for every .envrc; the
+	 * allow list that direnv-allow(1) writes says which .envrc run. */
+	HOME_DIR(".config/direnv", "direnv", "direnv(1), direnv-stdlib(1)", false),
+	HOME_DIR(".local/share/direnv", "direnv (the allow list)", "direnv(1)", false),
+	/* mise's trust list (mise trust) and global config. */
+	HOME_DIR(".local/state/mise", "mise (the trust list)", "mise.jdx.dev/cli/trust.html", false),
+	/* Autostart entries and user units run at the next login. */
+	HOME_DIR(".config/autostart", "the desktop session at login",
+		 "specifications.freedesktop.org/autostart-spec", false),
+	HOME_DIR(".config/systemd/user", "systemd --user", "systemd.unit(5)", false),
+	/* VS Code's user settings and tasks, its extensions' code. */
+	HOME_DIR(".config/Code/User", "VS Code user settings and tasks",
+		 "code.visualstudio.com/docs/configure/settings", false),
+	HOME_DIR(".vscode/extensions", "VS Code extensions",
+		 "code.visualstudio.com/docs/configure/extensions/extension-marketplace", false),
 };
 
 const size_t cf_protected_count = sizeof cf_protected_table / sizeof cf_protected_table[0];

@@ -22,14 +22,19 @@ enum cf_var {
 	CF_VAR_HARNESS_STATE,
 	CF_VAR_DENY_ENV,
 	CF_VAR_KEEP_ENV,
+	CF_VAR_ALLOW_WRITE_PROTECTED,
 	CF_VAR_MODE,
+	CF_VAR_WRITE_PROTECT,
 	CF_VAR_ALLOW_PTYS,
+	CF_VAR_QUIET_DENIALS,
 	CF_VAR_ALLOW_SOCKET,
 	CF_VAR_SSH_AGENT,
 	CF_VAR_HARNESS_MAY_READ,
 	CF_VAR_HARNESS_PROGRAM,
 	CF_VAR_STATIC_HARNESS,
 	CF_VAR_MAX_ENTRIES,
+	CF_VAR_CONFIG,
+	CF_VAR_SETTINGS,
 	CF_VAR_SUPERVISOR,
 	CF_VAR_HARNESS_TMPDIR,
 	CF_VAR_CHILD_TMPDIR,
@@ -46,6 +51,7 @@ enum cf_var_kind {
 	CF_KIND_LIST,    /* a plain colon list (names, socket addresses) */
 	CF_KIND_SWITCH,  /* "1" on, "0" or empty off */
 	CF_KIND_MODE,    /* "required" or "best-effort" */
+	CF_KIND_PROTECT, /* "warn" or "require" (CREDFENCE_WRITE_PROTECT) */
 	CF_KIND_NUMBER,  /* a positive number */
 	CF_KIND_ADDRESS, /* the supervisor's abstract socket name */
 	CF_KIND_MARKER,  /* PID:STARTTIME of a process */
@@ -74,6 +80,11 @@ struct cf_var_row {
 	 * the variable (the shim or the CLI reads it itself). */
 	size_t slot, from_cli;
 	bool parsed;
+	/* The row's key in credfence's policy file (cli/config.c), or NULL
+	 * when a file can not set it (no option, or the row names the file). A
+	 * row given an option later needs only this filled in: the reader,
+	 * its type check and the round-trip test take the rest from the row. */
+	const char *key;
 };
 
 extern const struct cf_var_row cf_vars[CF_VAR_COUNT];

@@ -166,6 +166,15 @@ const struct cf_env_rules *cf_env_rules(void)
 	return &env_rules;
 }
 
+/* Whether a fenced child keeps the shim in LD_PRELOAD (cf_env_keep_shim).
+ * Set once in the constructor, read only afterwards. */
+static bool keep_shim;
+
+void cf_env_keep_shim(bool on)
+{
+	keep_shim = on;
+}
+
 unsigned cf_env_entry_drop(char *e)
 {
 	unsigned d = 0;
@@ -173,7 +182,7 @@ unsigned cf_env_entry_drop(char *e)
 	if (cf_env_secret(e, &env_rules) != CF_ENV_PASS)
 		d |= CF_ENV_DROP_SECRETS;
 #endif
-	if (is_preload(e) || child_tmpdir(e) != e)
+	if ((is_preload(e) && !keep_shim) || child_tmpdir(e) != e)
 		d |= CF_ENV_DROP_SHIM;
 	return d;
 }
@@ -186,6 +195,15 @@ char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap)
 {
 	if (!is_preload(e))
 		return child_tmpdir(e);
+	if (keep_shim)
+		return e;
+	return cf_env_entry_drop_shim(e, ldbuf, used, ldcap);
+}
+
+char *cf_env_entry_drop_shim(char *e, char *ldbuf, size_t *used, size_t ldcap)
+{
+	if (!is_preload(e))
+		return e;
 	int left = 0;
 	size_t r = filter(e + sizeof CF_PRELOAD_EQ - 1, ldbuf + *used, ldcap - *used, &left);
 	if (r == 0)

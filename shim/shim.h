@@ -191,6 +191,10 @@ char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size
  * exec. */
 unsigned cf_env_entry_drop(char *e);
 char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap);
+/* E without the shim in its LD_PRELOAD, whether or not fenced children keep
+ * it (cf_env_keep_shim): for the relaunch through credfence run, which an
+ * unfenced shim would fence in self mode. Same buffers as above. */
+char *cf_env_entry_drop_shim(char *e, char *ldbuf, size_t *used, size_t ldcap);
 /* The user's --deny-env and --keep-env (options kept for the process's life),
  * set once in the constructor; what cf_env_for_child withholds by. */
 void cf_env_rules_init(const struct cf_options *o);
@@ -203,6 +207,12 @@ bool cf_shim_harness_child(void);
 int cf_shim_env_too_big(void);
 
 #define CF_CHILD_ENV_MAX 4096
+
+/* A fenced child keeps the shim in LD_PRELOAD (ON), so that a denial it
+ * meets explains itself (denied.c); the shim then finds itself fenced and
+ * passes every launch through. Off: the shim is taken out, as before.
+ * Called once, in the constructor. */
+void cf_env_keep_shim(bool on);
 
 /* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */
 bool cf_env_preload_has_shim(const char *entry);

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "paths.h"
 #include "landlock.h"
+#include "sup_denied.h"
 #include "sys.h"
 #include "userns.h"
 
@@ -153,6 +154,9 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		return 0;
 	}
 	if ((rc = cf_ipc_prepare(&f->ipc, &f->pol.writable, &f->pol.allow_sockets, o->supervisor)))
+		return rc;
+	/* The secrets, for the supervisor's denied lines (sup_denied.h). */
+	if ((rc = cf_sup_denied_blob(&f->ipc.blob, &f->ipc.blob_len, f->pol.denied, f->pol.n_denied)))
 		return rc;
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
 		refuse(f, f->abi < 0 ? f->abi : 0, NULL);

@@ -28,6 +28,7 @@
 #include "errwords.h"
 #include "json.h"
 #include "proc.h"
+#include "sup_denied.h"
 #include "supervisor_wire.h"
 #include "sys.h"
 
@@ -137,6 +138,9 @@ enum {
 	I_N_CMD,
 	I_N_IOC,
 	I_N_PTPEER = I_N_IOC + N_IOC,
+	I_N_DENIAL_CMD, /* a denial's report, ioctl(-1, CF_DENIAL_IOCTL) (sup_denied.h) */
+	I_N_DENIAL_LOAD_FD,
+	I_N_DENIAL_FD,
 	I_N_IOC_ALLOW,
 	I_N_IOC_DENY,
 	I_TRAP,
@@ -214,7 +218,10 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_N_CMD] = LOAD(LOW(1)),
 	CF_META_IOCTLS(NI_ENTRY)
 	/* A new pty's slave, opened by the supervisor (supervisor_pty.h). */
-	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_IOC_ALLOW),
+	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_DENIAL_CMD),
+	[I_N_DENIAL_CMD] = IF_EQ(I_N_DENIAL_CMD, (uint32_t)CF_DENIAL_IOCTL, I_N_DENIAL_LOAD_FD, I_N_IOC_ALLOW),
+	[I_N_DENIAL_LOAD_FD] = LOAD(LOW(0)),
+	[I_N_DENIAL_FD] = IF_EQ(I_N_DENIAL_FD, CF_DENIAL_FD, I_TRAP, I_N_IOC_ALLOW),
 	[I_N_IOC_ALLOW] = RET(ALLOW_V),
 	[I_N_IOC_DENY] = RET(DENY_V),
 	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),

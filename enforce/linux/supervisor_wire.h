@@ -1,5 +1,6 @@
 /* The IPC fence's wire format, private to enforce/linux/ipc.c (the child side),
- * enforce/linux/supervisor.c and their tests: what the two sides agree on.
+ * the supervisor (enforce/linux/supervisor.c and its sup_*.c parts) and their
+ * tests: what the two sides agree on.
  *
  * The blob (cf_ipc_prepare): the magic "cfipc1" and its NUL, then records,
  * each one kind byte followed by a NUL-terminated string:
@@ -31,8 +32,8 @@
  * only), and ioctl(2) needs no write access to the file for these.
  *   TRAP  the supervisor acts on the caller's behalf, on the caller's own
  *         descriptor (pidfd_getfd) and a copy of the argument (an int, or
- *         struct fsxattr), inside the writable locations only (supervisor.c,
- *         handle_meta): what it judged is what it changes.
+ *         struct fsxattr), inside the writable locations only (sup_meta.c,
+ *         cf_sup_handle_meta): what it judged is what it changes.
  *   DENY  EPERM from the filter, everywhere: nothing an agent runs needs it,
  *         and its argument (pointers inside structs) is not worth teaching
  *         the supervisor.

@@ -304,7 +304,8 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct c
 					      ce->withheld, line, sizeof line);
 		cf_sys_close(logfd);
 	}
-	char ld[4096];
+	char ld[4096], ld2[4096];
+	size_t used2 = 0;
 	char *const *kept = less_shim(ce, ld, sizeof ld);
 	size_t envc = cf_env_count(kept);
 	char *ev[envc + s->n_opts + 1];
@@ -313,8 +314,11 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct c
 		const char *e = kept[i], *p = "CREDFENCE_";
 		while (*p && *e == *p)
 			p++, e++;
-		if (*p) /* not one of ours: the harness's options win */
-			ev[n++] = kept[i];
+		/* The shim too, even where fenced children keep it: credfence
+		 * run preloads it again once CMD is fenced. */
+		char *k = *p ? cf_env_entry_drop_shim(kept[i], ld2, &used2, sizeof ld2) : NULL;
+		if (k) /* not one of ours: the harness's options win */
+			ev[n++] = k;
 	}
 	for (size_t i = 0; i < s->n_opts; i++)
 		ev[n++] = s->opts[i];

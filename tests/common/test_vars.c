@@ -38,6 +38,38 @@ Test(vars, every_row_is_whole)
 	}
 }
 
+/* Every option has a key in the policy file, spelled from the option: its
+ * name without the dashes, '-' as '_'. The mode's two options share "mode";
+ * --config names a file and so has no key (a file naming another would
+ * chain). A row added with an option and no key fails here. */
+Test(vars, every_option_has_its_key)
+{
+	for (size_t i = 0; i < CF_VAR_COUNT; i++) {
+		const struct cf_var_row *r = &cf_vars[i];
+		char want[64];
+		size_t n = 0;
+		if (!r->option || strcmp(r->name, "CREDFENCE_CONFIG") == 0) {
+			cr_expect(!r->key, "%s has a key but no option a file could stand for",
+				  r->name);
+			continue;
+		}
+		cr_assert(r->key, "%s (%s) has no key in the policy file: fill in KEY() in "
+			  "common/vars.c", r->name, r->option);
+		if (r->kind == CF_KIND_MODE) {
+			cr_expect_str_eq(r->key, "mode");
+			continue;
+		}
+		const char *p = r->option + 2;
+		for (; *p && *p != ' ' && *p != ',' && n + 1 < sizeof want; p++)
+			want[n++] = *p == '-' ? '_' : *p;
+		want[n] = '\0';
+		cr_expect_str_eq(r->key, want, "%s", r->name);
+		for (size_t j = 0; j < i; j++)
+			cr_expect(!cf_vars[j].key || strcmp(cf_vars[j].key, r->key) != 0,
+				  "%s and %s share the key %s", r->name, cf_vars[j].name, r->key);
+	}
+}
+
 /* Each parsed row, given a valid value, lands in its own slot. */
 Test(vars, the_parser_reads_every_row_it_keeps)
 {
@@ -47,6 +79,7 @@ Test(vars, the_parser_reads_every_row_it_keeps)
 			continue;
 		const char *value = r->kind == CF_KIND_SWITCH	? "1"
 				    : r->kind == CF_KIND_MODE	? "best-effort"
+				    : r->kind == CF_KIND_PROTECT ? "require"
 				    : r->kind == CF_KIND_NUMBER ? "7"
 				    : r->kind == CF_KIND_PATHS || r->kind == CF_KIND_LIST
 					    ? "/a:/b"
@@ -65,6 +98,9 @@ Test(vars, the_parser_reads_every_row_it_keeps)
 			break;
 		case CF_KIND_MODE:
 			cr_expect_eq(o.mode, CF_MODE_BEST_EFFORT, "%s", entry);
+			break;
+		case CF_KIND_PROTECT:
+			cr_expect_eq(o.write_protect, CF_WRITE_PROTECT_REQUIRE, "%s", entry);
 			break;
 		case CF_KIND_NUMBER:
 			cr_expect_eq(*(const long *)(const void *)slot, 7, "%s", entry);

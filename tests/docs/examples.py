@@ -41,6 +41,8 @@ SKIP = {
     "ssh-add": "needs an ssh agent",
     "ssh -": "needs an ssh server on port 2222 and an agent",
     "env -u HOME": "needs a user without a home in the password database (cfdocs has one)",
+    "git -C proj config": "needs the write protection's read-only mounts (issue 23, the "
+                          "enforcement); drop this line when they are merged",
 }
 # Commands shown as the output of an agent (after a harness line), not run.
 TRANSCRIPT_AFTER = ("credfence harness -- python3", "credfence harness -- node",

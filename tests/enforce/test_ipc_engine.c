@@ -904,6 +904,127 @@ Test(ipc_engine, a_rewritten_address_never_reaches_the_outside)
 	cf_ipc_free(&s.ipc);
 }
 
+/* A TCP socket can not reach a Unix listener, whatever address it is given:
+ * so a judgement by the socket's family alone (SO_DOMAIN, then let the
+ * kernel go on) looks safe. It is not: the kernel looks the descriptor up
+ * again when it goes on, and a thread sharing the caller's descriptor table
+ * can dup2() a Unix socket onto that number in between. Here one thread
+ * flips the address between a loopback TCP one and an outside Unix socket,
+ * another flips descriptor N between a TCP and a fresh Unix socket, and the
+ * caller connects N again and again: the outside server must see nothing. */
+struct swap_race {
+	struct sockaddr_storage *buf;
+	struct sockaddr_in tcp;
+	struct sockaddr_un bad;
+	int n, tcp_sock;
+	atomic_int stop;
+};
+
+static void *swap_flipper(void *arg)
+{
+	struct swap_race *r = arg;
+	while (!atomic_load(&r->stop)) {
+		memcpy(r->buf, &r->tcp, sizeof r->tcp);
+		memcpy(r->buf, &r->bad, sizeof r->bad);
+	}
+	return NULL;
+}
+
+static void *fd_swapper(void *arg)
+{
+	struct swap_race *r = arg;
+	while (!atomic_load(&r->stop)) {
+		int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0); /* fresh: never connected */
+		if (u < 0)
+			continue;
+		dup3(u, r->n, O_CLOEXEC); /* each held about as long as the other */
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		dup3(r->tcp_sock, r->n, O_CLOEXEC);
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		close(u);
+	}
+	return NULL;
+}
+
+static int child_swap_race(void *arg)
+{
+	struct swap_race *r = arg;
+	pthread_t t1, t2;
+	r->buf = calloc(1, sizeof *r->buf);
+	r->tcp_sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r->n = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!r->buf || r->tcp_sock < 0 || r->n < 0)
+		return 2;
+	memcpy(r->buf, &r->tcp, sizeof r->tcp);
+	if (pthread_create(&t1, NULL, swap_flipper, r) || pthread_create(&t2, NULL, fd_swapper, r))
+		return 2;
+	/* At least 3000 tries and a second, yielding between them: on a busy
+	 * machine the two threads would otherwise not run during the loop. */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (i >= 3000 && t.tv_sec - t0.tv_sec >= 1)
+			break;
+		sched_yield();
+		if (connect(r->n, (struct sockaddr *)r->buf, sizeof(struct sockaddr_un)) == 0)
+			sh->n[2]++; /* reached something: the outside server counts it */
+		else if (errno == EACCES)
+			sh->n[3]++; /* a Unix socket, judged */
+		else if (errno == ECONNREFUSED)
+			sh->n[4]++; /* a TCP socket with the TCP address */
+		else
+			sh->n[5]++; /* a mismatch (EAFNOSUPPORT, EINVAL), or EISCONN */
+	}
+	atomic_store(&r->stop, 1);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	return 0;
+}
+
+Test(ipc_engine, a_swapped_descriptor_never_reaches_the_outside)
+{
+	struct sup s;
+	struct server bad;
+	char bp[PATH_MAX];
+	cf_fx_fmt(bp, sizeof bp, "%s/outside.sock", fx.root);
+	server_start(&bad, bp, "bad");
+	/* A loopback port bound but not listening: a TCP connect is refused at
+	 * once (ECONNREFUSED), no backlog to fill. */
+	struct swap_race r = {0};
+	socklen_t al = sizeof r.tcp;
+	int port = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r.tcp.sin_family = AF_INET;
+	r.tcp.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(port >= 0 && bind(port, (struct sockaddr *)&r.tcp, sizeof r.tcp) == 0 &&
+		  getsockname(port, (struct sockaddr *)&r.tcp, &al) == 0);
+	socklen_t l;
+	addr_of(&r.bad, &l, bp);
+	/* The control, unfenced: the same race reaches the outside server. */
+	run(NULL, child_swap_race, &r);
+	for (int i = 0; i < 100 && !atomic_load(&bad.accepts); i++)
+		usleep(10000); /* the server thread accepts in its own time */
+	int plain = atomic_load(&bad.accepts);
+	cr_log_info("unfenced: %d reached, %d refused, %d TCP refused, %d mismatched", sh->n[2],
+		    sh->n[3], sh->n[4], sh->n[5]);
+	cr_expect_gt(plain, 0, "unfenced, the race never reached the outside server");
+	memset((void *)sh->n, 0, sizeof sh->n);
+	atomic_store(&r.stop, 0);
+	sup_start(&s, NULL);
+	run(&s, child_swap_race, &r);
+	cr_expect_eq(atomic_load(&bad.accepts), plain, "the outside server saw %d connections",
+		     atomic_load(&bad.accepts) - plain);
+	cr_expect_gt(sh->n[3], 0, "no Unix connect was refused: the race was not run");
+	cr_expect_gt(sh->n[4] + sh->n[5], 0, "no TCP socket was tried: the race was not run");
+	cr_log_info("swap race: %d reached, %d refused, %d TCP refused, %d mismatched", sh->n[2],
+		    sh->n[3], sh->n[4], sh->n[5]);
+	close(port);
+	server_stop(&bad);
+	cf_ipc_free(&s.ipc);
+}
+
 /* ---- a supervisor that is gone ---- */
 
 struct killed {

@@ -1,0 +1,208 @@
+/* credfence explain LOGFILE: a past run's log read back for a person. The
+ * denials grouped by what denied them (a secret row, the socket rule, the
+ * metadata rule), each with the line that would allow it; then the launches
+ * and their verdicts. A line that is not one of credfence's JSON lines is
+ * skipped and counted, never fatal. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "logline.h"
+#include "strv.h"
+
+/* One group of denials: its title and its lines, in the order met. */
+struct group {
+	char *title;
+	struct cf_strv lines;
+	struct cf_strv allows; /* distinct, in the order met */
+};
+
+struct explain {
+	struct group *g;
+	size_t n;
+	struct cf_strv launches;
+	struct cf_strv ended;
+	size_t events, skipped, other;
+};
+
+static const char *or_q(const char *s)
+{
+	return s && *s ? s : "?";
+}
+
+static struct group *group_of(struct explain *x, const char *title)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->g[i].title, title) == 0)
+			return &x->g[i];
+	struct group *g = realloc(x->g, (x->n + 1) * sizeof *g);
+	if (!g)
+		return NULL;
+	x->g = g;
+	g = &x->g[x->n];
+	memset(g, 0, sizeof *g);
+	if (!(g->title = strdup(title)))
+		return NULL;
+	x->n++;
+	return g;
+}
+
+static int add(struct explain *x, const char *title, const char *line, const char *allow)
+{
+	struct group *g = group_of(x, title);
+	if (!g || cf_strv_add(&g->lines, line))
+		return -1;
+	return allow && *allow ? cf_strv_add_unique(&g->allows, allow) : 0;
+}
+
+static int fmt_add(struct explain *x, const char *title, const char *allow, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fmt_add(struct explain *x, const char *title, const char *allow, const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	return add(x, title, line, allow);
+}
+
+/* One event into X: -1 only when out of memory. */
+static int take(struct explain *x, const struct cf_logline *l)
+{
+	const char *ev = cf_logline_get(l, "event");
+	const char *pid = or_q(cf_logline_get(l, "pid"));
+	const char *prog = or_q(cf_logline_get(l, "program"));
+	const char *reason = cf_logline_get(l, "reason");
+	char title[4096], allow[4200], line[8192];
+	if (!ev) {
+		x->skipped++;
+		return 0;
+	}
+	x->events++;
+	if (strcmp(ev, "denied") == 0) {
+		/* The supervisor's judgement of a fenced program's failed
+		 * open (issue 24): the row and the option are its own. */
+		const char *row = cf_logline_get(l, "row");
+		snprintf(title, sizeof title, "%s", row && *row ? row : "outside every writable location");
+		return fmt_add(x, title, cf_logline_get(l, "allow"), "%s %s by %s (pid %s)",
+			       or_q(cf_logline_get(l, "access")), or_q(cf_logline_get(l, "path")),
+			       prog, pid);
+	}
+	if (strcmp(ev, "ipc_denied") == 0) {
+		const char *sock = or_q(cf_logline_get(l, "socket"));
+		snprintf(allow, sizeof allow, "--allow-socket %s", sock);
+		bool creds = reason && strcmp(reason, "credentials") == 0;
+		return fmt_add(x, "Unix sockets bound outside the fence", creds ? NULL : allow,
+			       "connect %s by %s (pid %s)%s%s", sock, prog, pid,
+			       reason ? ": " : "", reason ? reason : "");
+	}
+	if (strcmp(ev, "metadata_denied") == 0) {
+		return fmt_add(x, "metadata changes outside the writable locations", "--writable DIR",
+			       "%s %s by %s (pid %s)%s%s", or_q(cf_logline_get(l, "call")),
+			       or_q(cf_logline_get(l, "path")), prog, pid, reason ? ": " : "",
+			       reason ? reason : "");
+	}
+	if (strcmp(ev, "sandbox_status") == 0) {
+		snprintf(line, sizeof line, "%s (pid %s): %s, %s", prog, pid,
+			 or_q(cf_logline_get(l, "verdict")), or_q(reason));
+		return cf_strv_add(&x->launches, line);
+	}
+	if (strcmp(ev, "supervisor_ended") == 0) {
+		snprintf(line, sizeof line, "the supervisor ended (seen by %s, pid %s)%s%s", prog, pid,
+			 reason ? ": " : "", reason ? reason : "");
+		return cf_strv_add(&x->ended, line);
+	}
+	x->other++; /* env_withheld and later events: not denials of a path */
+	return 0;
+}
+
+static void print(const struct explain *x, const char *file, FILE *out)
+{
+	fprintf(out, "%s: %zu events", file, x->events);
+	if (x->skipped)
+		fprintf(out, ", %zu lines skipped (not credfence JSON lines)", x->skipped);
+	fputs("\n", out);
+	size_t total = 0;
+	for (size_t i = 0; i < x->n; i++)
+		total += x->g[i].lines.n;
+	fprintf(out, "\nDenials (%zu), by what denied them:\n", total);
+	if (!total)
+		fputs("  none\n", out);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct group *g = &x->g[i];
+		fprintf(out, "  %s (%zu)\n", g->title, g->lines.n);
+		for (size_t k = 0; k < g->lines.n; k++)
+			fprintf(out, "    %s\n", g->lines.v[k]);
+		for (size_t k = 0; k < g->allows.n; k++)
+			fprintf(out, "    to allow: %s\n", g->allows.v[k]);
+		if (!g->allows.n)
+			fputs("    to allow: no option (see credfence check PATH)\n", out);
+	}
+	fprintf(out, "\nLaunches (%zu):\n", x->launches.n);
+	if (!x->launches.n)
+		fputs("  none\n", out);
+	for (size_t i = 0; i < x->launches.n; i++)
+		fprintf(out, "  %s\n", x->launches.v[i]);
+	for (size_t i = 0; i < x->ended.n; i++)
+		fprintf(out, "%s%s\n", i ? "" : "\n", x->ended.v[i]);
+}
+
+static void explain_free(struct explain *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->g[i].title);
+		cf_strv_free(&x->g[i].lines);
+		cf_strv_free(&x->g[i].allows);
+	}
+	free(x->g);
+	cf_strv_free(&x->launches);
+	cf_strv_free(&x->ended);
+}
+
+int cf_cmd_explain(int argc, char **argv)
+{
+	if (argc != 1 || !*argv[0] || argv[0][0] == '-') {
+		cf_err("explain: give one log file (credfence explain LOGFILE), as written by --log");
+		return CF_EXIT_FAIL;
+	}
+	FILE *f = fopen(argv[0], "r");
+	if (!f) {
+		cf_err("explain: can not read %s: %s; give the file --log wrote", argv[0],
+		       strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	struct explain x = {0};
+	struct cf_logline *l = malloc(sizeof *l);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = l ? 0 : -1;
+	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			n--;
+		if (n == 0)
+			continue;
+		if (cf_logline_parse(l, line, (size_t)n))
+			x.skipped++;
+		else
+			rc = take(&x, l);
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	free(line);
+	free(l);
+	if (rc || bad) {
+		cf_err("explain: %s while reading %s", rc ? "out of memory" : "a read error",
+		       argv[0]);
+		explain_free(&x);
+		return CF_EXIT_FAIL;
+	}
+	print(&x, argv[0], stdout);
+	explain_free(&x);
+	return 0;
+}

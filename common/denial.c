@@ -1,0 +1,52 @@
+#include "denial.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char *home)
+{
+	size_t n = home ? strlen(home) : 0;
+	if (n > 1 && strncmp(path, home, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+		snprintf(out, cap, "~%s", path + n);
+	else
+		snprintf(out, cap, "%s", path);
+	return out;
+}
+
+const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write, bool secret,
+			    const char *home)
+{
+	char p[4096 + 2];
+	if (secret && write)
+		return NULL;
+	if (secret)
+		snprintf(out, cap, "--allow-read %s", cf_denial_tilde(p, sizeof p, path, home));
+	else
+		snprintf(out, cap, "--writable DIR");
+	return out;
+}
+
+size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, const char *holds,
+		       const char *home)
+{
+	char p[4096 + 2], allow[4096 + 32];
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	const char *a = cf_denial_allow(allow, sizeof allow, path, write, holds != NULL, home);
+	const char *what = holds ? holds : "outside every writable location";
+	int r;
+	if (a)
+		r = snprintf(out, cap, "credfence: denied %s of %s (%s); to allow: %s, or see: credfence check %s\n",
+			     write ? "write" : "read", p, what, a, p);
+	else
+		r = snprintf(out, cap, "credfence: denied write of %s (%s); no option makes a secret "
+			     "writable; see: credfence check %s\n", p, what, p);
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}

@@ -1,0 +1,28 @@
+/* A denial in words: the one line the shim writes to a fenced program's
+ * stderr and `credfence explain` prints for a logged denial (issue 24). */
+#ifndef CF_DENIAL_H
+#define CF_DENIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The option that would allow a denial of PATH (canonical): "--allow-read
+ * P" for a secret read, "--writable DIR" for a write outside every
+ * writable location, NULL for a write into a secret (no option makes a
+ * secret writable). PATH under HOME (may be NULL) is shown as ~/...; OUT
+ * gets the option and its argument. */
+const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write, bool secret,
+			    const char *home);
+
+/* "credfence: denied read of ~/.ssh/id_ed25519 (SSH private keys, known
+ * hosts and config); to allow: --allow-read ~/.ssh/id_ed25519, or see:
+ * credfence check ~/.ssh/id_ed25519\n" into OUT; HOLDS is the secret row's
+ * words, NULL for a write outside every writable location. Returns the
+ * length written (cut to CAP - 1). No allocation. */
+size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, const char *holds,
+		       const char *home);
+
+/* PATH under HOME as ~/..., else PATH itself, in OUT. */
+const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char *home);
+
+#endif

@@ -1,0 +1,37 @@
+/* The supervisor's side of a denial's report (enforce/denial_wire.h): the
+ * secrets it judges by, and the judgement. */
+#ifndef CF_SUP_DENIED_H
+#define CF_SUP_DENIED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "denial_wire.h"
+
+/* The blob record that carries one secret to the supervisor:
+ * 'd' "HOLDS\tPATH" (the row's words, a tab, the canonical path). */
+#define CF_IPC_REC_DENIED 'd'
+
+/* Append a 'd' record for each of the N secrets D to the blob at *BLOB
+ * (*LEN bytes, malloc'd), as many as fit CF_IPC_BLOB_MAX less 4 KiB for the
+ * other records: a secret left out is still denied, only not logged.
+ * 0 or -ENOMEM. */
+struct cf_denied;
+int cf_sup_denied_blob(char **blob, size_t *len, const struct cf_denied *d, size_t n);
+
+/* Whether the trapped call DATA is a denial's report: ioctl(-1,
+ * CF_DENIAL_IOCTL, ...), native. */
+struct seccomp_data;
+bool cf_sup_is_denial(const struct seccomp_data *data);
+
+/* In the supervisor, for one report REPORT (copied from the caller, pid PID
+ * running PROGRAM): judge it against DENIED (the 'd' records, N_DENIED)
+ * and WRITABLE (N_WRITABLE), and write one line to LOG_FD (when >= 0) the
+ * first time a path is judged denied in this supervisor's life. The answer
+ * the caller gets: 0 the first time (its shim then says it on stderr),
+ * -EALREADY when this run has said it already (said once a run, not once a
+ * process), -EPERM when the fence did not deny it. */
+int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
+		   char *const *denied, size_t n_denied, char *const *writable, size_t n_writable);
+
+#endif

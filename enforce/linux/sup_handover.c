@@ -1,0 +1,225 @@
+/* The supervisor's side of a handover: see sup_handover.h. */
+#include "sup_handover.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sup_denied.h"
+#include "supervisor_wire.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS /* linux/seccomp.h of Linux 6.6 */
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW('!', 4, uint64_t)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+void cf_sup_policy_free(struct policy *p)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		free(p->w[i]);
+	for (size_t i = 0; i < p->nsp; i++)
+		free(p->sp[i]);
+	for (size_t i = 0; i < p->nd; i++)
+		free(p->d[i]);
+	free(p->d);
+	free(p->w);
+	free(p->sp);
+	free(p->spid);
+	free(p->sa);
+}
+
+static bool name_in(const struct policy *p, const struct name *n)
+{
+	for (size_t i = 0; i < p->nsa; i++)
+		if (p->sa[i].len == n->len && memcmp(p->sa[i].b, n->b, n->len) == 0)
+			return true;
+	return false;
+}
+
+/* The sockets the first fence allowed, each with the identity it had then.
+ * That fence's blob comes from whoever started the tree (credfence run, the
+ * harness at its start, self mode) before any fenced process of this
+ * supervisor runs: a fenced program can later move the agent's socket aside
+ * and put a link to tmux's in its place, or start a child whose environment
+ * names another socket; neither widens what is allowed. A later fence may
+ * only narrow: what it allows outside this first list is dropped.
+ * Under sup->lock. */
+static int pin_allowed(struct sup *sup, struct policy *p)
+{
+	if (!(p->spid = calloc(p->nsp + 1, sizeof *p->spid)))
+		return -ENOMEM;
+	if (!sup->first_set) {
+		for (size_t i = 0; i < p->nsp; i++)
+			if (stat(p->sp[i], &p->spid[i]) != 0 || !S_ISSOCK(p->spid[i].st_mode))
+				memset(&p->spid[i], 0, sizeof p->spid[i]);
+		struct policy *u = &sup->first;
+		u->sp = calloc(p->nsp + 1, sizeof *u->sp);
+		u->spid = calloc(p->nsp + 1, sizeof *u->spid);
+		u->sa = calloc(p->nsa + 1, sizeof *u->sa);
+		if (!u->sp || !u->spid || !u->sa)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->nsp; i++) {
+			if (!(u->sp[i] = strdup(p->sp[i])))
+				return -ENOMEM;
+			u->spid[i] = p->spid[i];
+			u->nsp++;
+		}
+		memcpy(u->sa, p->sa, p->nsa * sizeof *p->sa);
+		u->nsa = p->nsa;
+		sup->first_set = true;
+		return 0;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < p->nsp; i++) {
+		size_t j = 0;
+		while (j < sup->first.nsp && strcmp(sup->first.sp[j], p->sp[i]) != 0)
+			j++;
+		if (j == sup->first.nsp) {
+			free(p->sp[i]);
+			continue;
+		}
+		p->sp[k] = p->sp[i];
+		p->spid[k++] = sup->first.spid[j];
+	}
+	p->nsp = k;
+	k = 0;
+	for (size_t i = 0; i < p->nsa; i++)
+		if (name_in(&sup->first, &p->sa[i]))
+			p->sa[k++] = p->sa[i];
+	p->nsa = k;
+	return 0;
+}
+
+static int parse_blob(const char *b, size_t len, struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	if (len < sizeof CF_IPC_MAGIC || memcmp(b, CF_IPC_MAGIC, sizeof CF_IPC_MAGIC) != 0)
+		return -EINVAL;
+	size_t at = sizeof CF_IPC_MAGIC, nrec = 0;
+	for (size_t i = at; i < len; i++)
+		nrec += b[i] == '\0';
+	p->w = calloc(nrec + 1, sizeof *p->w);
+	p->sp = calloc(nrec + 1, sizeof *p->sp);
+	p->sa = calloc(nrec + 1, sizeof *p->sa);
+	p->d = calloc(nrec + 1, sizeof *p->d);
+	if (!p->w || !p->sp || !p->sa || !p->d)
+		return -ENOMEM;
+	while (at < len) {
+		char kind = b[at++];
+		const char *s = b + at;
+		const char *z = memchr(s, '\0', len - at);
+		if (!z)
+			return -EINVAL;
+		size_t n = (size_t)(z - s);
+		at += n + 1;
+		if (kind == 'w' && s[0] == '/') {
+			if (!(p->w[p->nw++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == 's' && s[0] == '/') {
+			if (!(p->sp[p->nsp++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == 's' && s[0] == '@' && n >= 2 && n <= sizeof p->sa[0].b) {
+			struct name *a = &p->sa[p->nsa++];
+			a->b[0] = '\0';
+			memcpy(a->b + 1, s + 1, n - 1);
+			a->len = n;
+		} else if (kind == CF_IPC_REC_DENIED && strchr(s, '\t')) {
+			if (!(p->d[p->nd++] = strdup(s)))
+				return -ENOMEM;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static bool is_listener(int fd)
+{
+	char p[64], l[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, l, sizeof l - 1);
+	if (n < 0)
+		return false;
+	l[n] = '\0';
+	return strcmp(l, "anon_inode:seccomp notify") == 0;
+}
+
+/* A client's message: its listener and blob. 1 done (answered or refused),
+ * 0 not there yet, and the new listener in *OUT. */
+int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
+{
+	char *buf = sup->blob;
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} cm;
+	struct iovec iov = {buf, sizeof sup->blob};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+			   .msg_controllen = sizeof cm.b};
+	*out = NULL;
+	ssize_t n = recvmsg(cfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	int lfd = -1, answer = 0;
+	for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+			if (lfd < 0)
+				lfd = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n <= 0)
+		answer = -ECONNRESET;
+	else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		answer = -EMSGSIZE;
+	else if (lfd < 0 || !is_listener(lfd))
+		answer = -EBADF;
+	struct listener *l = NULL;
+	if (answer == 0) {
+		l = calloc(1, sizeof *l);
+		answer = l ? parse_blob(buf, (size_t)n, &l->pol) : -ENOMEM;
+		if (answer == 0) {
+			pthread_mutex_lock(&sup->lock);
+			answer = pin_allowed(sup, &l->pol);
+			pthread_mutex_unlock(&sup->lock);
+		}
+	}
+	if (answer == 0) {
+		/* Linux 6.6: the trapped thread wakes the supervisor, and the
+		 * answer wakes it, on the waker's own CPU, so that a round trip
+		 * is two switches on one CPU, not two cross-CPU wake-ups. The
+		 * answer is the same; before 6.6 (EINVAL) it is only slower. */
+		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+		l->fd = lfd;
+		atomic_init(&l->refs, 1);
+		pthread_mutex_lock(&sup->lock);
+		sup->listeners++;
+		pthread_mutex_unlock(&sup->lock);
+		*out = l;
+	} else {
+		if (l) {
+			cf_sup_policy_free(&l->pol);
+			free(l);
+		}
+		cf_sup_close(lfd);
+	}
+	if (n > 0)
+		(void)!send(cfd, &answer, sizeof answer, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return 1;
+}

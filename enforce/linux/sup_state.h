@@ -1,0 +1,127 @@
+/* The supervisor's state (enforce/linux/supervisor.c and its sup_*.c parts),
+ * private to them: one struct sup per supervisor process, made as it starts
+ * and passed to every part, and the records each part works on.
+ *
+ * Threads: the main thread serves (sup_serve.c); the worker threads of the
+ * pool connect on a caller's behalf. What they share is under sup->lock. */
+#ifndef CF_SUP_STATE_H
+#define CF_SUP_STATE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervisor_wire.h"
+
+/* An abstract socket name. */
+struct name {
+	size_t len; /* bytes of sun_path, from its leading NUL on */
+	char b[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+/* What one fence allows (its blob, sup_handover.c). */
+struct policy {
+	char **w; /* writable locations */
+	size_t nw;
+	char **sp; /* allowed socket files */
+	size_t nsp;
+	struct stat *spid; /* each one's identity, pinned when the supervisor first heard of it
+			      (st_ino 0: absent then, never matches) */
+	struct name *sa; /* allowed abstract names */
+	size_t nsa;
+	char **d; /* secrets, "HOLDS\tPATH" (sup_denied.h) */
+	size_t nd;
+};
+
+/* A notification listener handed over by a fenced child, and its fence. */
+struct listener {
+	int fd;
+	atomic_int refs; /* cf_sup_listener_get/put (sup_serve.c) */
+	struct policy pol;
+};
+
+/* A socket bound by a fenced process: its identity (inode and cookie, which
+ * no other socket can share while it lives), and once the bind is done, what
+ * it is bound to. */
+struct record {
+	uint32_t ino;
+	uint64_t cookie;
+	long long since;
+	int bound; /* 0 not yet, 1 a file (dev, vino), 2 an abstract name */
+	dev_t dev;
+	ino_t vino;
+	struct name name;
+};
+
+struct sup;
+
+/* The trapped thread of one notification. */
+struct caller {
+	struct sup *sup;
+	int lfd;
+	uint64_t id;
+	pid_t tid, tgid;
+	int pidfd;
+	bool creds_read; /* tgid and creds read (sup_caller.c, caller_creds) */
+	int creds_rc;
+	char creds[1024];
+	const struct policy *pol;
+};
+
+/* A connect handed to the worker pool. */
+struct job {
+	struct job *next;
+	struct listener *l;
+	struct caller c;
+	int sock;
+	struct sockaddr_storage sa;
+	socklen_t len;
+};
+
+struct sup {
+	int log_fd;
+	char own_creds[1024];
+	uid_t uid;
+	pthread_mutex_t lock; /* records, the queue, the counters */
+	pthread_cond_t work;
+	struct record *rec;
+	size_t nrec, caprec;
+	int diag_fd; /* the UNIX_DIAG lookups' netlink socket, or -1 (sup_socket.c) */
+	uint32_t diag_seq;
+	struct job *head, *tail;
+	int workers, idle, listeners;
+	/* Above mode (cf_supervisor_start_above): the waiter's pipe, to which
+	 * the keeper's end is reported; -1 otherwise. */
+	int status_fd;
+	/* The sockets the first fence allowed (sup_handover.c, pin_allowed). */
+	bool first_set;
+	struct policy first;
+	/* A client's message, as it is received (sup_handover.c). */
+	char blob[CF_IPC_BLOB_MAX + 1];
+};
+
+static inline long long cf_sup_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static inline void cf_sup_close(int fd)
+{
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
+#endif

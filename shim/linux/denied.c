@@ -1,0 +1,495 @@
+/* A denial explains itself: the open family, stat and access, interposed so
+ * that a read or a write refused because of credfence's policy is named on
+ * the process's own stderr, once per path, with the option that would allow
+ * it (issue 24).
+ *
+ * On success each call is the real call and nothing else. On EACCES or EPERM
+ * (EROFS for a write) the first denial builds the policy from the
+ * environment (as the constructor would) and judges the path: at or under a
+ * secret location, or a write outside every writable location, while the
+ * kernel's permission bits would have allowed it. errno is given back as the
+ * real call left it.
+ *
+ * A real function not resolved yet (a call made before the constructor, from
+ * another library's constructor, an IFUNC resolver, or dlsym/malloc itself)
+ * is made with the raw system call instead: dlsym is never called from inside
+ * an open. fopen, freopen and opendir have no system call of their own; they
+ * resolve on first use (normal context, never reached from dlsym). */
+/* Each symbol is defined under its own name: the 64-bit file offset
+ * redirection of the headers (open to open64, stat to stat64) must not apply
+ * here, where both names are defined. */
+#undef _FILE_OFFSET_BITS
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "denial.h"
+#include "paths.h"
+#include "policy.h"
+#include "shim.h"
+#include "denial_wire.h"
+#include "sys.h"
+
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+
+enum access_kind { ACC_READ, ACC_WRITE };
+
+/* ---- the real calls ---- */
+
+static struct {
+	int (*open)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	int (*stat)(const char *, struct stat *);
+	int (*lstat)(const char *, struct stat *);
+	int (*fstatat)(int, const char *, struct stat *, int);
+	int (*access)(const char *, int);
+	int (*faccessat)(int, const char *, int, int);
+	FILE *(*fopen)(const char *, const char *);
+	FILE *(*freopen)(const char *, const char *, FILE *);
+	DIR *(*opendir)(const char *);
+} real;
+
+#define LOAD(name) __atomic_load_n(&real.name, __ATOMIC_ACQUIRE)
+#define STORE(name) __atomic_store_n(&real.name, (__typeof__(real.name))dlsym(RTLD_NEXT, #name), \
+				     __ATOMIC_RELEASE)
+
+/* Before init.c's constructor (priority 101 runs before the default): the
+ * role it decides then keeps the shim in what a fenced child gets. Until
+ * this ran, the raw calls stand in for the real ones. */
+__attribute__((constructor(101))) static void resolve_denied(void)
+{
+	cf_env_keep_shim(true);
+	STORE(open);
+	STORE(openat);
+	STORE(stat);
+	STORE(lstat);
+	STORE(fstatat);
+	STORE(access);
+	STORE(faccessat);
+	STORE(fopen);
+	STORE(freopen);
+	STORE(opendir);
+}
+
+/* The raw call's -errno as a libc result. */
+static long ret(long r)
+{
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	__typeof__(real.openat) f = LOAD(openat);
+	if (f)
+		return f(dirfd, path, flags, mode);
+	return (int)ret(cf_sys4(SYS_openat, dirfd, path, flags | O_LARGEFILE, mode));
+}
+
+static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	__typeof__(real.fstatat) f = LOAD(fstatat);
+	if (f)
+		return f(dirfd, path, st, flags);
+	return (int)ret(cf_sys4(SYS_newfstatat, dirfd, path, st, flags));
+}
+
+static int do_faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	__typeof__(real.faccessat) f = LOAD(faccessat);
+	if (f)
+		return f(dirfd, path, mode, flags);
+	if (flags)
+		return (int)ret(cf_sys4(SYS_faccessat2, dirfd, path, mode, flags));
+	return (int)ret(cf_sys3(SYS_faccessat, dirfd, path, mode));
+}
+
+/* ---- the judge, built on the first denial ---- */
+
+static struct {
+	pthread_once_t once;
+	bool on;    /* the policy was built, and this process may explain */
+	bool quiet; /* --quiet-denials */
+	struct cf_policy pol;
+	pthread_mutex_t lock;
+	uint64_t said[256]; /* paths already explained, by hash; 0: free */
+} judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Set while this thread judges: the judge's own opens and stats go straight
+ * through. */
+static __thread bool judging __attribute__((tls_model("initial-exec")));
+
+static void build_judge(void)
+{
+	struct cf_options o;
+	char cwd[PATH_MAX];
+	/* Only a fenced process explains: elsewhere an EACCES is the kernel's
+	 * permission bits or another program's policy, and the harness's stderr
+	 * is the agent's screen. */
+	if (cf_shim.role == CF_ROLE_HARNESS || cf_fence_fenced() != 1)
+		return;
+	/* The credfence command fenced (a relaunch, check or status inside a
+	 * fence) probes secrets on purpose and words its own findings. */
+	if (strcmp(program_invocation_short_name, "credfence") == 0)
+		return;
+	cf_options_init(&o);
+	if (!getcwd(cwd, sizeof cwd) || cf_options_from_env(&o, environ, &(const char *){NULL}))
+		return;
+	o.account_home = cf_account_home();
+	judge.quiet = o.quiet_denials > 0;
+	if (cf_policy_build(&judge.pol, &o, environ, cwd) == 0 && judge.pol.home)
+		judge.on = true;
+}
+
+/* PATH (relative to DIRFD) made absolute and canonical in OUT; false when it
+ * can not be. */
+static bool absolute(int dirfd, const char *path, char *out, size_t cap)
+{
+	char base[PATH_MAX];
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(base, sizeof base))
+				return false;
+		} else {
+			char link[64];
+			snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+			ssize_t n = readlink(link, base, sizeof base - 1);
+			if (n <= 0 || base[0] != '/')
+				return false;
+			base[n] = '\0';
+		}
+	}
+	return cf_canon(path, path[0] == '/' ? NULL : base, out, cap, NULL, NULL) == 0;
+}
+
+/* Whether the permission bits (and every check but Landlock's, which
+ * access(2) does not consult) would allow ACC of PATH: then the denial is the
+ * fence's. A file that is not there is judged by its directory. */
+static bool bits_allow(const char *path, enum access_kind acc)
+{
+	int mode = acc == ACC_READ ? R_OK : W_OK;
+	long r = cf_sys4(SYS_faccessat2, AT_FDCWD, path, mode, AT_EACCESS);
+	if (r == -ENOENT && acc == ACC_WRITE) {
+		char dir[PATH_MAX];
+		cf_path_parent(path, dir, sizeof dir);
+		r = cf_sys4(SYS_faccessat2, AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS);
+	}
+	return r == 0;
+}
+
+static const struct cf_denied *secret_of(const char *path)
+{
+	for (size_t i = 0; i < judge.pol.n_denied; i++)
+		if (cf_path_within(path, judge.pol.denied[i].path))
+			return &judge.pol.denied[i];
+	return NULL;
+}
+
+static bool in_writable(const char *path)
+{
+	for (size_t i = 0; i < judge.pol.writable.n; i++)
+		if (cf_path_within(path, judge.pol.writable.v[i]))
+			return true;
+	return false;
+}
+
+/* True the first time PATH is seen (the table full: never again). */
+static bool first_time(const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h |= 1;
+	bool first = false;
+	pthread_mutex_lock(&judge.lock);
+	for (size_t i = 0; i < sizeof judge.said / sizeof *judge.said; i++) {
+		if (judge.said[i] == h)
+			break;
+		if (judge.said[i] == 0) {
+			judge.said[i] = h;
+			first = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&judge.lock);
+	return first;
+}
+
+/* The log line is the supervisor's (sup_denied.h): it judges the path
+ * itself, and answers whether the notice is still to be said: 0 the first
+ * time in the run, -EALREADY after (a run says it once, not each of its
+ * processes: npm reads ~/.npmrc at every start), -EPERM when the fence did
+ * not deny it. Without a supervisor the call fails with EBADF, nothing is
+ * logged, and the notice is said once a process. */
+static bool report(const char *abs, enum access_kind acc)
+{
+	struct cf_denial_report r = {.access = acc == ACC_WRITE};
+	size_t n = strlen(abs);
+	if (n >= sizeof r.path)
+		return true;
+	memcpy(r.path, abs, n + 1);
+	long said = cf_sys3(SYS_ioctl, -1, CF_DENIAL_IOCTL, &r);
+	return said == 0 || said == -EBADF;
+}
+
+static void explain(int dirfd, const char *path, enum access_kind acc, int err)
+{
+	char abs[PATH_MAX], line[3 * PATH_MAX + 256];
+	if (!path || judging || !cf_shim.ready)
+		return;
+	judging = true;
+	pthread_once(&judge.once, build_judge);
+	if (!judge.on || !absolute(dirfd, path, abs, sizeof abs))
+		goto out;
+	const struct cf_denied *d = secret_of(abs);
+	if (!d && (acc == ACC_READ || in_writable(abs)))
+		goto out;
+	/* A secret is the fence's whatever the bits say (in a harness's mount
+	 * namespace access(2) is refused too); a write elsewhere only when
+	 * the bits would allow it. */
+	if (!d && err != EROFS && !bits_allow(abs, acc))
+		goto out;
+	if (!first_time(abs))
+		goto out;
+	if (!report(abs, acc) || judge.quiet)
+		goto out;
+	size_t n = cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE, d ? d->holds : NULL,
+				   judge.pol.home);
+	(void)cf_sys3(SYS_write, 2, line, n);
+out:
+	judging = false;
+}
+
+/* After a failed call: explain it when it may be the fence's, errno kept. */
+static void after(int dirfd, const char *path, enum access_kind acc)
+{
+	int e = errno;
+	if (e == EACCES || e == EPERM || (e == EROFS && acc == ACC_WRITE))
+		explain(dirfd, path, acc, e);
+	errno = e;
+}
+
+static enum access_kind open_access(int flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) ? ACC_WRITE : ACC_READ;
+}
+
+static enum access_kind mode_access(const char *mode)
+{
+	return mode && strpbrk(mode, "wa+") ? ACC_WRITE : ACC_READ;
+}
+
+/* ---- the interposed calls ---- */
+
+#define TAKE_MODE(flags, last)                                                                    \
+	mode_t mode = 0;                                                                          \
+	if ((flags) & (O_CREAT | __O_TMPFILE)) {                                                  \
+		va_list ap;                                                                       \
+		va_start(ap, last);                                                               \
+		mode = va_arg(ap, mode_t);                                                        \
+		va_end(ap);                                                                       \
+	}
+
+static int open_at(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int r = do_openat(dirfd, path, flags, mode);
+	if (r < 0)
+		after(dirfd, path, open_access(flags));
+	return r;
+}
+
+CF_EXPORT int open(const char *path, int flags, ...)
+{
+	TAKE_MODE(flags, flags);
+	return open_at(AT_FDCWD, path, flags, mode);
+}
+
+CF_EXPORT int open64(const char *path, int flags, ...)
+{
+	TAKE_MODE(flags, flags);
+	return open_at(AT_FDCWD, path, flags | O_LARGEFILE, mode);
+}
+
+CF_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	TAKE_MODE(flags, flags);
+	return open_at(dirfd, path, flags, mode);
+}
+
+CF_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	TAKE_MODE(flags, flags);
+	return open_at(dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+/* _FORTIFY_SOURCE's forms: no mode (the compiler saw none was needed). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+CF_EXPORT int __open_2(const char *path, int flags)
+{
+	return open_at(AT_FDCWD, path, flags, 0);
+}
+
+CF_EXPORT int __open64_2(const char *path, int flags)
+{
+	return open_at(AT_FDCWD, path, flags | O_LARGEFILE, 0);
+}
+
+CF_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return open_at(dirfd, path, flags, 0);
+}
+
+CF_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return open_at(dirfd, path, flags | O_LARGEFILE, 0);
+}
+
+CF_EXPORT int creat(const char *path, mode_t mode)
+{
+	return open_at(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+CF_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return open_at(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode);
+}
+
+static FILE *fopen_real(const char *path, const char *mode)
+{
+	__typeof__(real.fopen) f = LOAD(fopen);
+	if (!f) {
+		STORE(fopen);
+		f = LOAD(fopen);
+	}
+	if (!f) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	FILE *r = f(path, mode);
+	if (!r)
+		after(AT_FDCWD, path, mode_access(mode));
+	return r;
+}
+
+CF_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return fopen_real(path, mode);
+}
+
+CF_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen_real(path, mode);
+}
+
+CF_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	__typeof__(real.freopen) f = LOAD(freopen);
+	if (!f) {
+		STORE(freopen);
+		f = LOAD(freopen);
+	}
+	if (!f) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	FILE *r = f(path, mode, stream);
+	if (!r)
+		after(AT_FDCWD, path, mode_access(mode));
+	return r;
+}
+
+CF_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return freopen(path, mode, stream);
+}
+
+CF_EXPORT DIR *opendir(const char *path)
+{
+	__typeof__(real.opendir) f = LOAD(opendir);
+	if (!f) {
+		STORE(opendir);
+		f = LOAD(opendir);
+	}
+	if (!f) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	DIR *r = f(path);
+	if (!r)
+		after(AT_FDCWD, path, ACC_READ);
+	return r;
+}
+
+/* The stat family: a path lookup Landlock does not refuse, but the mount
+ * namespace of a harness and other LSMs may. */
+static int stat_at(int dirfd, const char *path, struct stat *st, int flags)
+{
+	int r = do_fstatat(dirfd, path, st, flags);
+	if (r < 0)
+		after(dirfd, path, ACC_READ);
+	return r;
+}
+
+CF_EXPORT int stat(const char *path, struct stat *st)
+{
+	return stat_at(AT_FDCWD, path, st, 0);
+}
+
+CF_EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	return stat_at(AT_FDCWD, path, (struct stat *)st, 0);
+}
+
+CF_EXPORT int lstat(const char *path, struct stat *st)
+{
+	return stat_at(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+CF_EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	return stat_at(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW);
+}
+
+CF_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	return stat_at(dirfd, path, st, flags);
+}
+
+CF_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return stat_at(dirfd, path, (struct stat *)st, flags);
+}
+
+CF_EXPORT int access(const char *path, int mode)
+{
+	int r = do_faccessat(AT_FDCWD, path, mode, 0);
+	if (r < 0)
+		after(AT_FDCWD, path, (mode & W_OK) ? ACC_WRITE : ACC_READ);
+	return r;
+}
+
+CF_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	int r = do_faccessat(dirfd, path, mode, flags);
+	if (r < 0)
+		after(dirfd, path, (mode & W_OK) ? ACC_WRITE : ACC_READ);
+	return r;
+}

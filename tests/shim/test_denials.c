@@ -1,0 +1,340 @@
+/* A denial explains itself (issue 24): a dynamic program refused a secret or
+ * a write outside the writable locations gets one line on its own stderr,
+ * once per path per process, naming the row and the option that would allow
+ * it; a successful read gets none; --quiet-denials none; a static program
+ * none (the documented absence). The secret's content and a secret
+ * variable's value never appear. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "secrets.h"
+#include "shimtest.h"
+
+static struct st t;
+
+static void setup(void)
+{
+	st_setup(&t);
+}
+
+static void teardown(void)
+{
+	st_teardown(&t);
+}
+
+TestSuite(shim_denials, .init = setup, .fini = teardown, .timeout = 240);
+
+#define NOTICE "credfence: denied "
+#define FAKE_TOKEN "ghp_CFDENIALSFAKEVALUE0123456789abcdef"
+
+/* `credfence run` of SCRIPT under sh, with OPTS before "--". */
+static void run_sh(struct cf_fx_out *o, const char *const *opts, const char *script,
+		   const char *const *env_extra)
+{
+	const char *args[32];
+	size_t n = 0;
+	for (size_t i = 0; opts && opts[i]; i++)
+		args[n++] = opts[i];
+	args[n++] = "--";
+	args[n++] = "/bin/sh";
+	args[n++] = "-c";
+	args[n++] = script;
+	args[n] = NULL;
+	const char *extra[16];
+	size_t k = 0;
+	char keyv[PATH_MAX + 16], allowv[PATH_MAX + 64], probev[PATH_MAX + 32];
+	snprintf(keyv, sizeof keyv, "CF_T_KEY=%s", t.key);
+	snprintf(allowv, sizeof allowv, "CF_T_ALLOWED=%s", t.allowed);
+	snprintf(probev, sizeof probev, "CF_T_DENYPROBE=%s", st_build("tests/shim/cf-denyprobe"));
+	extra[k++] = keyv;
+	extra[k++] = allowv;
+	extra[k++] = probev;
+	extra[k++] = "GITHUB_TOKEN=" FAKE_TOKEN;
+	for (size_t i = 0; env_extra && env_extra[i]; i++)
+		extra[k++] = env_extra[i];
+	extra[k] = NULL;
+	cf_fx_credfence(o, &t.fx, "run", extra, (char *const *)args);
+}
+
+/* KEY (a path under the fake home) as the notice shows it: ~/... */
+static const char *tilde(const char *key)
+{
+	static char b[PATH_MAX + 2];
+	size_t n = strlen(t.fx.home);
+	cr_assert(strncmp(key, t.fx.home, n) == 0);
+	snprintf(b, sizeof b, "~%s", key + n);
+	return b;
+}
+
+/* The notice lines of O's stderr about KEY. */
+static size_t notices_of(const struct cf_fx_out *o, const char *key)
+{
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof want, "read of %s (", tilde(key));
+	size_t n = 0;
+	for (const char *p = o->err; (p = strstr(p, NOTICE)); p++) {
+		const char *eol = strchr(p, '\n');
+		const char *w = strstr(p, want);
+		if (w && (!eol || w < eol))
+			n++;
+	}
+	return n;
+}
+
+static void assert_clean(const struct cf_fx_out *o)
+{
+	cf_fx_assert_no_marker(&t.fx, o);
+	cr_expect_null(strstr(o->out, FAKE_TOKEN), "a secret variable's value in stdout");
+	cr_expect_null(strstr(o->err, FAKE_TOKEN), "a secret variable's value in stderr");
+}
+
+Test(shim_denials, each_row_from_cat)
+{
+	char script[64 * 1024];
+	size_t n = 0;
+	for (size_t i = 0; i < t.fx.n; i++)
+		n += (size_t)snprintf(script + n, sizeof script - n, "cat '%s' >/dev/null\n",
+				      t.fx.s[i].key);
+	snprintf(script + n, sizeof script - n, "cat \"$CF_T_ALLOWED\"\n");
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL}, script, NULL);
+	st_dump("cat of every row", &o);
+	/* And one denied line a row in the log, the supervisor's. */
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), t.fx.n, "one denied line a row:\n%s", log);
+	for (size_t i = 0; i < t.fx.n; i++) {
+		char want[PATH_MAX + 64];
+		snprintf(want, sizeof want, "\"path\":\"%s\",\"access\":\"read\"", t.fx.s[i].key);
+		cr_expect_eq(st_count(log, want), 1, "row %s: no denied line", t.fx.s[i].rel);
+		cr_expect_null(strstr(log, t.fx.s[i].marker), "a marker in the log");
+	}
+	free(log);
+	cr_expect(strstr(o.out, ST_ALLOWED_TEXT), "the allowed read failed");
+	for (size_t i = 0; i < t.fx.n; i++) {
+		const char *key = t.fx.s[i].key;
+		cr_expect_eq(notices_of(&o, key), 1, "row %s: %zu notices for %s", t.fx.s[i].rel,
+			     notices_of(&o, key), key);
+		/* The row's words: some table row holding the key. */
+		bool named = false;
+		for (size_t r = 0; r < cf_secret_count && !named; r++) {
+			char rowpath[PATH_MAX * 2], line[PATH_MAX * 3];
+			snprintf(rowpath, sizeof rowpath, "%s/%s", t.fx.home, cf_secret_table[r].rel);
+			if (!cf_path_within(key, rowpath))
+				continue;
+			snprintf(line, sizeof line, "read of %s (%s); to allow: --allow-read %s, or see: "
+				 "credfence check %s\n", tilde(key), cf_secret_table[r].holds,
+				 tilde(key), tilde(key));
+			named = strstr(o.err, line) != NULL;
+		}
+		cr_expect(named, "row %s: no notice naming its row and --allow-read", t.fx.s[i].rel);
+	}
+	cr_expect_eq(st_count(o.err, NOTICE), t.fx.n, "one notice a row, none for the allowed file");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, c_open_twice_fopen_stat_and_a_successful_read)
+{
+	const struct cf_fx_secret *other = cf_fx_secret(&t.fx, ".aws/credentials");
+	char script[PATH_MAX * 3];
+	snprintf(script, sizeof script, "\"$CF_T_DENYPROBE\" \"$CF_T_KEY\" '%s' \"$CF_T_ALLOWED\"",
+		 other->key);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("C probe", &o);
+	/* errno as the real call left it. */
+	cr_expect(strstr(o.out, "open EACCES\n"), "open");
+	cr_expect(strstr(o.out, "openat-again EACCES\n"), "openat");
+	cr_expect(strstr(o.out, "fopen EACCES\n"), "fopen");
+	cr_expect(strstr(o.out, "open-allowed OK\n"), "the allowed open");
+	cr_expect_eq(notices_of(&o, t.key), 1, "two opens of one path: one notice");
+	cr_expect_eq(notices_of(&o, other->key), 1, "fopen: one notice");
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "nothing else");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, python_node_and_git)
+{
+	/* The tool's path is in a static buffer: each is copied. */
+	char py[PATH_MAX], node[PATH_MAX], git[PATH_MAX];
+	snprintf(py, sizeof py, "%s", cf_test_require_tool("/usr/bin/python3"));
+	snprintf(node, sizeof node, "%s", cf_test_require_tool("node"));
+	snprintf(git, sizeof git, "%s", cf_test_require_tool("git"));
+	const struct cf_fx_secret *npmrc = cf_fx_secret(&t.fx, ".npmrc");
+	const struct cf_fx_secret *gitc = cf_fx_secret(&t.fx, ".git-credentials");
+	char script[PATH_MAX * 6];
+	snprintf(script, sizeof script,
+		 "'%s' -c 'import sys; open(sys.argv[1])' \"$CF_T_KEY\"; echo py=$?\n"
+		 "'%s' -e 'require(\"fs\").readFileSync(process.argv[1])' '%s'; "
+		 "echo node=$?\n"
+		 "'%s' config -f '%s' --list; echo git=$?\n",
+		 py, node, npmrc->key, git, gitc->key);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("python, node, git", &o);
+	cr_expect(strstr(o.out, "py=1"), "python read the key");
+	cr_expect(strstr(o.out, "node=1"), "node read .npmrc");
+	cr_expect(!strstr(o.out, "git=0"), "git read .git-credentials");
+	cr_expect_eq(notices_of(&o, t.key), 1, "python: one notice");
+	cr_expect_eq(notices_of(&o, npmrc->key), 1, "node: one notice");
+	cr_expect_eq(notices_of(&o, gitc->key), 1, "git: one notice");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, a_write_outside_names_writable)
+{
+	char script[PATH_MAX * 2], target[PATH_MAX + 32];
+	snprintf(target, sizeof target, "%s/outside.txt", t.fx.root);
+	snprintf(script, sizeof script, "echo x > '%s'; echo rc=$?; echo y > ok.txt", target);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("a write outside", &o);
+	cr_expect(strstr(o.out, "rc=") && !strstr(o.out, "rc=0"), "the write outside succeeded");
+	char want[PATH_MAX + 128];
+	snprintf(want, sizeof want, NOTICE "write of %s (outside every writable location); to "
+		 "allow: --writable DIR", target);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the write outside");
+	cr_expect_eq(st_count(o.err, NOTICE), 1, "none for the write in the workspace");
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, quiet_denials_option_and_twin)
+{
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--quiet-denials", NULL}, "cat \"$CF_T_KEY\"; echo rc=$?", NULL);
+	st_dump("--quiet-denials", &o);
+	cr_expect(strstr(o.out, "rc=1"), "the key was read");
+	cr_expect(strstr(o.err, "Permission denied"), "cat's own message is there");
+	cr_expect_null(strstr(o.err, NOTICE), "--quiet-denials still wrote a notice");
+	cf_fx_out_free(&o);
+
+	run_sh(&o, NULL, "cat \"$CF_T_KEY\"; echo rc=$?",
+	       (const char *[]){"CREDFENCE_QUIET_DENIALS=1", NULL});
+	cr_expect(strstr(o.out, "rc=1"), "the key was read");
+	cr_expect_null(strstr(o.err, NOTICE), "CREDFENCE_QUIET_DENIALS=1 still wrote a notice");
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, a_static_program_gets_no_notice)
+{
+	const char *bb = cf_test_require_tool("/bin/busybox");
+	char script[PATH_MAX * 2];
+	snprintf(script, sizeof script, "'%s' cat \"$CF_T_KEY\"; echo rc=$?", bb);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("static busybox", &o);
+	cr_expect(strstr(o.out, "rc=1"), "busybox read the key");
+	/* The documented absence (SECURITY.md): no shim in a static program. */
+	cr_expect_null(strstr(o.err, NOTICE), "a static program wrote a notice");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, under_the_harness_children_explain_the_harness_does_not)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "cat \"$CF_T_KEY\"; echo child=$?\n"
+			   "k=$(< \"$CF_T_KEY\") && echo harness=0 || echo harness=1\n"));
+	cf_fx_env_free(env);
+	st_dump("harness", &o);
+	cr_expect(strstr(o.out, "child=1"), "the child read the key");
+	cr_expect(strstr(o.out, "harness=1"), "the harness read the key");
+	cr_expect_eq(notices_of(&o, t.key), 1, "the child's notice, and none from the harness");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+
+	/* credfence harness exports --quiet-denials to the children. */
+	env = st_env(&t, NULL);
+	st_harness(&o, &t, env, (const char *[]){"--quiet-denials", NULL},
+		   CF_ARGV("/bin/bash", "-c", "cat \"$CF_T_KEY\"; echo child=$?; true"));
+	cf_fx_env_free(env);
+	cr_expect(strstr(o.out, "child=1"), "the child read the key");
+	cr_expect_null(strstr(o.err, NOTICE), "--quiet-denials under the harness:\n%s", o.err);
+	cf_fx_out_free(&o);
+}
+
+/* Lines of the log at LOG holding NEEDLE, and every "denied" line. */
+static size_t log_count(const char *log, const char *needle)
+{
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return 0;
+	char line[16384];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+Test(shim_denials, one_log_line_a_path_judged_by_the_supervisor)
+{
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, "--quiet-denials", NULL},
+	       "cat \"$CF_T_KEY\"; cat \"$CF_T_KEY\"; \"$CF_T_DENYPROBE\" \"$CF_T_KEY\" \"$CF_T_KEY\" "
+	       "\"$CF_T_ALLOWED\"", NULL);
+	st_dump("log", &o);
+	cr_expect_null(strstr(o.err, NOTICE), "--quiet-denials wrote a notice");
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	char want[PATH_MAX * 3];
+	snprintf(want, sizeof want, "\"path\":\"%s\",\"access\":\"read\",\"row\":"
+		 "\"SSH private keys, known hosts and config\",\"allow\":\"--allow-read %s\"}",
+		 t.key, t.key);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 1,
+		     "one denied line for one path, whoever read it, quiet or not:\n%s", log);
+	cr_expect_eq(st_count(log, want), 1, "the line names the row and the option:\n%s", log);
+	cr_expect(strstr(log, "\"program\":\"/usr/bin/cat\""), "the program:\n%s", log);
+	cr_expect_null(strstr(log, FAKE_TOKEN));
+	for (size_t i = 0; i < t.fx.n; i++)
+		cr_expect_null(strstr(log, t.fx.s[i].marker), "a marker in the log");
+	free(log);
+	cf_fx_out_free(&o);
+}
+
+Test(shim_denials, a_forged_report_logs_nothing)
+{
+	struct cf_fx_out o;
+	char script[PATH_MAX * 4];
+	/* Not denied by the fence: a readable system file, a file of its own
+	 * made unreadable, a write in the workspace, and a secret reached
+	 * through "..", which the supervisor does not judge. */
+	snprintf(script, sizeof script,
+		 "echo x > own.txt; chmod 000 own.txt\n"
+		 "\"$CF_T_DENYPROBE\" forge read /etc/hostname \"$PWD/own.txt\" '%s/../home/.ssh'\n"
+		 "\"$CF_T_DENYPROBE\" forge write \"$PWD/own.txt\" \"$PWD/new.txt\"\n",
+		 t.fx.ws);
+	run_sh(&o, (const char *[]){"--log", t.log, NULL}, script, NULL);
+	st_dump("forged", &o);
+	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 5, "the supervisor answers every report");
+	cr_expect_eq(log_count(t.log, "\"event\":\"denied\""), 0, "a forged report was logged");
+	cr_expect_eq(log_count(t.log, "sandbox_status"), 1, "the run was not logged");
+	cf_fx_out_free(&o);
+}
+
+/* A run says a path once, not once a process: npm reads ~/.npmrc at every
+ * start, and a notice at each would bury the output. The supervisor keeps
+ * the count (with or without a log); each process still says it when the
+ * supervisor answers that it is the first. */
+Test(shim_denials, a_run_says_a_path_once_whoever_reads_it)
+{
+	struct cf_fx_out o;
+	run_sh(&o, NULL,
+	       "cat \"$CF_T_KEY\"; cat \"$CF_T_KEY\"; /bin/sh -c 'cat \"$CF_T_KEY\"'; "
+	       "/usr/bin/python3 -c 'import os; open(os.environ[\"CF_T_KEY\"])'", NULL);
+	st_dump("four processes read one key", &o);
+	cr_expect_eq(notices_of(&o, t.key), 1, "%zu notices for one path in one run",
+		     notices_of(&o, t.key));
+	cr_expect(strstr(o.err, "Permission denied"), "the reads were not refused");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
