@@ -372,10 +372,9 @@ Test(fenced_ns, without_user_namespaces_the_supervisor_refuses_metadata)
 	cr_expect_neq(st.st_mode & 0777, 0600);
 }
 
-/* --write-protect=require refuses (125) when the namespace can not be made.
- * Disabled until the option table's branch adds the flag: today the
- * unknown flag gives 125 too, which would pass for the wrong reason. */
-Test(fenced_ns, write_protect_require_refuses_without_user_namespaces, .disabled = true)
+/* --write-protect=require refuses (125) when the namespace can not be made;
+ * the words tell it from an unknown flag's 125. */
+Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
 {
 	cf_test_require_landlock();
 	repo();
