@@ -76,7 +76,6 @@ static int not_effective(const struct cf_fence *f, int logfd, const char *progra
 	return 0;
 }
 
-
 /* A shim built with AddressSanitizer (scripts/test-asan) loads only into a
  * sanitized program: in CMD it would kill every other one (ld.so: undefined
  * symbol __asan_...). Such a build leaves it out, and its notices with it. */
@@ -93,6 +92,32 @@ static bool shim_is_sanitized(void)
 #else
 	return false;
 #endif
+}
+
+/* The mount namespace of the fenced tree (write protection, metadata by
+ * read-only mounts), made in the process that execs CMD. 0 to go on, with a
+ * warning when user namespaces are off (the read fence still holds), or
+ * CF_EXIT_FAIL: --write-protect=require, or a namespace left half-made. */
+static int protect(struct cf_fence *f)
+{
+	char why[512];
+	bool changed;
+	if (!cf_fence_protect(f, &changed, why, sizeof why))
+		return 0;
+	if (changed) {
+		cf_err("the mount namespace of the fenced tree failed half-way: %s. Nothing was run.",
+		       why);
+		return CF_EXIT_FAIL;
+	}
+	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		cf_err("write protection can not be made: %s; run with --write-protect=warn to run "
+		       "with the read fence alone. Nothing was run.", why);
+		return CF_EXIT_FAIL;
+	}
+	cf_err("write protection is off: %s; the files that your own tools run later "
+	       "(.git/hooks, .git/config, ...) stay writable to the command, and metadata "
+	       "changes go through the supervisor", why);
+	return 0;
 }
 
 int cf_cmd_run(int argc, char **argv)
@@ -112,6 +137,12 @@ int cf_cmd_run(int argc, char **argv)
 	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) || (rc = cf_cli_check_allow_read(&f, "run")))
 		return rc;
 	cf_cli_judge_workspace(&c, &f);
+#ifdef __linux__
+	if (cf_fence_protect_prepare(&f, &c.opts, NULL)) {
+		cf_err("out of memory while planning the write protection");
+		return CF_EXIT_FAIL;
+	}
+#endif
 	int logfd = cf_fence_log_open(&f);
 	if (f.pol.log && logfd < 0) {
 		cf_err("can not open the log %s; choose a file you can write", f.pol.log);
@@ -133,6 +164,8 @@ int cf_cmd_run(int argc, char **argv)
 		} else if (cf_fence_needs_supervisor(&f) &&
 			   cf_fence_start_supervisor(&f, getpid(), logfd, true)) {
 			/* the verdict says why */
+		} else if ((rc = protect(&f))) {
+			return rc;
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);
 		}

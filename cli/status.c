@@ -156,6 +156,16 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 	cf_json_num(buf, cap, &len, (long long)f->res.rules);
 	cf_json_raw(buf, cap, &len, ",\"ipc\":");
 	cf_json_str(buf, cap, &len, ipc_how(f));
+#ifndef __APPLE__
+	if (f->ns.planned) {
+		cf_json_raw(buf, cap, &len, ",\"metadata\":");
+		cf_json_str(buf, cap, &len, f->ns.off_why[0] ? "supervisor" : "mounts");
+		cf_json_raw(buf, cap, &len, ",\"protected\":");
+		cf_json_num(buf, cap, &len, (long long)f->ns.held);
+		cf_json_raw(buf, cap, &len, ",\"write_protect\":");
+		cf_json_str(buf, cap, &len, f->ns.off_why[0] ? "off" : "on");
+	}
+#endif
 	cf_json_raw(buf, cap, &len, ",\"allowed_sockets\":[");
 	for (size_t i = 0; i < p->allow_sockets.n; i++) {
 		if (i)
@@ -236,6 +246,16 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		printf("  %s\n", cf_cli_esc(p->writable.v[i]));
 	printf("rules:        %zu\n", f->res.rules);
 	printf("ipc:          %s\n", ipc_how(f));
+#ifndef __APPLE__
+	if (f->ns.planned) {
+		if (!f->ns.off_why[0])
+			printf("metadata:     read-only mounts outside the writable locations; %zu "
+			       "protected paths held read-only\n", f->ns.held);
+		else
+			printf("metadata:     supervisor; write protection off: %s\n",
+			       cf_cli_esc(f->ns.off_why));
+	}
+#endif
 	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
 	for (size_t i = 0; i < p->allow_sockets.n; i++)
 		printf("  %s\n", cf_cli_esc(p->allow_sockets.v[i]));
@@ -310,6 +330,11 @@ int cf_cmd_status(int argc, char **argv)
 	/* The kernel judges the fence, in a child that is thrown away. */
 	if (f.ready && !f.inherited)
 		(void)cf_fence_probe(&f);
+#ifndef __APPLE__
+	char why[512];
+	if (f.ready && !f.inherited && !cf_fence_protect_prepare(&f, &c.opts, NULL))
+		(void)cf_fence_protect_probe(&f, why, sizeof why);
+#endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();
 	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;

@@ -66,6 +66,18 @@ size_t cf_event_head(const struct cf_event *e, char *buf, size_t cap)
 	cf_json_str(buf, cap, &len, cf_mode_word(e->mode));
 	cf_json_raw(buf, cap, &len, ",\"rules\":");
 	cf_json_num(buf, cap, &len, (long long)e->rules);
+	if (e->metadata) {
+		cf_json_raw(buf, cap, &len, ",\"metadata\":");
+		cf_json_str(buf, cap, &len, e->metadata);
+		cf_json_raw(buf, cap, &len, ",\"protected\":");
+		cf_json_num(buf, cap, &len, (long long)e->protected_held);
+		cf_json_raw(buf, cap, &len, ",\"write_protect\":");
+		cf_json_str(buf, cap, &len, e->write_protect_off ? "off" : "on");
+		if (e->write_protect_off) {
+			cf_json_raw(buf, cap, &len, ",\"write_protect_off\":");
+			cf_json_str(buf, cap, &len, e->write_protect_off);
+		}
+	}
 	cf_json_raw(buf, cap, &len, ",");
 	return len;
 }

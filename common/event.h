@@ -21,6 +21,13 @@ struct cf_event {
 	const char *reason;
 	enum cf_mode mode;
 	size_t rules;
+	/* Linux, the mount namespace of the fenced tree: which mechanism refuses
+	 * metadata changes ("mounts" or "supervisor"; NULL: not shown), the
+	 * protected paths held read-only, and, when write protection is off,
+	 * why (NULL when it is on). */
+	const char *metadata;
+	size_t protected_held;
+	const char *write_protect_off;
 };
 
 /* The line up to and including the comma before the lists, into BUF.

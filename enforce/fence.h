@@ -137,6 +137,32 @@ int cf_fence_may_create(const char *path);
  * check. */
 int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *res);
+
+/* The mount namespace of the fenced tree (linux/fenced_ns.h): read-only
+ * mounts outside the writable locations (metadata changes there fail with
+ * EROFS, and the IPC fence stops trapping them), read-only binds over the
+ * protected paths inside them (common/protected.h). Plan it for a ready F
+ * that adds a layer, from O and CWD (NULL: getcwd); 0 or -ENOMEM. Normal
+ * context. */
+int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, const char *cwd);
+
+/* Make it in the calling process (one thread, about to apply F and exec).
+ * 0: made (or nothing to make: F inherits its namespace, or was not
+ * planned). -errno with WHY: *CHANGED false when nothing was changed (user
+ * namespaces are off: the caller warns, or refuses under
+ * --write-protect=require), true when the process is left half-made (the
+ * caller refuses). Normal context. */
+int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n);
+
+/* Whether cf_fence_protect would succeed, tried in a forked child that is
+ * thrown away (no placeholder is made): 0 (F's ns.held: the paths it would
+ * hold), -ENOENT when it is not planned, or -errno with WHY. credfence
+ * status. */
+int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n);
+
+/* Which mechanism refuses metadata changes outside the writable locations
+ * for F: "mounts" (the namespace is made), else "supervisor". */
+const char *cf_fence_metadata_by(const struct cf_fence *f);
 #endif
 
 #endif

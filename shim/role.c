@@ -122,6 +122,39 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 	cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_UNSET, .arg = {ws}});
 }
 
+/* The mount namespace of the fenced tree (enforce/fence.h), as credfence
+ * run makes it: in this process, which is about to go on fenced. A process
+ * of more than one thread is refused a user namespace by the kernel: then,
+ * as without user namespaces, a warning and the read fence alone, or
+ * nothing run under --write-protect=require. */
+static void protect_self(struct cf_fence *f, const struct cf_options *o)
+{
+	char why[512];
+	bool changed;
+	if (!f->ready || f->inherited)
+		return;
+	if (cf_fence_protect_prepare(f, o, NULL)) {
+		fputs("credfence: out of memory while planning the write protection. Nothing was "
+		      "run.\n", stderr);
+		_exit(125);
+	}
+	if (!cf_fence_protect(f, &changed, why, sizeof why))
+		return;
+	if (changed) {
+		fprintf(stderr, "credfence: the mount namespace of the fenced tree failed half-way: "
+			"%s. Nothing was run.\n", why);
+		_exit(125);
+	}
+	if (o->write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		fprintf(stderr, "credfence: write protection can not be made: %s. Nothing was run.\n",
+			why);
+		_exit(125);
+	}
+	fprintf(stderr, "credfence: write protection is off: %s; the files that your own tools "
+		"run later (.git/hooks, .git/config, ...) stay writable to the command, and "
+		"metadata changes go through the supervisor\n", why);
+}
+
 void cf_shim_fence_self(void)
 {
 	struct cf_options o;
@@ -161,6 +194,7 @@ void cf_shim_fence_self(void)
 	 * that Yama's ptrace_scope 1 lets the supervisor reach it. */
 	if (cf_fence_needs_supervisor(&f))
 		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
+	protect_self(&f, &o);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	/* Worded only for someone to read it: this runs in every program. */
 	if (logfd >= 0 || !applied)

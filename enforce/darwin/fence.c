@@ -227,7 +227,8 @@ int cf_fence_log_open(const struct cf_fence *f)
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	struct cf_event e = {pid, program, "seatbelt", -1, applied, reason, f->pol.mode, rules};
+	struct cf_event e = {pid, program, "seatbelt", -1, applied, reason, f->pol.mode, rules,
+			     NULL, 0, NULL};
 	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }
 

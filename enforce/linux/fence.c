@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -15,6 +16,7 @@
 #include "landlock.h"
 #include "sup_denied.h"
 #include "sys.h"
+#include "userns.h"
 
 
 #define CF_STAMP_SKIP 2
@@ -184,6 +186,8 @@ void cf_fence_free(struct cf_fence *f)
 	free(f->lookup_stamps);
 	free(f->lists_json);
 	cf_ipc_free(&f->ipc);
+	if (f->ns.planned)
+		cf_fenced_ns_free(&f->ns);
 	cf_plan_free(&f->plan);
 	cf_policy_free(&f->pol);
 	memset(f, 0, sizeof *f);
@@ -369,9 +373,91 @@ int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 	return enter(f, buf, bufsz, out, f->ready && !f->racy);
 }
 
+int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, const char *cwd)
+{
+	char here[PATH_MAX];
+	if (!f->ready || f->inherited)
+		return 0;
+	if (!cwd)
+		cwd = getcwd(here, sizeof here) ? here : "/";
+	return cf_fenced_ns_prepare(&f->ns, &f->pol, &o->allow_write_protected, o->write_protect,
+				    cwd);
+}
+
+int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n)
+{
+	*changed = false;
+	if (!f->ns.planned || f->inherited)
+		return 0;
+	int rc = cf_fenced_ns_enter(&f->ns);
+	if (rc) {
+		/* Up to the read-only step (all or nothing) the namespace is a
+		 * copy of the one we came from: the command may run in it. */
+		*changed = f->ns.fail_step > CF_NS_RDONLY;
+		cf_fenced_ns_words(&f->ns, rc, why, n);
+		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", why);
+		return rc;
+	}
+	f->ipc.meta_by_mounts = true;
+	return 0;
+}
+
+int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n)
+{
+	if (!f->ns.planned || f->inherited)
+		return -ENOENT;
+	struct {
+		int rc;
+		size_t held;
+		char why[512];
+	} r = {0};
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -EAGAIN;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		f->ns.dry = true;
+		r.rc = cf_fenced_ns_enter(&f->ns);
+		r.held = f->ns.held;
+		if (r.rc)
+			cf_fenced_ns_words(&f->ns, r.rc, r.why, sizeof r.why);
+		(void)!write(p[1], &r, sizeof r);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t got = read(p[0], &r, sizeof r);
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof r)
+		return -EIO;
+	f->ns.held = r.held;
+	if (r.rc)
+		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", r.why);
+	snprintf(why, n, "%s", r.why);
+	return r.rc;
+}
+
+const char *cf_fence_metadata_by(const struct cf_fence *f)
+{
+	return f->ns.in_force ? "mounts" : "supervisor";
+}
+
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	struct cf_event e = {pid, program, "landlock", f->abi, applied, reason, f->pol.mode, rules};
+	struct cf_event e = {pid, program, "landlock", f->abi, applied, reason, f->pol.mode, rules,
+			     NULL, 0, NULL};
+	if (f->ns.planned) {
+		e.metadata = cf_fence_metadata_by(f);
+		e.protected_held = f->ns.held;
+		e.write_protect_off = f->ns.in_force ? NULL : f->ns.off_why;
+	}
 	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "expand.h"
+#include "fenced_ns.h"
 #include "policy.h"
 #include "supervisor.h"
 
@@ -23,6 +24,8 @@ struct cf_fence {
 				      second: its mtime may not show the next change */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
+	struct cf_fenced_ns ns;    /* the mount namespace of the fenced tree, when planned
+				      (cf_fence_protect_prepare) */
 	bool ready;                /* the verdict is "applied" so far */
 	bool inherited;            /* this process is fenced already: no new layer */
 };

@@ -19,13 +19,7 @@
 #include "harness_guard.h"
 #include "secrets.h"
 #include "sys.h"
-
-#ifndef MS_REC
-#define MS_REC 16384
-#endif
-#ifndef MS_SLAVE
-#define MS_SLAVE (1 << 19)
-#endif
+#include "userns.h"
 
 /* The rows the table marks as a coding agent's own login: the harness that
  * owns one reads it (it signs in with it), its children never. */
@@ -63,92 +57,6 @@ long cf_guard_may_read_inside(const struct cf_policy *pol, const struct cf_strv 
 			    at_or_under(may_read->v[i], pol->denied[k].path))
 				return (long)i;
 	return -1;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = cf_sys_openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	long w = cf_sys3(SYS_write, fd, text, strlen(text));
-	cf_sys_close(fd);
-	return w < 0 ? (int)w : w == (long)strlen(text) ? 0 : -EIO;
-}
-
-/* The threads of this process, from /proc/self/status ("Threads:"); 0 when
- * it can not be read. */
-static long thread_count(void)
-{
-	char buf[4096];
-	int fd = cf_sys_openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	long got = 0, k;
-	while ((size_t)got < sizeof buf - 1 &&
-	       (k = cf_sys3(SYS_read, fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0)
-		got += k;
-	cf_sys_close(fd);
-	buf[got > 0 ? got : 0] = '\0';
-	const char *t = strstr(buf, "\nThreads:");
-	if (!t)
-		return 0;
-	long n = 0;
-	for (t += strlen("\nThreads:"); *t == ' ' || *t == '\t'; t++)
-		;
-	for (; *t >= '0' && *t <= '9'; t++)
-		n = n * 10 + (*t - '0');
-	return n;
-}
-
-/* Why unshare(CLONE_NEWUSER) failed with RC, into WHY. The kernel refuses a
- * user namespace to a process of more than one thread with EINVAL: that is
- * not a setting of the machine, and the advice for one would not apply. */
-static int userns_refused(int rc, char *why, size_t n)
-{
-	long threads = rc == -EINVAL ? thread_count() : 0;
-	if (threads > 1)
-		return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s: this process "
-				"runs %ld threads, and the kernel gives a user namespace only to a "
-				"process of one thread (something loaded into credfence started "
-				"the others: a sanitizer's runtime, such as ThreadSanitizer's, or "
-				"a library in LD_PRELOAD); run credfence without it",
-				strerror(-rc), threads),
-		       rc;
-	return snprintf(why, n, "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user namespaces "
-			"are off for this user: sysctl user.max_user_namespaces, "
-			"kernel.unprivileged_userns_clone, or AppArmor's "
-			"kernel.apparmor_restrict_unprivileged_userns); allow user namespaces",
-			strerror(-rc)),
-	       rc;
-}
-
-/* A mount namespace of our own, whose mounts do not travel back to the
- * parent's (slave: the host's later mounts still show). An unprivileged user
- * needs a user namespace for it, where it keeps its own ids. */
-static int own_namespace(char *why, size_t n)
-{
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	int rc;
-	char map[64];
-	if (uid == 0) {
-		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWNS)))
-			return snprintf(why, n, "unshare(CLONE_NEWNS) failed: %s", strerror(-rc)), rc;
-	} else {
-		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS)))
-			return userns_refused(rc, why, n);
-		if ((rc = write_file("/proc/self/setgroups", "deny")))
-			return snprintf(why, n, "can not write /proc/self/setgroups: %s", strerror(-rc)), rc;
-		snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
-		if ((rc = write_file("/proc/self/uid_map", map)))
-			return snprintf(why, n, "can not write /proc/self/uid_map: %s", strerror(-rc)), rc;
-		snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
-		if ((rc = write_file("/proc/self/gid_map", map)))
-			return snprintf(why, n, "can not write /proc/self/gid_map: %s", strerror(-rc)), rc;
-	}
-	if ((rc = (int)cf_sys5(SYS_mount, "none", "/", NULL, MS_REC | MS_SLAVE, NULL)))
-		return snprintf(why, n, "can not make the mounts private: %s", strerror(-rc)), rc;
-	return 0;
 }
 
 /* A detached tmpfs holding the two covers, "d" and "f", mode 000; MNT is its
@@ -340,9 +248,11 @@ static int drop_all_caps(char *why, size_t n)
 int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read,
 		     struct cf_guard_report *rep, char *why, size_t n)
 {
-	int mnt = -1, rc;
+	int mnt = -1, rc, step;
 	memset(rep, 0, sizeof *rep);
-	if ((rc = own_namespace(why, n)) || (rc = make_covers(&mnt, why, n)))
+	if ((rc = cf_userns_own(&step)))
+		return cf_userns_words(rc, step, why, n);
+	if ((rc = make_covers(&mnt, why, n)))
 		return rc;
 	/* The list is sorted: a location under one covered already is hidden
 	 * with it (and could not be reached to be covered again). */

@@ -56,6 +56,7 @@
  *   (pidfd_getfd is a ptrace-attach check), so every call it makes that goes
  *   to the supervisor would fail. */
 #define NR_IO_URING_SETUP 425
+#define NR_MOUNT_SETATTR 442 /* the same number on every architecture */
 #define NR_FILE_SETATTR 469
 #define PR_SET_DUMPABLE_ 4
 
@@ -131,6 +132,7 @@ enum {
 	I_URING,
 	I_FILE_SETATTR,
 	I_PRCTL,
+	I_MOUNT_SETATTR,
 	I_N_LIST,
 	I_N_ALLOW = I_N_LIST + N_NATIVE,
 	I_N_CMD,
@@ -206,7 +208,10 @@ static const struct sock_filter cf_ipcfilter[I_COUNT] = {
 	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_URING),
 	[I_URING] = IF_EQ(I_URING, NR_IO_URING_SETUP, I_ENOSYS, I_FILE_SETATTR),
 	[I_FILE_SETATTR] = IF_EQ(I_FILE_SETATTR, NR_FILE_SETATTR, I_ENOSYS, I_PRCTL),
-	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_N_LIST),
+	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_MOUNT_SETATTR),
+	/* Allowed here; refused in the mount namespace of the fenced tree
+	 * (leave_meta_to_mounts). */
+	[I_MOUNT_SETATTR] = IF_EQ(I_MOUNT_SETATTR, NR_MOUNT_SETATTR, I_N_ALLOW, I_N_LIST),
 	NATIVE_TRAP(N_ENTRY)
 	[I_N_ALLOW] = RET(ALLOW_V),
 	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
@@ -265,10 +270,41 @@ const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
 	return cf_ipcfilter;
 }
 
-static long install_filter(unsigned long flags)
+/* In the mount namespace of the fenced tree (fenced_ns.h) every mount but
+ * the writable locations is read-only: the kernel itself refuses a metadata
+ * change outside them with EROFS, and inside them it is allowed anyway. The
+ * metadata calls then go to the kernel directly; the sockets stay trapped,
+ * and so do the ioctls the read-only mount does not refuse. */
+static void leave_meta_to_mounts(struct sock_filter *p)
 {
+	for (size_t i = 0; i < N_NATIVE; i++) {
+		if (i != P_N_connect && i != P_N_bind)
+			p[I_N_LIST + i].jt = (uint8_t)(I_N_ALLOW - (I_N_LIST + i) - 1);
+	}
+	/* Landlock refuses mount, umount, move_mount and pivot_root to a
+	 * sandboxed process, but not mount_setattr: one that holds
+	 * CAP_SYS_ADMIN in the namespace's owner (root, who keeps it over
+	 * exec) could clear MOUNT_ATTR_RDONLY. */
+	p[I_MOUNT_SETATTR].jt = (uint8_t)(I_N_IOC_DENY - I_MOUNT_SETATTR - 1);
+	static const unsigned ro_ioctls[] = {P_IOC_FS_IOC_SETFLAGS, P_IOC_FS_IOC32_SETFLAGS,
+					     P_IOC_FS_IOC_FSSETXATTR};
+	for (size_t i = 0; i < sizeof ro_ioctls / sizeof *ro_ioctls; i++) {
+		unsigned at = I_N_IOC + ro_ioctls[i];
+		p[at].jt = (uint8_t)(I_N_IOC_ALLOW - at - 1);
+	}
+}
+
+static long install_filter(unsigned long flags, bool meta_by_mounts)
+{
+	struct sock_filter copy[I_COUNT];
 	/* The kernel copies the program; it never writes through this pointer. */
 	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)(uintptr_t)cf_ipcfilter};
+	if (meta_by_mounts) {
+		for (size_t i = 0; i < I_COUNT; i++)
+			copy[i] = cf_ipcfilter[i];
+		leave_meta_to_mounts(copy);
+		prog.filter = copy;
+	}
 	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
 
@@ -280,9 +316,10 @@ const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
 	return NULL;
 }
 
-static long install_filter(unsigned long flags)
+static long install_filter(unsigned long flags, bool meta_by_mounts)
 {
 	(void)flags;
+	(void)meta_by_mounts;
 	return -ENOSYS; /* no filter for this machine yet: fail closed */
 }
 
@@ -500,9 +537,10 @@ int cf_ipc_enter(const struct cf_ipc *ipc)
 		cf_sys_close(s);
 		return who;
 	}
-	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+				ipc->meta_by_mounts);
 	if (l == -EINVAL) /* before 5.19 */
-		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER);
+		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER, ipc->meta_by_mounts);
 	if (l < 0) {
 		cf_sys_close(s);
 		return (int)-(CF_EIPC - l);

@@ -63,6 +63,8 @@ struct cf_ipc {
 	unsigned long long sup_start;
 	bool sup_beside;            /* the supervisor need not be an ancestor of the caller
 				       (cf_supervisor_start; tests): false unless set */
+	bool meta_by_mounts;        /* metadata calls are left to the kernel: the caller is in
+				       the mount namespace of the fenced tree (fenced_ns.h) */
 	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
 	size_t blob_len;
 };

@@ -44,7 +44,9 @@ Test(explain, a_fenced_run_and_garbage)
 		 "chmod 600 '%s'; chmod 640 '%s'; cat '%s'; cat '%s'; echo done", outside, outside,
 		 s->key, s->key);
 	struct cf_fx_out o;
-	cf_fx_credfence(&o, &fx, "run", NULL,
+	/* With user namespaces off: in the mount namespace of the fenced tree
+	 * the kernel refuses the chmod itself (EROFS) and nothing is logged. */
+	cf_fx_credfence(&o, &fx, "run", (const char *[]){"CF_TEST_NO_USERNS=1", NULL},
 			CF_ARGV("--log", log, "--", "/bin/sh", "-c", script));
 	cr_assert(strstr(o.out, "done"), "the run did not run: %s", o.err);
 	cf_fx_out_free(&o);

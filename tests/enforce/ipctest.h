@@ -36,6 +36,8 @@ struct ipct {
 	char tmux[PATH_MAX];  /* the outside tmux server's socket, "" when none */
 	pid_t pids[IPCT_MAX_PIDS];
 	int n_pids;
+	bool no_userns; /* CF_TEST_NO_USERNS=1: the supervisor, not read-only
+			   mounts, refuses metadata (enforce/linux/fenced_ns.h) */
 };
 
 #define IPCT_PLAIN_TEXT "PLAIN-NOT-SECRET"

@@ -48,7 +48,10 @@ Test(denied, every_default_location)
 	for (size_t i = 0; i < fx.n; i++) {
 		cr_expect(has_line(o.out, "read %s: EACCES", fx.s[i].key), "%s readable?\n%s",
 			  fx.s[i].rel, o.out);
-		cr_expect(has_line(o.out, "write %s: EACCES", fx.s[i].key), "%s writable?",
+		/* EROFS: the mount namespace of the fenced tree (fenced_ns.h) refuses
+		 * a write outside the writable locations before Landlock does. */
+		cr_expect(has_line(o.out, "write %s: EACCES", fx.s[i].key) ||
+				  has_line(o.out, "write %s: EROFS", fx.s[i].key), "%s writable?",
 			  fx.s[i].rel);
 		if (fx.s[i].is_dir)
 			cr_expect(has_line(o.out, "list %s: EACCES", fx.s[i].path), "%s listable?",
@@ -175,7 +178,8 @@ Test(denied, writing_bashrc)
 	argvb_add(&b, "write:%s/.bashrc", fx.home);
 	argvb_add(&b, "read:%s/.bashrc", fx.home);
 	run_probe();
-	cr_expect(has_line(o.out, "write %s/.bashrc: EACCES", fx.home), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "write %s/.bashrc: EACCES", fx.home) ||
+			  has_line(o.out, "write %s/.bashrc: EROFS", fx.home), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "read %s/.bashrc: OK", fx.home), "a sibling stays readable");
 	char *rc = cf_fx_slurp(cf_fx_at(fx.home, ".bashrc"));
 	cr_expect_str_eq(rc, "# fake bashrc\n");
@@ -186,7 +190,8 @@ Test(denied, writing_bashrc)
 	cf_fx_out_free(&o);
 	fenced(&o, &fx, NULL, NULL, CF_ARGV("sh", "-c", script));
 	cr_expect_neq(o.status, 0);
-	cr_expect(strstr(o.err, "Permission denied"), "%s", o.err);
+	cr_expect(strstr(o.err, "Permission denied") || strstr(o.err, "Read-only file system"), "%s",
+		  o.err);
 }
 
 Test(denied, creating_a_new_file_in_home)
@@ -197,8 +202,10 @@ Test(denied, creating_a_new_file_in_home)
 	argvb_add(&b, "create:%s/.ssh/new-key", fx.home);
 	argvb_add(&b, "list:%s", fx.home);
 	run_probe();
-	cr_expect(has_line(o.out, "create %s/new-file: EACCES", fx.home), OUT_FMT, OUT_ARGS(o));
-	cr_expect(has_line(o.out, "create %s/.ssh/new-key: EACCES", fx.home));
+	cr_expect(has_line(o.out, "create %s/new-file: EACCES", fx.home) ||
+			  has_line(o.out, "create %s/new-file: EROFS", fx.home), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "create %s/.ssh/new-key: EACCES", fx.home) ||
+		  has_line(o.out, "create %s/.ssh/new-key: EROFS", fx.home));
 	cr_expect(has_line(o.out, "list %s: EACCES", fx.home), "an ancestor can not be listed");
 	struct stat st;
 	cr_expect(lstat(cf_fx_at(fx.home, "new-file"), &st) != 0);

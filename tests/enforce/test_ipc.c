@@ -36,6 +36,22 @@ Test(ipc_run, outside_tmux_is_denied) { ipct_attack_tmux(&t, IPCT_RUN); }
 Test(ipc_run, metadata_outside_is_denied) { ipct_meta_outside(&t, IPCT_RUN); }
 Test(ipc_run, metadata_inside_works) { ipct_meta_inside(&t, IPCT_RUN); }
 Test(ipc_run, tar_xp_into_the_workspace_works) { ipct_tar_inside(&t, IPCT_RUN); }
+/* The same three with user namespaces off: the supervisor refuses metadata. */
+Test(ipc_run, metadata_outside_is_denied_by_the_supervisor)
+{
+	t.no_userns = true;
+	ipct_meta_outside(&t, IPCT_RUN);
+}
+Test(ipc_run, metadata_inside_works_by_the_supervisor)
+{
+	t.no_userns = true;
+	ipct_meta_inside(&t, IPCT_RUN);
+}
+Test(ipc_run, tar_xp_into_the_workspace_works_by_the_supervisor)
+{
+	t.no_userns = true;
+	ipct_tar_inside(&t, IPCT_RUN);
+}
 Test(ipc_run, sockets_inside_work) { ipct_inside_sockets(&t, IPCT_RUN); }
 Test(ipc_run, a_server_of_the_tree_is_reachable) { ipct_server_then_client(&t, IPCT_RUN); }
 Test(ipc_run, allow_socket_allows_exactly_it) { ipct_allow_socket(&t, IPCT_RUN, false); }

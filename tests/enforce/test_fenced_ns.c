@@ -1,0 +1,412 @@
+/* The mount namespace of the fenced tree (issues 22 and 23), driven as a
+ * user would: credfence run --home FAKE --workspace WS, the workspace a git
+ * repository. The protected files of common/protected.h are attacked every
+ * way a fenced command could; each attack must fail and leave the file as it
+ * was (content and stat), and the user's own git, run afterwards outside the
+ * fence, must not run anything planted (no marker). The legit flows still
+ * work; metadata outside the writable locations fails with EROFS; with user
+ * namespaces off (the test switch CF_TEST_NO_USERNS=1) the supervisor
+ * still refuses metadata and write protection is off with a warning. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "enforce_test.h"
+
+CF_SUITE_STATE()
+/* Self mode (LD_PRELOAD, no harness) instead of credfence run. */
+static bool self_mode;
+
+static void setup(void)
+{
+	cf_suite_setup();
+	self_mode = false;
+}
+
+TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+
+/* Run SCRIPT with sh -c in the workspace: fenced (credfence run, or self
+ * mode) or plain. */
+static void sh_fenced(const char *const *env, const char *script)
+{
+	cf_fx_out_free(&o);
+	if (!self_mode) {
+		fenced(&o, &fx, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+		return;
+	}
+	char pre[PATH_MAX + 16], home[PATH_MAX + 16], ws[PATH_MAX + 32];
+	const char *b = getenv("CREDFENCE_BUILD");
+	cr_assert(b && *b, "CREDFENCE_BUILD is not set; run with meson test");
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s/shim/libcredfence.so", b);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
+	const char *extra[8] = {pre, home, ws};
+	for (size_t i = 0; env && env[i] && i < 4; i++)
+		extra[3 + i] = env[i];
+	char **e = cf_fx_env(&fx, extra);
+	cf_fx_run(&o, fx.ws, e, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(e);
+}
+
+static void sh_plain(struct cf_fx_out *out, const char *script)
+{
+	char **env = cf_fx_env(&fx, (const char *[]){"GIT_CONFIG_NOSYSTEM=1", NULL});
+	cf_fx_run(out, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(env);
+}
+
+/* The workspace as a repository with one commit, a sample hook, .vscode
+ * with a settings file, and ~/.npm/_npx with an entry point. */
+static void repo(void)
+{
+	struct cf_fx_out p = {0};
+	cf_test_require_tool("git");
+	sh_plain(&p, "set -e; git init -q -b main . && git config user.name u && "
+		     "git config user.email u@example.invalid && echo one > a.txt && "
+		     "mkdir -p .vscode && echo '{}' > .vscode/settings.json && "
+		     "echo '#!/bin/sh' > .git/hooks/existing && "
+		     "git add a.txt && git commit -qm one && "
+		     "mkdir -p \"$HOME/.npm/_npx/abc\" && echo 'exit 0' > \"$HOME/.npm/_npx/abc/entry\"");
+	cr_assert_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+}
+
+/* Content and stat of every protected object, as text. */
+static char *snapshot(void)
+{
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "for t in .git/hooks .git/config .vscode \"$HOME/.npm/_npx\"; do "
+		     "find \"$t\" -printf '%p %y %m %s %i %T@ %C@\\n' | sort; "
+		     "find \"$t\" -type f -exec sha256sum {} + | sort; done");
+	cr_assert_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	char *s = p.out;
+	p.out = NULL;
+	cf_fx_out_free(&p);
+	return s;
+}
+
+/* Each line: an attack; one that succeeds prints "ESCAPED <name>". $K: the
+ * fake key; a planted payload would print it. */
+static const char attacks[] =
+	"K=\"$1\"; P=\"#!/bin/sh\ncat '$K'\"\n"
+	"try() { n=$1; shift; if ( \"$@\" ) >/dev/null 2>&1; then echo \"ESCAPED $n\"; fi; }\n"
+	"new() { printf '%s\\n' \"$P\" > \"$1\"; }\n"
+	"for d in .git/hooks .vscode \"$HOME/.npm/_npx\"; do\n"
+	"  e=$(find \"$d\" -type f | head -n1)\n"
+	"  try \"create $d\" new \"$d/pre-commit\"\n"
+	"  try \"write $e\" new \"$e\"\n"
+	"  try \"append $e\" sh -c 'printf x >> \"$1\"' - \"$e\"\n"
+	"  try \"truncate $e\" truncate -s0 \"$e\"\n"
+	"  try \"rename over $e\" sh -c 'echo x > ./tmp.$$ && mv -f ./tmp.$$ \"$1\"' - \"$e\"\n"
+	"  try \"rename away $d\" mv \"$d\" \"$d.old\"\n"
+	"  try \"unlink $e\" rm -f \"$e\"\n"
+	"  try \"rm -r $d\" rm -rf \"$d\"\n"
+	"  try \"chmod $e\" chmod 777 \"$e\"\n"
+	"  try \"chmod $d\" chmod 777 \"$d\"\n"
+	"  try \"symlink in $d\" ln -s /bin/true \"$d/post-checkout\"\n"
+	"  try \"hard link of $e\" sh -c 'ln \"$1\" ./hl.$$ && echo x >> ./hl.$$' - \"$e\"\n"
+	"  try \"mkdir in $d\" mkdir \"$d/sub\"\n"
+	"done\n"
+	"c=.git/config\n"
+	"try \"write $c\" sh -c 'echo x > .git/config'\n"
+	"try \"append $c\" sh -c 'printf \"[core]\\n\\tfsmonitor = cat $1\\n\" >> .git/config' - \"$K\"\n"
+	"try \"truncate $c\" truncate -s0 .git/config\n"
+	"try \"rename over $c\" sh -c 'cp .git/config ./c.$$ && mv -f ./c.$$ .git/config'\n"
+	"try \"rename away $c\" mv .git/config .git/config.old\n"
+	"try \"unlink $c\" rm -f .git/config\n"
+	"try \"chmod $c\" chmod 666 .git/config\n"
+	"try \"symlink then write $c\" sh -c 'ln -sf .git/config ./l.$$ && echo x >> ./l.$$'\n"
+	"try \"hard link of $c\" sh -c 'ln .git/config ./h.$$ && echo x >> ./h.$$'\n"
+	"try \"rename away .git\" mv .git .git.old\n"
+	"try \"rename away .git, then plant\" sh -c 'mv .git .g && mkdir -p .git/hooks'\n"
+	"try \"git config core.fsmonitor\" git config core.fsmonitor \"cat $K\"\n"
+	"try \"git config core.hooksPath\" git config core.hooksPath /tmp\n"
+	"try \"git hook pre-commit\" sh -c 'printf \"%s\\n\" \"$1\" > .git/hooks/pre-commit && "
+	"chmod +x .git/hooks/pre-commit' - \"$P\"\n"
+	"echo attacks done\n";
+
+static void attack_and_check(const char *const *env, const char *how)
+{
+	char script[sizeof attacks + PATH_MAX + 64];
+	repo();
+	char *before = snapshot();
+	cf_fx_fmt(script, sizeof script, "set -- '%s'\n%s", cf_fx_secret(&fx, ".ssh")->key, attacks);
+	sh_fenced(env, script);
+	cr_assert_eq(o.status, 0, "%s: " OUT_FMT, how, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "attacks done"), "%s: " OUT_FMT, how, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ESCAPED"), "%s: an attack succeeded:\n%s", how, o.out);
+	cf_fx_assert_no_marker(&fx, &o);
+	char *after = snapshot();
+	cr_expect_str_eq(after, before, "%s: a protected object changed", how);
+	free(before);
+	free(after);
+	/* The user's own git, outside the fence, runs nothing planted. */
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "git status && echo two >> a.txt && git commit -qam two && git log --oneline");
+	cr_expect_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cf_fx_assert_no_marker(&fx, &p);
+	cf_fx_out_free(&p);
+}
+
+Test(fenced_ns, every_attack_on_the_protected_files_fails_from_run)
+{
+	cf_test_require_landlock();
+	attack_and_check(NULL, "credfence run");
+}
+
+Test(fenced_ns, every_attack_on_the_protected_files_fails_in_self_mode)
+{
+	cf_test_require_landlock();
+	self_mode = true;
+	attack_and_check(NULL, "self mode");
+}
+
+Test(fenced_ns, legit_git_flows_work_in_self_mode)
+{
+	cf_test_require_landlock();
+	self_mode = true;
+	repo();
+	sh_fenced(NULL, "set -e; echo b > b.txt && git add b.txt && git commit -qm b && "
+			"git checkout -qb topic && echo c >> a.txt && git stash -q && "
+			"git stash pop -q && echo flows ok; chmod 600 \"$HOME/notes.txt\" || true");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "flows ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Read-only file system"), "chmod outside: " OUT_FMT, OUT_ARGS(o));
+}
+
+/* The mechanism said so in the log and on stderr: no warning. */
+Test(fenced_ns, the_log_says_metadata_by_mounts)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8];
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
+	cf_fx_fmt(opt, sizeof opt, "--log=%s", log);
+	fenced(&o, &fx, NULL, CF_ARGV(opt), CF_ARGV("/bin/true"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "write protection"), OUT_FMT, OUT_ARGS(o));
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	cr_expect(strstr(text, "\"metadata\":\"mounts\""), "%s", text);
+	cr_expect(strstr(text, "\"write_protect\":\"on\""), "%s", text);
+	cr_expect(!strstr(text, "\"protected\":0,"), "nothing held: %s", text);
+	free(text);
+}
+
+/* What a fenced command legitimately does in a repository still works. */
+Test(fenced_ns, legit_git_flows_builds_and_venv_work_inside)
+{
+	cf_test_require_landlock();
+	repo();
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	cf_test_require_tool("make");
+	cf_test_require_tool("cc");
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "set -e; git init -q --bare ../remote.git && git push -q ../remote.git main && "
+		     "git remote add origin ../remote.git");
+	cr_assert_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+	char script[4096];
+	cf_fx_fmt(script, sizeof script,
+		  "set -e\n"
+		  "echo b > b.txt && git add b.txt && git commit -qm b && echo commit ok\n"
+		  "git checkout -qb topic && echo checkout ok\n"
+		  "echo c >> a.txt && git stash -q && git stash pop -q && echo stash ok\n"
+		  "git fetch -q origin && echo fetch ok\n"
+		  "mkdir -p proj && cd proj && printf 'int main(void){return 0;}\\n' > m.c && "
+		  "printf 'm: m.c\\n\\tcc -o m m.c\\n' > Makefile && make -s && ./m && echo make ok\n"
+		  "cd .. && %s -m venv --without-pip venv && ./venv/bin/python -c 'print(1)' && "
+		  "echo venv ok\n",
+		  py);
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	for (const char *w = "commit\0checkout\0stash\0fetch\0make\0venv\0"; *w; w += strlen(w) + 1)
+		cr_expect(has_line(o.out, "%s ok", w), OUT_FMT, OUT_ARGS(o));
+}
+
+/* Outside the writable locations every metadata change fails with EROFS
+ * and changes nothing; inside, tar -xp and cp -a keep modes and times like
+ * a plain run. */
+Test(fenced_ns, metadata_outside_is_erofs_inside_it_is_kept)
+{
+	cf_test_require_landlock();
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	cf_test_require_tool("tar");
+	char notes[PATH_MAX], script[4 * PATH_MAX];
+	cf_fx_fmt(notes, sizeof notes, "%s/notes.txt", fx.home);
+	struct stat before, after;
+	cr_assert_eq(stat(notes, &before), 0);
+	cf_fx_fmt(script, sizeof script,
+		  "%s - '%s' <<'EOF'\n"
+		  "import errno, os, sys\n"
+		  "p = sys.argv[1]\n"
+		  "calls = [('chmod', lambda: os.chmod(p, 0o600)),\n"
+		  "         ('chown', lambda: os.chown(p, os.getuid(), os.getgid())),\n"
+		  "         ('utime', lambda: os.utime(p, (1, 1))),\n"
+		  "         ('setxattr', lambda: os.setxattr(p, 'user.cf', b'x')),\n"
+		  "         ('removexattr', lambda: os.removexattr(p, 'user.cf'))]\n"
+		  "for name, f in calls:\n"
+		  "    try:\n"
+		  "        f(); print(name, 'OK')\n"
+		  "    except OSError as e:\n"
+		  "        print(name, errno.errorcode[e.errno])\n"
+		  "EOF\n"
+		  "mkdir -p src/d && echo x > src/d/f && chmod 0741 src/d/f && chmod 0705 src/d && "
+		  "touch -d 2001-02-03T04:05:06 src/d/f src/d && tar -cf t.tar -C src d && "
+		  "mkdir x && tar -xpf t.tar -C x && cp -a src c && "
+		  "stat -c '%%n %%a %%Y' x/d x/d/f c/d c/d/f\n",
+		  py, notes);
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	for (const char *c = "chmod\0chown\0utime\0setxattr\0removexattr\0"; *c; c += strlen(c) + 1)
+		cr_expect(has_line(o.out, "%s EROFS", c), "%s: " OUT_FMT, c, OUT_ARGS(o));
+	cr_assert_eq(stat(notes, &after), 0);
+	cr_expect(before.st_mode == after.st_mode && before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+		  before.st_ctim.tv_nsec == after.st_ctim.tv_nsec, "notes.txt changed");
+	/* 2001-02-03T04:05:06 in the local zone, as touch -d took it. */
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "date -d 2001-02-03T04:05:06 +%s");
+	cr_assert_eq(p.status, 0);
+	long t = atol(p.out);
+	cf_fx_out_free(&p);
+	cr_expect(has_line(o.out, "x/d 705 %ld", t), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "x/d/f 741 %ld", t), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "c/d 705 %ld", t), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "c/d/f 741 %ld", t), OUT_FMT, OUT_ARGS(o));
+}
+
+/* Devices, FIFOs and ptys on a read-only mount still open for writing (the
+ * kernel takes a mount's write access only for regular files and
+ * directories): a FIFO inside a read-only bind, /dev/null, a new pty. */
+Test(fenced_ns, devices_fifos_and_ptys_on_read_only_mounts_still_work)
+{
+	cf_test_require_landlock();
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	repo();
+	cr_assert_eq(mkfifo(cf_fx_at(fx.ws, ".vscode/fifo"), 0600), 0);
+	char script[2 * PATH_MAX];
+	cf_fx_fmt(script, sizeof script,
+		  "echo x > /dev/null && echo null ok\n"
+		  "(cat .vscode/fifo > /dev/null &) ; echo y > .vscode/fifo && echo fifo ok\n"
+		  "%s -c 'import os,pty; m,s=pty.openpty(); os.write(s,b\"z\"); "
+		  "print(\"pty\", os.read(m,1).decode())'\n",
+		  py);
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "null ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "fifo ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "pty z"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* No process inside the fence can make a mount writable again: not with
+ * mount_setattr (which Landlock does not refuse), umount, a remount or
+ * move_mount, and not from a new user namespace of its own (its mounts are
+ * copied locked). As root too: root keeps its capabilities over exec, so
+ * the namespace took CAP_SYS_ADMIN from it. */
+Test(fenced_ns, no_process_inside_can_make_a_mount_writable)
+{
+	cf_test_require_landlock();
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	repo();
+	char script[4 * PATH_MAX];
+	cf_fx_fmt(script, sizeof script,
+		  "%s - <<'EOF'\n"
+		  "import ctypes, os\n"
+		  "libc = ctypes.CDLL(None, use_errno=True)\n"
+		  "class Attr(ctypes.Structure):\n"
+		  "    _fields_ = [('set', ctypes.c_uint64), ('clr', ctypes.c_uint64),\n"
+		  "                ('prop', ctypes.c_uint64), ('userns', ctypes.c_uint64)]\n"
+		  "def res(r):\n"
+		  "    return 'OK' if r == 0 else os.strerror(ctypes.get_errno())\n"
+		  "def tries(tag):\n"
+		  "    for p in (b'/', b'.git/hooks', b'.git/config'):\n"
+		  "        a = Attr(0, 1, 0, 0)\n"
+		  "        r = libc.syscall(442, -100, p, 0x8000, ctypes.byref(a), 32)\n"
+		  "        print(tag, 'mount_setattr', p.decode(), res(r))\n"
+		  "        print(tag, 'umount', p.decode(), res(libc.umount2(p, 2)))\n"
+		  "        print(tag, 'remount', p.decode(),\n"
+		  "              res(libc.mount(None, p, None, 32 | 4096, None)))\n"
+		  "    t = libc.syscall(428, -100, b'.git/hooks', 1 | 0x80000)\n"
+		  "    r = libc.syscall(429, t, b'', -100, b'/tmp', 4) if t >= 0 else -1\n"
+		  "    print(tag, 'move_mount', res(r))\n"
+		  "tries('fence')\n"
+		  "try:\n"
+		  "    open('.git/config', 'a').write('x'); print('write OK')\n"
+		  "except OSError as e:\n"
+		  "    print('write', e.strerror)\n"
+		  "if libc.unshare(0x10000000 | 0x20000) == 0:\n"
+		  "    tries('userns')\n"
+		  "EOF\n",
+		  py);
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "write Read-only file system"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, " OK"), "a mount was changed:\n%s", o.out);
+	cr_expect(strstr(o.out, "fence mount_setattr / "), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "userns mount_setattr / "), OUT_FMT, OUT_ARGS(o));
+}
+
+/* With user namespaces off: metadata is still refused, by the supervisor;
+ * write protection is off, and a warning says so. */
+Test(fenced_ns, without_user_namespaces_the_supervisor_refuses_metadata)
+{
+	cf_test_require_landlock();
+	repo();
+	char script[2 * PATH_MAX];
+	cf_fx_fmt(script, sizeof script,
+		  "chmod 600 '%s/notes.txt' || echo chmod refused\n"
+		  "chmod 600 a.txt && echo chmod inside ok\n"
+		  "echo x > .git/hooks/pre-commit && echo hook written\n",
+		  fx.home);
+	sh_fenced((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod refused"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod inside ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "hook written"), "the documented fallback: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection is off: user namespaces are off"),
+		  OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_assert_eq(stat(cf_fx_at(fx.home, "notes.txt"), &st), 0);
+	cr_expect_neq(st.st_mode & 0777, 0600);
+}
+
+/* --write-protect=require refuses (125) when the namespace can not be made;
+ * the words tell it from an unknown flag's 125. */
+Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
+{
+	cf_test_require_landlock();
+	repo();
+	fenced(&o, &fx, (const char *[]){"CF_TEST_NO_USERNS=1", NULL},
+	       CF_ARGV("--write-protect=require"), CF_ARGV("/bin/sh", "-c", "echo ran"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be made"), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The user's own `git config` outside replaces .git/config by rename, and
+ * the kernel detaches every mount on the old dentry, in every namespace
+ * (SECURITY.md: a long-lived fenced process can write the new file). A run
+ * started afterwards holds the new file again: the namespace is made at
+ * each launch. */
+Test(fenced_ns, a_run_after_the_user_renamed_config_over_holds_it_again)
+{
+	cf_test_require_landlock();
+	repo();
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "git config user.name renamed-over && git config user.name");
+	cr_assert_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+	char *before = snapshot();
+	sh_fenced(NULL, "printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config && echo WROTE; "
+			"git config core.hooksPath /tmp && echo SET; echo done");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "done") && !strstr(o.out, "WROTE") && !strstr(o.out, "SET"),
+		  OUT_FMT, OUT_ARGS(o));
+	char *after = snapshot();
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+}
