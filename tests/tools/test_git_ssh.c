@@ -122,3 +122,28 @@ Test(git_ssh, without_allow_read_the_host_key_can_not_be_checked)
 	cr_expect(has_line(o.out, "cat=1"), OUT_FMT, OUT_ARGS(o));
 	cf_fx_assert_no_marker(&fx, &o);
 }
+
+/* Issue 19: `ssh -tt` from inside the fence to a local sshd: the remote pty
+ * is sshd's (outside), the client forces it with no terminal of its own. A
+ * command runs there and says it has a terminal; the key stays denied. */
+Test(git_ssh, ssh_tt_runs_a_command_on_a_remote_pty)
+{
+	char kh[PATH_MAX], script[3 * PATH_MAX];
+	const char *key = cf_fx_secret(&fx, ".ssh")->key;
+	cf_fx_fmt(kh, sizeof kh, "%s/.ssh/known_hosts", fx.home);
+	cf_fx_fmt(script, sizeof script,
+		  "ssh -tt -F none -o UserKnownHostsFile=%s -o GlobalKnownHostsFile=/dev/null "
+		  "-o StrictHostKeyChecking=yes -o BatchMode=yes -p %d %s@127.0.0.1 "
+		  "'test -t 0 && echo remote-on-a-tty; echo remote-$((6 * 7))' </dev/null; "
+		  "echo ssh=$?; cat '%s'; echo cat=$?",
+		  kh, port, user, key);
+	const char *env[] = {sock, NULL};
+	cf_fx_credfence(&o, &fx, "run", env,
+			CF_ARGV("--ssh-agent", "--allow-read", kh, "--", "/bin/sh", "-c", script));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "remote-on-a-tty"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "remote-42"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ssh=0"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cat=1"), "the key was read: " OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
