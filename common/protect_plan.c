@@ -201,9 +201,13 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		cf_protect_plan_free(pp);
 		return rc;
 	}
-	qsort(pp->rw.v, pp->rw.n, sizeof *pp->rw.v, by_length);
-	qsort(pp->mids.v, pp->mids.n, sizeof *pp->mids.v, by_length);
-	qsort(pp->items, pp->n_items, sizeof *pp->items, items_by_length);
+	/* qsort's array must not be NULL, even for no element (C17 7.22.5). */
+	if (pp->rw.n > 1)
+		qsort(pp->rw.v, pp->rw.n, sizeof *pp->rw.v, by_length);
+	if (pp->mids.n > 1)
+		qsort(pp->mids.v, pp->mids.n, sizeof *pp->mids.v, by_length);
+	if (pp->n_items > 1)
+		qsort(pp->items, pp->n_items, sizeof *pp->items, items_by_length);
 	return 0;
 }
 
