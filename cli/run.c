@@ -94,6 +94,7 @@ static bool shim_is_sanitized(void)
 #endif
 }
 
+#ifdef __linux__
 /* The mount namespace of the fenced tree (write protection, metadata by
  * read-only mounts), made in the process that execs CMD. 0 to go on, with a
  * warning when user namespaces are off (the read fence still holds), or
@@ -119,6 +120,7 @@ static int protect(struct cf_fence *f)
 	       "changes go through the supervisor", why);
 	return 0;
 }
+#endif
 
 int cf_cmd_run(int argc, char **argv)
 {

@@ -129,6 +129,7 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
  * nothing run under --write-protect=require. */
 static void protect_self(struct cf_fence *f, const struct cf_options *o)
 {
+#ifdef __linux__
 	char why[512];
 	bool changed;
 	if (!f->ready || f->inherited)
@@ -153,6 +154,9 @@ static void protect_self(struct cf_fence *f, const struct cf_options *o)
 	fprintf(stderr, "credfence: write protection is off: %s; the files that your own tools "
 		"run later (.git/hooks, .git/config, ...) stay writable to the command, and "
 		"metadata changes go through the supervisor\n", why);
+#else
+	(void)f, (void)o; /* no mount namespace on macOS */
+#endif
 }
 
 void cf_shim_fence_self(void)
