@@ -198,3 +198,11 @@ size_t cf_path_depth(const char *path)
 			n++;
 	return n;
 }
+
+uint64_t cf_path_hash(const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h | 1;
+}

@@ -3,6 +3,7 @@
 #define CF_PATHS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 /* Called with each directory in which canonicalization looked a name up. */
@@ -27,6 +28,11 @@ int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
 
 /* True when PATH is DIR or lies under it. Both canonical. */
 bool cf_path_within(const char *path, const char *dir);
+
+/* A 64-bit FNV-1a hash of PATH, never 0 (0 marks a free slot): the tables
+ * that say a denied path once (the shim's notice, the supervisor's log line)
+ * key on it. */
+uint64_t cf_path_hash(const char *path);
 
 /* Writes the parent of a canonical PATH ("/" for "/x"). */
 void cf_path_parent(const char *path, char *out, size_t outsz);

@@ -64,10 +64,7 @@ static uint64_t seen[1024];
 
 static bool first_time(const char *path)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (const char *p = path; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h |= 1;
+	uint64_t h = cf_path_hash(path);
 	bool first = false;
 	pthread_mutex_lock(&seen_lock);
 	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {

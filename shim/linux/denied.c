@@ -211,10 +211,7 @@ static bool in_writable(const char *path)
 /* True the first time PATH is seen (the table full: never again). */
 static bool first_time(const char *path)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (const char *p = path; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h |= 1;
+	uint64_t h = cf_path_hash(path);
 	bool first = false;
 	pthread_mutex_lock(&judge.lock);
 	for (size_t i = 0; i < sizeof judge.said / sizeof *judge.said; i++) {

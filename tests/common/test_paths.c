@@ -204,3 +204,11 @@ Test(paths_canon, links_name_every_symlink_followed)
 	cr_expect_eq(seen.n, 0);
 	cf_strv_free(&seen);
 }
+
+Test(paths, path_hash_is_stable_distinct_and_never_zero)
+{
+	cr_expect_eq(cf_path_hash("/home/u/.ssh/id_ed25519"), cf_path_hash("/home/u/.ssh/id_ed25519"));
+	cr_expect_neq(cf_path_hash("/home/u/.ssh/id_ed25519"), cf_path_hash("/home/u/.ssh/id_rsa"));
+	cr_expect_neq(cf_path_hash(""), 0);
+	cr_expect_eq(cf_path_hash("") & 1, 1);
+}
