@@ -6,8 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The row words of a write outside every writable location: a terminal
+ * under /dev/pts gets its own (a pty another process holds, which
+ * --allow-ptys opens, not --writable). */
+#define CF_DENIAL_PTY_ROW "a terminal under /dev/pts that the command did not open"
+bool cf_denial_is_pty(const char *path);
+const char *cf_denial_row(const char *path);
+
 /* The option that would allow a denial of PATH (canonical): "--allow-read
- * P" for a secret read, "--writable DIR" for a write outside every
+ * P" for a secret read, "--allow-ptys" for a write of a terminal under
+ * /dev/pts, "--writable DIR" for any other write outside every
  * writable location, NULL for a write into a secret (no option makes a
  * secret writable). PATH under HOME (may be NULL) is shown as ~/...; OUT
  * gets the option and its argument. */

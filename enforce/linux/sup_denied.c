@@ -125,7 +125,7 @@ int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_den
 	cf_json_raw(line, sizeof line, &len, ",\"access\":");
 	cf_json_str(line, sizeof line, &len, wr ? "write" : "read");
 	cf_json_raw(line, sizeof line, &len, ",\"row\":");
-	cf_json_str(line, sizeof line, &len, holds ? row : "outside every writable location");
+	cf_json_str(line, sizeof line, &len, holds ? row : cf_denial_row(path));
 	cf_json_raw(line, sizeof line, &len, ",\"allow\":");
 	cf_json_str(line, sizeof line, &len, a ? a : "");
 	cf_json_raw(line, sizeof line, &len, "}\n");

@@ -5,9 +5,12 @@
  * none (the documented absence). The secret's content and a secret
  * variable's value never appear. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "secrets.h"
@@ -202,6 +205,28 @@ Test(shim_denials, a_write_outside_names_writable)
 	cr_expect_eq(st_count(o.err, want), 1, "one notice for the write outside");
 	cr_expect_eq(st_count(o.err, NOTICE), 1, "none for the write in the workspace");
 	cf_fx_out_free(&o);
+}
+
+/* A terminal under /dev/pts that the command does not hold: --writable can
+ * not open it (no writable location lies in /dev/pts); --allow-ptys does. */
+Test(shim_denials, a_write_to_a_pty_names_allow_ptys)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC); /* held here only */
+	cr_assert(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0, "no pty: %s", strerror(errno));
+	char pts[64], script[160];
+	cr_assert(ptsname_r(m, pts, sizeof pts) == 0);
+	snprintf(script, sizeof script, "echo x > '%s'; echo rc=$?", pts);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("a write to a pty", &o);
+	cr_expect(strstr(o.out, "rc=") && !strstr(o.out, "rc=0"), "the write to %s succeeded", pts);
+	char want[512];
+	snprintf(want, sizeof want, NOTICE "write of %s (a terminal under /dev/pts that the command "
+		 "did not open); to allow: --allow-ptys, or see: credfence check %s\n", pts, pts);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice naming --allow-ptys:\n%s", o.err);
+	cr_expect_null(strstr(o.err, "--writable"), "the notice names --writable");
+	cf_fx_out_free(&o);
+	close(m);
 }
 
 Test(shim_denials, quiet_denials_option_and_twin)
