@@ -62,3 +62,31 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 	}
 	return (size_t)r;
 }
+
+const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home)
+{
+	char l[4096 + 2];
+	snprintf(out, cap, "--allow-write-protected %s", cf_denial_tilde(l, sizeof l, loc, home));
+	return out;
+}
+
+size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
+				 const char *loc, const char *home)
+{
+	char p[4096 + 2], allow[4096 + 32];
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	cf_denial_protected_allow(allow, sizeof allow, loc, home);
+	int r = snprintf(out, cap,
+			 "credfence: denied write of %s (runs unfenced later: %s); to allow: %s, or "
+			 "see: credfence check %s\n",
+			 p, runs, allow, p);
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}

@@ -30,6 +30,19 @@ const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write,
 size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, const char *holds,
 		       const char *home);
 
+/* A write refused because a fenced command may not change what the user's
+ * own tools run later (common/protected.h, issue 23): "credfence: denied
+ * write of ~/w/.git/config (runs unfenced later: git config ...); to allow:
+ * --allow-write-protected ~/w/.git/config, or see: credfence check
+ * ~/w/.git/config\n". RUNS is the row's words, LOC the location the row
+ * covers (what a lift must name: the read-only mount is made there). Returns
+ * the length written (cut to CAP - 1). No allocation. */
+size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
+				 const char *loc, const char *home);
+
+/* "--allow-write-protected LOC" (LOC under HOME as ~/...) in OUT. */
+const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home);
+
 /* PATH under HOME as ~/..., else PATH itself, in OUT. */
 const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char *home);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -361,5 +362,45 @@ Test(shim_denials, a_run_says_a_path_once_whoever_reads_it)
 		     notices_of(&o, t.key));
 	cr_expect(strstr(o.err, "Permission denied"), "the reads were not refused");
 	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* ---- write protection (issue 23): a refused write of a protected path ---- */
+
+/* A git repository in the workspace, made outside the fence. */
+static void git_repo(void)
+{
+	char home[PATH_MAX + 8];
+	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+		  CF_ARGV("git", "init", "-q", "."));
+	cr_assert_eq(o.status, 0, "git init: %s", o.err);
+	cf_fx_out_free(&o);
+}
+
+/* The supervisor judges by the table, not the caller's word: a forged report
+ * of a path inside the workspace that no row covers logs nothing; one that a
+ * row covers is logged (it says no more than a real write would). */
+Test(shim_denials, a_forged_write_report_of_no_protected_path_logs_nothing)
+{
+	git_repo();
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "mkdir -p deep/er/.git\n"
+	       "\"$CF_T_DENYPROBE\" forge write \"$PWD/deep/er/.git/config\" \"$PWD/.git/configx\" "
+	       "\"$PWD/.gitx/hooks/a\" \"$PWD/.git/objects/x\" \"$PWD/.git/../.git/config\"\n"
+	       "echo next\n"
+	       "\"$CF_T_DENYPROBE\" forge write \"$PWD/.git/hooks/forged\"\n",
+	       NULL);
+	st_dump("forged writes", &o);
+	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 5, "the supervisor answers each:\n%s", o.out);
+	cr_expect(strstr(o.out, "next\nforge OK\n"), "a protected path is judged so:\n%s", o.out);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "/.git/hooks/forged\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
+	free(log);
 	cf_fx_out_free(&o);
 }
