@@ -379,6 +379,61 @@ static void git_repo(void)
 	cf_fx_out_free(&o);
 }
 
+#define GIT_CONFIG_ROW "git config (core.fsmonitor, core.hooksPath, aliases)"
+
+Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
+{
+	git_repo();
+	char *before = cf_fx_slurp(cf_fx_at(t.fx.ws, ".git/config"));
+	cr_assert(before);
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "git config user.name x; echo git=$?\n"
+	       "sh -c 'echo x > .git/hooks/pre-commit'; echo hook=$?\n"
+	       "git config user.name y; echo again=$?\n"
+	       "chmod 777 .git/config; echo x > src.txt; echo src=$?\n",
+	       NULL);
+	st_dump("protected writes", &o);
+	cr_expect(strstr(o.out, "git=") && !strstr(o.out, "git=0\n"), "git config wrote");
+	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
+	cr_expect(strstr(o.out, "src=0\n"), "a workspace file was refused");
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
+		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
+		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
+		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+		 "%s/.git/hooks/pre-commit\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
+	cr_expect(strstr(o.err, "Device or resource busy"), "git's own EBUSY is there");
+	/* Nothing changed. */
+	char *after = cf_fx_slurp(cf_fx_at(t.fx.ws, ".git/config"));
+	cr_expect(after && strcmp(before, after) == 0, ".git/config changed");
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(t.fx.ws, ".git/hooks/pre-commit"), &st) != 0, "a hook was made");
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 2, "two lines:\n%s", log);
+	snprintf(want, sizeof want,
+		 "\"program\":\"/usr/bin/git\",\"path\":\"%s/.git/config\",\"row\":\"" GIT_CONFIG_ROW
+		 "\",\"allow\":\"--allow-write-protected %s/.git/config\"}\n", t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "the .git/config line:\n%s", log);
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/hooks/pre-commit\",\"row\":\"git hooks\",\"allow\":"
+		 "\"--allow-write-protected %s/.git/hooks\"}\n", t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "the hook's line:\n%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "a denied line:\n%s", log);
+	free(log);
+	free(before);
+	free(after);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* The supervisor judges by the table, not the caller's word: a forged report
  * of a path inside the workspace that no row covers logs nothing; one that a
  * row covers is logged (it says no more than a real write would). */
