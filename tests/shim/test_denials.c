@@ -459,3 +459,27 @@ Test(shim_denials, a_forged_write_report_of_no_protected_path_logs_nothing)
 	free(log);
 	cf_fx_out_free(&o);
 }
+
+/* An option given on credfence run's command line alone reaches the shim's
+ * judge in CMD (as twins): a --deny X read is explained too. */
+Test(shim_denials, a_deny_given_to_run_is_explained)
+{
+	char dir[PATH_MAX + 16], file[PATH_MAX + 32], script[PATH_MAX + 64];
+	snprintf(dir, sizeof dir, "%s/private", t.fx.root);
+	snprintf(file, sizeof file, "%s/notes.txt", dir);
+	cf_fx_write(file, "CF-PRIVATE-MARKER\n");
+	snprintf(script, sizeof script, "cat '%s'; echo rc=$?", file);
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--deny", dir, NULL}, script, NULL);
+	st_dump("--deny", &o);
+	cr_expect(strstr(o.out, "rc=1"), "the denied file was read");
+	cr_expect_null(strstr(o.out, "CF-PRIVATE-MARKER"), "its content came out");
+	char want[3 * PATH_MAX];
+	snprintf(want, sizeof want, NOTICE "read of %s (", file);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the --deny path:\n%s", o.err);
+	snprintf(want, sizeof want, "to allow: --allow-read %s, or see: credfence check %s\n", file,
+		 file);
+	cr_expect_eq(st_count(o.err, want), 1, "naming --allow-read:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
