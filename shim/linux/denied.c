@@ -531,9 +531,10 @@ CF_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
  * Inside a writable location a read-only mount over a protected path refuses
  * a create, rename, unlink, chmod or link there with EROFS (EBUSY for the
  * mount point itself renamed over or removed: git's config.lock renamed
- * over .git/config); these calls name it, and the supervisor logs it. No
- * system call of their own is made before the real one: they resolve on
- * first use (no dlsym, malloc or open makes them). */
+ * over .git/config); these calls name it, and the supervisor logs it. The
+ * real ones are resolved in the constructor (unlink and rename are
+ * async-signal-safe: a handler that cleans up must not meet dlsym), and on
+ * first use before it ran (no dlsym, malloc or open makes them). */
 
 static struct {
 	int (*rename)(const char *, const char *);
@@ -561,8 +562,39 @@ static struct {
 	int (*utime)(const char *, const struct utimbuf *);
 } wreal;
 
-/* The real NAME, resolved on first use; a failed call with ENOSYS when
- * there is none. */
+#define WSTORE(name)                                                                              \
+	__atomic_store_n(&wreal.name, (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name),            \
+			 __ATOMIC_RELEASE)
+
+__attribute__((constructor(101))) static void resolve_writes(void)
+{
+	WSTORE(rename);
+	WSTORE(renameat);
+	WSTORE(renameat2);
+	WSTORE(unlink);
+	WSTORE(unlinkat);
+	WSTORE(rmdir);
+	WSTORE(remove);
+	WSTORE(mkdir);
+	WSTORE(mkdirat);
+	WSTORE(symlink);
+	WSTORE(symlinkat);
+	WSTORE(link);
+	WSTORE(linkat);
+	WSTORE(chmod);
+	WSTORE(fchmodat);
+	WSTORE(chown);
+	WSTORE(lchown);
+	WSTORE(fchownat);
+	WSTORE(truncate);
+	WSTORE(truncate64);
+	WSTORE(utimensat);
+	WSTORE(utimes);
+	WSTORE(utime);
+}
+
+/* The real NAME (resolved now if the constructor has not run yet); a failed
+ * call with ENOSYS when there is none. */
 #define WREAL(name, ...)                                                                          \
 	__typeof__(wreal.name) f = __atomic_load_n(&wreal.name, __ATOMIC_ACQUIRE);                \
 	if (!f) {                                                                                 \
