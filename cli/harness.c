@@ -154,11 +154,8 @@ static int export_twin(const struct cf_var_row *r, const struct cf_options *o, c
 	return v && setenv(r->name, v, 1) ? -1 : 0;
 }
 
-/* The shim reads only the environment: turn the options, and the twins they
- * were merged with, into twins again (the rows of common/vars.c that
- * credfence harness exports), every path absolute. POL is the policy built
- * from them at start. */
-static int export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd)
+int cf_cli_export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd,
+			  unsigned set_by)
 {
 	struct cf_options o = c->opts;
 	/* The workspace is fixed at start, canonical: the harness may change
@@ -181,12 +178,13 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	o.allow_read = reads;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < CF_VAR_COUNT; i++)
-		if ((cf_vars[i].set_by & CF_SET_EXPORT) && export_twin(&cf_vars[i], &o, cwd))
+		if ((cf_vars[i].set_by & set_by) && export_twin(&cf_vars[i], &o, cwd))
 			rc = -1;
 	cf_strv_free(&reads);
 	if (rc)
 		return rc;
-	if (pol->allow_sockets.n && unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
+	if ((set_by & CF_SET_EXPORT) && pol->allow_sockets.n &&
+	    unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
 		return -1;
 	return 0;
 }
@@ -836,7 +834,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (export_options(&c, &f.pol, cwd) || cf_cli_preload(shim) ||
+	if (cf_cli_export_options(&c, &f.pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "paths.h"
 #include "landlock.h"
+#include "protected_match.h"
 #include "sup_denied.h"
 #include "sys.h"
 #include "userns.h"
@@ -121,6 +122,24 @@ static void refuse(struct cf_fence *f, int rc, const struct cf_expand_result *re
 	f->ready = false;
 }
 
+/* The write protection's scope into F's blob (sup_denied.h): a lift that can
+ * not be made canonical is left out (the CLI refuses it before this). */
+static int protect_blob(struct cf_fence *f, const struct cf_options *o, const char *cwd)
+{
+	struct cf_strv lifts = {0};
+	const char *bad;
+	char c[PATH_MAX];
+	bool canon = cf_canon(cwd, NULL, c, sizeof c, NULL, NULL) == 0;
+	int rc = cf_protected_canon_lifts(&o->allow_write_protected, canon ? c : cwd, &lifts, &bad);
+	if (rc == -ENOMEM) {
+		cf_strv_free(&lifts);
+		return rc;
+	}
+	rc = cf_sup_protect_blob(&f->ipc.blob, &f->ipc.blob_len, &f->pol, canon ? c : NULL, &lifts);
+	cf_strv_free(&lifts);
+	return rc;
+}
+
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd)
 {
@@ -157,6 +176,9 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 		return rc;
 	/* The secrets, for the supervisor's denied lines (sup_denied.h). */
 	if ((rc = cf_sup_denied_blob(&f->ipc.blob, &f->ipc.blob_len, f->pol.denied, f->pol.n_denied)))
+		return rc;
+	/* And the write protection's scope, for its write_protected lines. */
+	if ((rc = protect_blob(f, o, cwd)))
 		return rc;
 	if (f->abi < 0 || f->abi < CF_LANDLOCK_MIN_ABI) {
 		refuse(f, f->abi < 0 ? f->abi : 0, NULL);
