@@ -47,6 +47,11 @@ struct cf_shim {
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
+#ifndef __APPLE__
+	/* harness: the mount namespace of the fenced tree its children enter
+	 * (enforce/linux/fenced_keep.h), adopted in the constructor. */
+	struct cf_fenced_keep keep;
+#endif
 };
 
 extern struct cf_shim cf_shim;
