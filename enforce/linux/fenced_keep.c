@@ -135,6 +135,7 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 	k->root = geteuid() == 0;
 	k->write_protect = ns->write_protect;
 	if (ns->no_userns) {
+		ns->fail_step = CF_USERNS_UNSHARE;
 		cf_fenced_ns_words(ns, -EPERM, k->off_why, sizeof k->off_why);
 		return -EPERM;
 	}
