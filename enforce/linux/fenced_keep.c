@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <linux/nsfs.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -109,7 +108,8 @@ static void helper(struct cf_fenced_ns *ns, int in, int out)
 	_exit(0);
 }
 
-static int open_ns(pid_t pid, const char *which, unsigned long long *ino, char *why, size_t n)
+static int open_ns(pid_t pid, const char *which, unsigned long long *ino,
+		   unsigned long long *dev, char *why, size_t n)
 {
 	char path[64];
 	struct stat st;
@@ -123,6 +123,7 @@ static int open_ns(pid_t pid, const char *which, unsigned long long *ino, char *
 		return snprintf(why, n, "can not open %s: %s", path, strerror(-rc)), rc;
 	}
 	*ino = (unsigned long long)st.st_ino;
+	*dev = (unsigned long long)st.st_dev;
 	return fd;
 }
 
@@ -193,10 +194,10 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 		goto out;
 	}
 	k->held = r.held;
-	if ((rc = open_ns(pid, "user", &k->user_ino, k->off_why, sizeof k->off_why)) < 0)
+	if ((rc = open_ns(pid, "user", &k->user_ino, &k->dev, k->off_why, sizeof k->off_why)) < 0)
 		goto out;
 	k->user_fd = rc;
-	if ((rc = open_ns(pid, "mnt", &k->mnt_ino, k->off_why, sizeof k->off_why)) < 0) {
+	if ((rc = open_ns(pid, "mnt", &k->mnt_ino, &k->dev, k->off_why, sizeof k->off_why)) < 0) {
 		close(k->user_fd);
 		k->user_fd = -1;
 		goto out;
@@ -219,18 +220,19 @@ void cf_fenced_keep_value(const struct cf_fenced_keep *k, char *buf, size_t n)
 	if (k->user_fd < 0 || k->mnt_fd < 0)
 		snprintf(buf, n, "off:%s", k->off_why);
 	else
-		snprintf(buf, n, "%05d,%05d,%llu,%llu,%zu,%d", k->user_fd, k->mnt_fd, k->user_ino,
-			 k->mnt_ino, k->held, k->root ? 1 : 0);
+		snprintf(buf, n, "%05d,%05d,%llu,%llu,%llu,%zu,%d", k->user_fd, k->mnt_fd,
+			 k->user_ino, k->mnt_ino, k->dev, k->held, k->root ? 1 : 0);
 }
 
-/* FD is the namespace of TYPE with inode INO. Raw system calls. */
-static bool is_ns(int fd, int type, unsigned long long ino)
+/* FD is the namespace with inode INO on the namespace file system DEV (an
+ * inode number names one namespace there; the user and the mount
+ * namespace have two). Raw system calls. */
+static bool is_ns(int fd, unsigned long long ino, unsigned long long dev)
 {
 	struct stat st;
 	if (fd < 0 || cf_sys4(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH))
 		return false;
-	return (unsigned long long)st.st_ino == ino &&
-	       cf_sys2(SYS_ioctl, fd, NS_GET_NSTYPE) == type;
+	return (unsigned long long)st.st_ino == ino && (unsigned long long)st.st_dev == dev;
 }
 
 /* Above what a harness uses: a shell moves its own descriptors down from
@@ -265,13 +267,13 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 		snprintf(k->off_why, sizeof k->off_why, "%s", value + 4);
 		return value;
 	}
-	if (sscanf(value, "%d,%d,%llu,%llu,%zu,%d", &ufd, &mfd, &k->user_ino, &k->mnt_ino, &k->held,
-		   &root) != 6) {
+	if (sscanf(value, "%d,%d,%llu,%llu,%llu,%zu,%d", &ufd, &mfd, &k->user_ino, &k->mnt_ino,
+		   &k->dev, &k->held, &root) != 7 || k->user_ino == k->mnt_ino) {
 		snprintf(k->off_why, sizeof k->off_why, "CREDFENCE_FENCED_NS is malformed");
 		return NULL;
 	}
 	k->root = root == 1;
-	if (!is_ns(ufd, CLONE_NEWUSER, k->user_ino) || !is_ns(mfd, CLONE_NEWNS, k->mnt_ino)) {
+	if (!is_ns(ufd, k->user_ino, k->dev) || !is_ns(mfd, k->mnt_ino, k->dev)) {
 		snprintf(k->off_why, sizeof k->off_why,
 			 "the harness was started without its descriptors (something closed them "
 			 "before it ran)");
@@ -350,8 +352,7 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 	}
 	/* A harness that closed every descriptor before it forked this child
 	 * (CPython's close_fds), or put another file in their place. */
-	if (!is_ns(k->user_fd, CLONE_NEWUSER, k->user_ino) ||
-	    !is_ns(k->mnt_fd, CLONE_NEWNS, k->mnt_ino)) {
+	if (!is_ns(k->user_fd, k->user_ino, k->dev) || !is_ns(k->mnt_fd, k->mnt_ino, k->dev)) {
 		*why = "the descriptors of the namespace were closed before this child's exec "
 		       "(a close_fds, or a closefrom)";
 		return -EBADF;

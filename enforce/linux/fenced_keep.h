@@ -33,6 +33,7 @@
 struct cf_fenced_keep {
 	int user_fd, mnt_fd;       /* -1: none */
 	unsigned long long user_ino, mnt_ino; /* the namespaces' inode numbers */
+	unsigned long long dev;    /* and the device of the namespace file system */
 	size_t held;               /* protected paths held read-only in it */
 	bool root;                 /* made for a root harness: children keep root's
 				      capabilities less the three the guard drops */
@@ -47,8 +48,8 @@ struct cf_fenced_keep {
  * unchanged either way. */
 int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns);
 
-/* K as the value of CREDFENCE_FENCED_NS ("USERFD,MNTFD,USERINO,MNTINO,HELD,
- * ROOT", the descriptors in five digits, or "off:WHY") into BUF. Five
+/* K as the value of CREDFENCE_FENCED_NS ("USERFD,MNTFD,USERINO,MNTINO,DEV,
+ * HELD,ROOT", the descriptors in five digits, or "off:WHY") into BUF. Five
  * digits: the shim writes the numbers it moves them to over the value in
  * place (a shell reads the environment main() was given, not environ
  * after a setenv). */
