@@ -119,7 +119,7 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	else if (rc == -CF_ENS_REFUSED)
 		goto refused; /* worded by enter_ns */
 	if (rc == -CF_EIPC_ENDED && !ended)
-		cf_shim_supervisor_ended(f); /* found here first: a vfork child, a raw clone */
+		cf_shim_supervisor_ended_log(f, logfd); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
 refused:;
