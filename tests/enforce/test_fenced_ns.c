@@ -636,3 +636,28 @@ Test(fenced_ns, the_harness_itself_still_writes_the_protected_files)
 	cr_expect(strstr(cfg, "#harness") && !strstr(cfg, "\nx\n"), "%s", cfg);
 	free(cfg);
 }
+
+/* The children's user namespace maps every id to itself for a root
+ * harness, so that a root child's chown and tar -p keep owners as without
+ * the fence; a user's child owns its files as before. */
+Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
+{
+	cf_test_require_landlock();
+	cf_test_require_tool("tar");
+	repo();
+	harness_way = "spawn";
+	char script[512];
+	unsigned uid = geteuid() == 0 ? 12345 : (unsigned)geteuid();
+	unsigned gid = geteuid() == 0 ? 23456 : (unsigned)getegid();
+	cf_fx_fmt(script, sizeof script,
+		  "set -e; mkdir -p o/d && echo x > o/d/f && chown %u:%u o/d/f && "
+		  "tar -cf o.tar o && mkdir x && tar -xpf o.tar -C x && "
+		  "stat -c 'owner %%u:%%g' x/o/d/f",
+		  uid, gid);
+	harness_child(NULL, NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "owner %u:%u", uid, gid), OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_assert_eq(stat(cf_fx_at(fx.ws, "x/o/d/f"), &st), 0);
+	cr_expect(st.st_uid == uid && st.st_gid == gid, "owner %u:%u outside", st.st_uid, st.st_gid);
+}
