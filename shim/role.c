@@ -267,6 +267,13 @@ void cf_shim_become_harness(void)
 	char *now = getenv(ns_var);
 	if (v == ns_value && now && strlen(now) == strlen(v))
 		memcpy(now, v, strlen(v));
+	/* What the guard bound, for each child to check that it still is:
+	 * out of memory, nothing is checked. */
+	static struct cf_protect_plan held;
+	char here[PATH_MAX];
+	if (getcwd(here, sizeof here))
+		(void)cf_fenced_keep_plan(&cf_shim.keep, &held, &f->pol, &o->allow_write_protected,
+					  here);
 #endif
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;

@@ -390,6 +390,33 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 	return 0;
 }
 
+int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
+			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd)
+{
+	if (k->user_fd < 0)
+		return 0;
+	int rc = cf_protect_plan_build(plan, pol, allow, cwd);
+	if (!rc)
+		k->plan = plan;
+	return rc;
+}
+
+const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k)
+{
+	const struct cf_protect_plan *pp = k->plan;
+	struct statx stx;
+	for (size_t i = 0; pp && i < pp->n_items; i++) {
+		const char *p = pp->items[i].path;
+		long rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+				  STATX_TYPE, &stx);
+		if (rc || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+			return rc ? p : NULL; /* the kernel does not say: not checked */
+		if (!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+			return p;
+	}
+	return NULL;
+}
+
 void cf_fenced_keep_pass(const struct cf_fenced_keep *k, bool on)
 {
 	if (k->user_fd < 0 || k->mnt_fd < 0)

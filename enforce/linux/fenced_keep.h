@@ -38,6 +38,10 @@ struct cf_fenced_keep {
 	bool root;                 /* made for a root harness: children keep root's
 				      capabilities less the three the guard drops */
 	int write_protect;         /* enum cf_write_protect of the harness */
+	/* The paths held read-only, as the harness planned them at its start
+	 * (cf_fenced_keep_plan): each child checks that each is still a mount
+	 * point. NULL: not checked. */
+	const struct cf_protect_plan *plan;
 	char off_why[512];         /* none: why ("" while there is one) */
 };
 
@@ -73,6 +77,19 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
  * the namespaces: fall back), true when the child is left half-way (it
  * must not run). */
 int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const char **why);
+
+/* Normal context, the harness's constructor: plan the protected paths
+ * again for POL, ALLOW and CWD into PLAN (the guard bound them), for K's
+ * children to check. 0 or -ENOMEM (then none is checked). */
+int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
+			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd);
+
+/* In a child that entered K's namespace, raw system calls and stack only:
+ * the first path of K's plan that is no longer a mount point, or NULL. A
+ * file replaced from outside by a rename (your own `git config` renames
+ * config.lock over .git/config) or removed loses its mount in every
+ * namespace: it is writable in this one until the harness restarts. */
+const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k);
 
 /* The harness replacing its own image keeps the descriptors (ON: clear
  * FD_CLOEXEC) or takes them back (after a failed exec). Raw system calls. */

@@ -63,7 +63,7 @@ static void join(char *out, size_t cap, const char *a, const char *b, const char
  * when write protection is "warn"), or -CF_ENS_REFUSED with REASON: the
  * child is left half-way, or --write-protect=require and there is none. */
 static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		    size_t cap)
+		    size_t cap, char *lostwhy, size_t lostcap)
 {
 	const struct cf_fenced_keep *k = &cf_shim.keep;
 	bool changed;
@@ -73,6 +73,22 @@ static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 	ns->held = k->held;
 	if (!cf_fenced_keep_enter(k, &changed, &why)) {
 		ns->metadata = by_mounts;
+		const char *lost = cf_fenced_keep_lost(k);
+		if (!lost)
+			return 0;
+		/* Replaced from outside by a rename, or removed: its mount is
+		 * gone in this namespace too, and it can not be made again
+		 * here (the harness's Landlock domain refuses mounts). */
+		join(lostwhy, lostcap, lost, " was replaced or removed from outside since the harness "
+			     "started, and is no longer held read-only; start the harness again", "");
+		ns->off_why = lostwhy;
+		if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
+			join(reason, cap, "write protection can not be kept for this child: ", lostwhy,
+			     "");
+			return -CF_ENS_REFUSED;
+		}
+		join(reason, cap, "warning: ", lostwhy, "");
+		cf_shim_say(reason, "\n");
 		return 0;
 	}
 	ns->metadata = "supervisor";
@@ -99,7 +115,7 @@ static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
 			     const struct cf_child_env *ce)
 {
-	char buf[8192], reason[1024 + PATH_MAX];
+	char buf[8192], reason[1024 + PATH_MAX], lostwhy[1024];
 	struct cf_expand_result res = {0};
 	/* Opened before the namespace: the log lies outside every writable
 	 * location, read-only in it. */
@@ -110,7 +126,7 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	struct cf_fence_ns_state ns = {NULL, 0, NULL};
 	int rc = !f->ready ? -EPERM
 		 : ended   ? -CF_EIPC_ENDED
-			   : enter_ns(f, &ns, reason, sizeof reason);
+			   : enter_ns(f, &ns, reason, sizeof reason, lostwhy, sizeof lostwhy);
 	if (!rc)
 		rc = ns.metadata == by_mounts
 			     ? cf_fence_enter_in_ns(f, checked, buf, sizeof buf, &res)
