@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
@@ -660,4 +661,74 @@ Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
 	struct stat st;
 	cr_assert_eq(stat(cf_fx_at(fx.ws, "x/o/d/f"), &st), 0);
 	cr_expect(st.st_uid == uid && st.st_gid == gid, "owner %u:%u outside", st.st_uid, st.st_gid);
+}
+
+/* While a harness runs, the user's own `git config` outside renames
+ * config.lock over .git/config: the kernel detaches the read-only bind in
+ * the children's namespace too (SECURITY.md). Each later child finds the
+ * path no longer held: with warn it runs, and stderr and the log say so;
+ * with require it is refused. */
+static void renamed_from_outside(const char *opt)
+{
+	char started[PATH_MAX], renamed[PATH_MAX], watch[3 * PATH_MAX], script[3 * PATH_MAX];
+	repo();
+	cf_fx_fmt(started, sizeof started, "%s/started", fx.root);
+	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.root);
+	cf_fx_fmt(watch, sizeof watch,
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "git config user.name renamed-over && : > '%s'",
+		  started, renamed);
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, watch);
+		_exit(p.status);
+	}
+	cf_fx_fmt(script, sizeof script,
+		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-BEFORE'\n"
+		  ": > '%s'\n"
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
+		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-AFTER'\n"
+		  "exit 0\n",
+		  started, renamed);
+	static struct argvb b;
+	b.n = 0;
+	if (opt)
+		argvb_add(&b, "%s", opt);
+	argvb_add(&b, "--");
+	argvb_add(&b, "bash");
+	argvb_add(&b, "-c");
+	argvb_add(&b, "%s", script);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "WROTE-BEFORE"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, ".git/config was replaced or removed from outside since the harness "
+				"started, and is no longer held read-only; start the harness again"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_is_said_lost)
+{
+	cf_test_require_landlock();
+	renamed_from_outside(NULL);
+	/* The documented limit: the new file is writable to the children. */
+	cr_expect(strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: warning: "), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_refuses_children_under_require)
+{
+	cf_test_require_landlock();
+	renamed_from_outside("--write-protect=require");
+	cr_expect(!strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be kept for this child"),
+		  OUT_FMT, OUT_ARGS(o));
+	char *cfg = cf_fx_slurp(cf_fx_at(fx.ws, ".git/config"));
+	cr_assert(cfg);
+	cr_expect(!strstr(cfg, "\nx\n"), "%s", cfg);
+	free(cfg);
 }
