@@ -352,9 +352,25 @@ Test(fenced_ns, devices_fifos_and_ptys_on_read_only_mounts_still_work)
  * move_mount, and not from a new user namespace of its own (its mounts are
  * copied locked). As root too: root keeps its capabilities over exec, so
  * the namespace took CAP_SYS_ADMIN from it. */
+static void no_mount_made_writable(void);
+
 Test(fenced_ns, no_process_inside_can_make_a_mount_writable)
 {
 	cf_test_require_landlock();
+	no_mount_made_writable();
+}
+
+/* A harness child is in a user namespace the guard's helper made, whose
+ * owner is the harness's user: it gave up the capabilities setns gave it. */
+Test(fenced_ns, no_harness_child_can_make_a_mount_writable)
+{
+	cf_test_require_landlock();
+	harness_way = "fork";
+	no_mount_made_writable();
+}
+
+static void no_mount_made_writable(void)
+{
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	repo();
 	char script[4 * PATH_MAX];
