@@ -257,6 +257,9 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 {
 	int mnt = -1, rc, step;
 	memset(rep, 0, sizeof *rep);
+	if (keep)
+		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
+						.off_why = "the harness's guard failed before it"};
 	if ((rc = cf_userns_own(&step)))
 		return cf_userns_words(rc, step, why, n);
 	if ((rc = make_covers(&mnt, why, n)))
