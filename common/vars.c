@@ -104,6 +104,10 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 	[CF_VAR_LAUNCHER] = {"CREDFENCE_LAUNCHER", NULL, CF_KIND_PATH, CF_BY_SHIM, CF_SET_HARNESS,
 			     "the credfence a child is run through when its environment moves a secret",
 			     NOT_PARSED},
+	[CF_VAR_FENCED_NS] = {"CREDFENCE_FENCED_NS", NULL, CF_KIND_MARKER, CF_BY_SHIM,
+			      CF_SET_HARNESS,
+			      "the descriptors of the mount namespace the harness's children enter",
+			      NOT_PARSED},
 	[CF_VAR_SCRIPT] = {"CREDFENCE_SCRIPT", NULL, CF_KIND_PATH, CF_BY_CREDFENCE, CF_SET_SCRIPT,
 			   "the launcher script that ran credfence", NOT_PARSED},
 };

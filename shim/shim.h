@@ -47,6 +47,11 @@ struct cf_shim {
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
+#ifndef __APPLE__
+	/* harness: the mount namespace of the fenced tree its children enter
+	 * (enforce/linux/fenced_keep.h), adopted in the constructor. */
+	struct cf_fenced_keep keep;
+#endif
 };
 
 extern struct cf_shim cf_shim;
@@ -107,6 +112,10 @@ void cf_shim_watch_supervisor(const struct cf_fence *f);
  * child's cf_ipc_enter). Raw syscalls and stack: callable in a vfork child,
  * where it marks the harness's own memory. */
 void cf_shim_supervisor_ended(const struct cf_fence *f);
+/* The same, with the log open already at LOGFD (< 0: opened here): a
+ * harness child in the mount namespace of the fenced tree, where the log
+ * is on a read-only mount, opened it before. */
+void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd);
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))

@@ -333,12 +333,16 @@ bool cf_fence_current(const struct cf_fence *f)
 }
 
 static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out,
-		 bool checked)
+		 bool checked, bool by_mounts)
 {
 	struct cf_expand_result res = {0};
 	*out = res;
 	if (f->inherited)
 		return 0;
+	/* F may be the harness's shared copy: this child's own copy of the IPC
+	 * fence says whether it is in the namespace (fenced_keep.h). */
+	struct cf_ipc ipc = f->ipc;
+	ipc.meta_by_mounts = ipc.meta_by_mounts || by_mounts;
 	if (f->abi <= 0)
 		return f->abi < 0 ? f->abi : -ENOSYS;
 	bool between_done = false;
@@ -347,7 +351,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		 * (shim/linux/thread.c, bury) while a vfork child of another thread may
 		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
-		int rc = cf_ll_restrict_with(ruleset, ipc_between, &f->ipc);
+		int rc = cf_ll_restrict_with(ruleset, ipc_between, &ipc);
 		if (rc == 0) {
 			out->rules = f->res.rules;
 			return 0;
@@ -367,7 +371,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	if (fd < 0)
 		return fd;
 	int rc = between_done ? cf_ll_restrict_self(fd)
-			      : cf_ll_restrict_with(fd, ipc_between, &f->ipc);
+			      : cf_ll_restrict_with(fd, ipc_between, &ipc);
 	cf_sys_close(fd);
 	return rc;
 }
@@ -386,13 +390,19 @@ int cf_fence_log_open(const struct cf_fence *f)
 
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *out)
 {
-	return enter(f, buf, bufsz, out, false);
+	return enter(f, buf, bufsz, out, false, false);
 }
 
 int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *out)
 {
-	return enter(f, buf, bufsz, out, f->ready && !f->racy);
+	return enter(f, buf, bufsz, out, f->ready && !f->racy, false);
+}
+
+int cf_fence_enter_in_ns(const struct cf_fence *f, bool checked, char *buf, size_t bufsz,
+			 struct cf_expand_result *out)
+{
+	return enter(f, buf, bufsz, out, checked && f->ready && !f->racy, true);
 }
 
 int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, const char *cwd)
@@ -474,12 +484,20 @@ const char *cf_fence_metadata_by(const struct cf_fence *f)
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {
-	struct cf_event e = {pid, program, "landlock", f->abi, applied, reason, f->pol.mode, rules,
-			     NULL, 0, NULL};
+	struct cf_fence_ns_state ns = {NULL, 0, NULL};
 	if (f->ns.planned) {
-		e.metadata = cf_fence_metadata_by(f);
-		e.protected_held = f->ns.held;
-		e.write_protect_off = f->ns.in_force ? NULL : f->ns.off_why;
+		ns.metadata = cf_fence_metadata_by(f);
+		ns.held = f->ns.held;
+		ns.off_why = f->ns.in_force ? NULL : f->ns.off_why;
 	}
+	cf_fence_log_ns(f, &ns, fd, pid, program, applied, reason, rules, buf, bufsz);
+}
+
+void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *ns, int fd,
+		     pid_t pid, const char *program, bool applied, const char *reason, size_t rules,
+		     char *buf, size_t bufsz)
+{
+	struct cf_event e = {pid,  program, "landlock", f->abi, applied, reason, f->pol.mode, rules,
+			     ns->metadata, ns->held, ns->off_why};
 	cf_event_write(fd, &e, f->lists_json, buf, bufsz);
 }
