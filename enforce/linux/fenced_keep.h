@@ -97,7 +97,8 @@ int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
  * the first path of K's plan that is no longer a mount point, or NULL. A
  * file replaced from outside by a rename (your own `git config` renames
  * config.lock over .git/config) or removed loses its mount in every
- * namespace: it is writable in this one until the harness restarts. */
+ * namespace: it is writable in this one until the keeper binds it again
+ * (cf_fenced_keep_ask). */
 const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k);
 
 /* In a child whose entry found a path lost (cf_fenced_keep_lost), raw
