@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -28,6 +29,15 @@
 
 #define WATCHED (IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | \
 		 IN_MOVE_SELF | IN_ONLYDIR)
+
+#define CF_KEEPER_REST_MS 2
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* The parent directory of PATH into BUF and its last name. */
 static const char *split(const char *path, char *buf, size_t n)
@@ -140,8 +150,16 @@ void cf_fenced_keeper(const struct cf_protect_plan *pp, int harness, int sock)
 	watch_all(pp, ino);
 	hold_all(pp);
 	struct pollfd pf[3] = {{harness, POLLIN, 0}, {ino, POLLIN, 0}, {sock, POLLIN, 0}};
+	/* After a batch of requests the socket rests for CF_KEEPER_REST_MS:
+	 * a flood of requests (from the harness, which holds the socket)
+	 * then blocks its writer instead of keeping the keeper busy, and the
+	 * watch is served first. */
+	long rest_until = 0;
 	for (;;) {
-		if (poll(pf, 3, -1) < 0) {
+		long rest = rest_until - now_ms();
+		int n = rest > 0 ? 2 : 3;
+		pf[2].revents = 0;
+		if (poll(pf, (nfds_t)n, rest > 0 ? (int)rest : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			_exit(1);
@@ -154,7 +172,9 @@ void cf_fenced_keeper(const struct cf_protect_plan *pp, int harness, int sock)
 		}
 		if (pf[2].revents & (POLLHUP | POLLERR))
 			_exit(0);
-		if (pf[2].revents & POLLIN)
+		if (pf[2].revents & POLLIN) {
 			answer(pp, sock);
+			rest_until = now_ms() + CF_KEEPER_REST_MS;
+		}
 	}
 }
