@@ -214,15 +214,16 @@ static int ipc_between(const void *ctx)
 	return ipc_code(st->ipc->addr[0] ? cf_ipc_enter_begin(st->ipc, st->pending) : -ENOTCONN);
 }
 
-/* The whole fence on the calling thread, RULESET's Landlock layer last. The
- * supervisor's answer to the handover is waited for after the Landlock
- * layer, so that the two processes' work overlaps (the layer costs about
- * 0.5 us a rule); nothing runs before the answer is in, and an IPC failure
- * wins over the layer's result, as it did when it came first. */
-static int restrict_fenced(const struct cf_fence *f, int ruleset)
+/* The whole fence on the calling thread, with IPC's supervisor, RULESET's
+ * Landlock layer last. The supervisor's answer to the handover is waited
+ * for after the Landlock layer, so that the two processes' work overlaps
+ * (the layer costs about 0.5 us a rule); nothing runs before the answer is
+ * in, and an IPC failure wins over the layer's result, as it did when it
+ * came first. */
+static int restrict_fenced(const struct cf_ipc *ipc, int ruleset)
 {
 	int pending = -1;
-	int rc = cf_ll_restrict_with(ruleset, ipc_between, &(struct ipc_step){&f->ipc, &pending});
+	int rc = cf_ll_restrict_with(ruleset, ipc_between, &(struct ipc_step){ipc, &pending});
 	if (pending >= 0) {
 		int answer = ipc_code(cf_ipc_enter_end(pending));
 		if (answer)
@@ -308,7 +309,7 @@ int cf_fence_apply(struct cf_fence *f)
 		return -EPERM;
 	if (f->inherited)
 		return 0;
-	int rc = restrict_fenced(f, f->ruleset);
+	int rc = restrict_fenced(&f->ipc, f->ruleset);
 	if (rc)
 		refuse(f, rc, NULL);
 	return rc;
@@ -351,7 +352,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		 * (shim/linux/thread.c, bury) while a vfork child of another thread may
 		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
-		int rc = restrict_fenced(f, ruleset);
+		int rc = restrict_fenced(&f->ipc, ruleset);
 		if (rc == 0) {
 			out->rules = f->res.rules;
 			return 0;
@@ -371,7 +372,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	if (fd < 0)
 		return fd;
 	int rc = between_done ? cf_ll_restrict_self(fd)
-			      : restrict_fenced(f, fd);
+			      : restrict_fenced(&f->ipc, fd);
 	cf_sys_close(fd);
 	return rc;
 }
