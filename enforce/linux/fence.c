@@ -216,14 +216,41 @@ void cf_fence_free(struct cf_fence *f)
 	f->ruleset = -1;
 }
 
-/* Between the terminal filter and the Landlock layer: the IPC fence. Every
- * failure of it reads as one, whatever step failed. */
+/* Every failure of the IPC fence reads as one, whatever step failed. */
+static int ipc_code(int rc)
+{
+	return rc < 0 && rc > -CF_EIPC ? -(CF_EIPC - rc) : rc;
+}
+
+struct ipc_step {
+	const struct cf_ipc *ipc;
+	int *pending; /* the handover's socket, awaiting the supervisor's answer */
+};
+
+/* Between the terminal filter and the Landlock layer: the IPC fence, up to
+ * the handover (the supervisor's abstract socket is out of reach once the
+ * Landlock layer is on). */
 static int ipc_between(const void *ctx)
 {
-	const struct cf_ipc *ipc = ctx;
-	int rc = ipc->addr[0] ? cf_ipc_enter(ipc) : -ENOTCONN;
-	if (rc < 0 && rc > -CF_EIPC)
-		rc = -(CF_EIPC - rc);
+	const struct ipc_step *st = ctx;
+	return ipc_code(st->ipc->addr[0] ? cf_ipc_enter_begin(st->ipc, st->pending) : -ENOTCONN);
+}
+
+/* The whole fence on the calling thread, with IPC's supervisor, RULESET's
+ * Landlock layer last. The supervisor's answer to the handover is waited
+ * for after the Landlock layer, so that the two processes' work overlaps
+ * (the layer costs about 0.5 us a rule); nothing runs before the answer is
+ * in, and an IPC failure wins over the layer's result, as it did when it
+ * came first. */
+static int restrict_fenced(const struct cf_ipc *ipc, int ruleset)
+{
+	int pending = -1;
+	int rc = cf_ll_restrict_with(ruleset, ipc_between, &(struct ipc_step){ipc, &pending});
+	if (pending >= 0) {
+		int answer = ipc_code(cf_ipc_enter_end(pending));
+		if (answer)
+			rc = answer;
+	}
 	return rc;
 }
 
@@ -304,7 +331,7 @@ int cf_fence_apply(struct cf_fence *f)
 		return -EPERM;
 	if (f->inherited)
 		return 0;
-	int rc = cf_ll_restrict_with(f->ruleset, ipc_between, &f->ipc);
+	int rc = restrict_fenced(&f->ipc, f->ruleset);
 	if (rc)
 		refuse(f, rc, NULL);
 	return rc;
@@ -351,7 +378,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 		 * (shim/linux/thread.c, bury) while a vfork child of another thread may
 		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
-		int rc = cf_ll_restrict_with(ruleset, ipc_between, &ipc);
+		int rc = restrict_fenced(&ipc, ruleset);
 		if (rc == 0) {
 			out->rules = f->res.rules;
 			return 0;
@@ -371,7 +398,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	if (fd < 0)
 		return fd;
 	int rc = between_done ? cf_ll_restrict_self(fd)
-			      : cf_ll_restrict_with(fd, ipc_between, &ipc);
+			      : restrict_fenced(&ipc, fd);
 	cf_sys_close(fd);
 	return rc;
 }
