@@ -21,7 +21,7 @@ CF_SUITE_STATE()
 static bool self_mode;
 /* A child of credfence harness instead: "bash" (a bash harness forks and
  * execs it) or a way of cf-nsharness (fork, vfork, spawn, system,
- * closefds). */
+ * closefds, moved). */
 static const char *harness_way;
 
 static void setup(void)
@@ -509,6 +509,88 @@ Test(fenced_ns, every_attack_fails_from_a_system_harness_child)
 	cf_test_require_landlock();
 	harness_way = "system";
 	attack_and_check(NULL, "system()");
+}
+
+/* A child whose environment moves a secret (KUBECONFIG) is relaunched by
+ * the shim through credfence run, which runs inside the harness's guard and
+ * can make no mount: it enters the namespace the guard made. MOVED: the
+ * variable for cf-nsharness's "moved" way, the file it names holding a
+ * marker that only the relaunched fence denies (proof of the relaunch). */
+static const char *moved_env(char *moved, size_t n)
+{
+	cf_fx_fmt(moved, n, "CF_T_MOVED=%s/moved-kube", fx.root);
+	FILE *k = fopen(moved + strlen("CF_T_MOVED="), "w");
+	cr_assert(k);
+	fputs("MOVED-KUBE-MARKER\n", k);
+	fclose(k);
+	return moved;
+}
+
+Test(fenced_ns, every_attack_fails_from_a_relaunched_harness_child)
+{
+	char moved[PATH_MAX + 32];
+	cf_test_require_landlock();
+	harness_way = "moved";
+	attack_and_check((const char *[]){moved_env(moved, sizeof moved), NULL},
+			 "a relaunched harness child");
+	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+}
+
+static const char relaunch_script[] =
+	"cat \"$KUBECONFIG\" || echo kube denied\n"
+	"echo x >> .git/config && echo config written\n"
+	"echo x > .git/hooks/pre-commit && echo hook written\n"
+	"true\n";
+
+static void relaunched(const char *no_userns, bool held)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8], moved[PATH_MAX + 32];
+	repo();
+	char *before = snapshot();
+	harness_way = "moved";
+	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
+	cf_fx_fmt(opt, sizeof opt, "--log=%s", log);
+	harness_child((const char *[]){moved_env(moved, sizeof moved), no_userns, NULL}, opt,
+		      relaunch_script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* Relaunched: the fence built from the child's environment denies it. */
+	cr_expect(has_line(o.out, "kube denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "MOVED-KUBE-MARKER"), OUT_FMT, OUT_ARGS(o));
+	char *after = snapshot();
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	if (held) {
+		cr_expect(!strstr(o.out, "config written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(!strstr(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect_str_eq(after, before, "a protected object changed");
+		cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(text, "\"metadata\":\"mounts\""), "%s", text);
+		cr_expect(!strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+		cr_expect(strstr(text, "\"write_protect\":\"on\""), "%s", text);
+	} else {
+		/* The documented fallback: warned, and the files stay writable. */
+		cr_expect(has_line(o.out, "config written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(o.err, "credfence: write protection is off: user namespaces are off"),
+			  OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+	}
+	free(text);
+	free(before);
+	free(after);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(fenced_ns, a_relaunched_harness_child_enters_the_harness_namespace)
+{
+	cf_test_require_landlock();
+	relaunched(NULL, true);
+}
+
+Test(fenced_ns, a_relaunched_harness_child_without_user_namespaces_warns)
+{
+	cf_test_require_landlock();
+	relaunched("CF_TEST_NO_USERNS=1", false);
 }
 
 /* The harness's log: LOG under fx.root (outside every writable location). */
