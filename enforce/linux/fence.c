@@ -210,6 +210,10 @@ void cf_fence_free(struct cf_fence *f)
 	cf_ipc_free(&f->ipc);
 	if (f->ns.planned)
 		cf_fenced_ns_free(&f->ns);
+	if (f->joining) {
+		close(f->join.user_fd);
+		close(f->join.mnt_fd);
+	}
 	cf_plan_free(&f->plan);
 	cf_policy_free(&f->pol);
 	memset(f, 0, sizeof *f);
@@ -443,11 +447,63 @@ int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, con
 				    cwd);
 }
 
+void cf_fence_protect_join(struct cf_fence *f, const char *value)
+{
+	char buf[600];
+	if (!value)
+		return;
+	/* Moved to FD_CLOEXEC whatever the plan: the command never gets them. */
+	cf_fenced_keep_adopt(&f->join, value, f->ns.write_protect, buf, sizeof buf);
+	f->joining = f->join.user_fd >= 0 && f->join.mnt_fd >= 0;
+}
+
+/* Enter the namespace cf_fence_protect_join found, and check that each path
+ * this run's plan protects is a mount point in it (a file replaced by a
+ * rename outside since the harness started is not; so is a row this run's
+ * environment adds, HOME moved into a writable location). 1: not entered,
+ * nothing changed (make one instead); 0 entered (WHY: a warning, or "");
+ * -errno: refused (*CHANGED: left half-way; else --write-protect=require
+ * and a path is not held). */
+static int join(struct cf_fence *f, bool *changed, char *why, size_t n)
+{
+	const char *words;
+	int rc = cf_fenced_keep_enter(&f->join, changed, &words);
+	if (rc) {
+		if (!*changed)
+			return 1;
+		snprintf(why, n, "%s: %s", words, strerror(-rc));
+		return rc;
+	}
+	f->join.plan = &f->ns.plan;
+	const char *lost = cf_fenced_keep_lost(&f->join);
+	f->ns.in_force = true;
+	f->ns.held = f->join.held;
+	f->ipc.meta_by_mounts = true;
+	if (!lost)
+		return 0;
+	snprintf(f->ns.off_why, sizeof f->ns.off_why,
+		 "%s is not held read-only in the namespace the harness made at its start (replaced "
+		 "or removed from outside since, or not there then); start the harness again", lost);
+	snprintf(why, n, "%s", f->ns.off_why);
+	/* Entered, but the caller refuses under require (its words say
+	 * why): nothing runs in it. */
+	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE)
+		return -ESTALE;
+	return 0;
+}
+
 int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n)
 {
 	*changed = false;
+	if (n)
+		why[0] = '\0';
 	if (!f->ns.planned || f->inherited)
 		return 0;
+	if (f->joining) {
+		int jr = join(f, changed, why, n);
+		if (jr <= 0)
+			return jr;
+	}
 	int rc = cf_fenced_ns_enter(&f->ns);
 	if (rc) {
 		/* Up to the read-only step (all or nothing) the namespace is a
@@ -515,7 +571,7 @@ void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *progr
 	if (f->ns.planned) {
 		ns.metadata = cf_fence_metadata_by(f);
 		ns.held = f->ns.held;
-		ns.off_why = f->ns.in_force ? NULL : f->ns.off_why;
+		ns.off_why = f->ns.in_force && !f->ns.off_why[0] ? NULL : f->ns.off_why;
 	}
 	cf_fence_log_ns(f, &ns, fd, pid, program, applied, reason, rules, buf, bufsz);
 }
