@@ -135,6 +135,8 @@ static const char *read_word(int err, const char *path, char *buf, size_t n)
 struct protect_answer {
 	const struct cf_protected_row *row; /* NULL: none covers it now */
 	bool lifted;                        /* a row would, but --allow-write-protected lifts it */
+	bool unborn;                        /* lifted inside a held row, but absent: ROW set,
+					       creating it is refused */
 	bool absent;                        /* a row would, but its location is absent and gets no
 					       placeholder: creating it is not refused */
 };
@@ -154,7 +156,9 @@ static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lif
 	if (!r)
 		return;
 	if (!cf_protected_match(&free_, canon, NULL, 0)) {
-		a->lifted = true;
+		a->row = cf_protected_lift_unborn(&all, canon, loc, sizeof loc);
+		a->unborn = a->row != NULL;
+		a->lifted = !a->unborn;
 		return;
 	}
 	cf_path_parent(loc, parent, sizeof parent);
@@ -168,6 +172,11 @@ static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lif
 /* The word for a write or create under A, else the probe's own (ERR). */
 static const char *write_word(const struct protect_answer *a, int err, char *buf, size_t n)
 {
+	if (a->unborn) {
+		snprintf(buf, n, "denied (runs unfenced later: %s; --allow-write-protected keeps it "
+			 "writable only once it exists: create it yourself first)", a->row->runs);
+		return buf;
+	}
 	if (a->row) {
 		snprintf(buf, n, "denied (runs unfenced later: %s)", a->row->runs);
 		return buf;

@@ -345,6 +345,20 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 			cf_err("%s. Nothing was run.", why);
 			rc = CF_EXIT_FAIL;
 		}
+	/* A lift inside a protected directory keeps what exists writable in
+	 * place; a file that is not there can not be made in the read-only
+	 * row. Said, not refused: the same lift may be set for every project
+	 * (CREDFENCE_ALLOW_WRITE_PROTECTED), and takes effect where it exists. */
+	struct cf_protect_scope all;
+	char loc[PATH_MAX];
+	cf_protect_scope_of(&all, &f->pol, cwd, NULL);
+	for (size_t i = 0; !rc && i < l->n; i++)
+		if (cf_protected_lift_unborn(&all, l->v[i], loc, sizeof loc))
+			cf_warn("--allow-write-protected %s: it does not exist, and inside the "
+				"write-protected %s it can not be created (a lift inside a protected "
+				"directory keeps a file that exists writable in place); create it "
+				"yourself first, or lift %s", cf_cli_esc(l->v[i]), cf_cli_esc(loc),
+				cf_cli_esc(loc));
 	cf_strv_free(&own);
 	return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "paths.h"
 #include "project_root.h"
+#include "protected_match.h"
 
 /* The longest writable location that holds PATH, or NULL. */
 static const char *holder(const struct cf_policy *pol, const char *path)
@@ -119,13 +120,54 @@ static int plan_path(struct cf_protect_plan *pp, struct cf_strv *seen, const str
 	return add_mids(pp, w, p);
 }
 
-int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
-			  const struct cf_strv *allow, const char *cwd)
+/* The lifted paths strictly inside an item: each that exists (no symlink)
+ * is kept writable inside the item's read-only bind; one inside another
+ * goes with it. */
+static int plan_keep_rw(struct cf_protect_plan *pp, const struct cf_strv *lifts)
 {
-	struct cf_strv roots = {0}, seen = {0};
+	for (size_t i = 0; i < lifts->n; i++) {
+		const char *l = lifts->v[i];
+		bool inside = false, under_other = false;
+		for (size_t k = 0; k < pp->n_items && !inside; k++)
+			inside = cf_path_within(l, pp->items[k].path) &&
+				 strcmp(l, pp->items[k].path) != 0;
+		for (size_t k = 0; k < lifts->n && !under_other; k++)
+			under_other = k != i && cf_path_within(l, lifts->v[k]) &&
+				      strcmp(l, lifts->v[k]) != 0;
+		if (!inside || under_other)
+			continue;
+		struct stat st;
+		if (lstat(l, &st) || S_ISLNK(st.st_mode)) {
+			pp->lift_absent++;
+			continue;
+		}
+		int rc = cf_strv_add_unique(&pp->keep_rw, l);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
+			  const struct cf_strv *allow_in, const char *cwd)
+{
+	struct cf_strv roots = {0}, seen = {0}, lifts = {0};
+	const struct cf_strv *allow = &lifts;
 	char p[PATH_MAX];
+	const char *bad;
 	int rc = 0;
 	memset(pp, 0, sizeof *pp);
+	/* Relative lifts (.vscode/settings.json) name paths in CWD. One that can
+	 * not be made canonical is refused by the CLI before this. */
+	for (size_t i = 0; allow_in && i < allow_in->n && rc != -ENOMEM; i++) {
+		struct cf_strv one = {allow_in->v + i, 1, 1};
+		rc = cf_protected_canon_lifts(&one, cwd, &lifts, &bad);
+	}
+	if (rc == -ENOMEM) {
+		cf_strv_free(&lifts);
+		return rc;
+	}
+	rc = 0;
 	for (size_t i = 0; !rc && i < pol->writable.n; i++) {
 		struct stat st;
 		if (lstat(pol->writable.v[i], &st) || S_ISLNK(st.st_mode))
@@ -160,8 +202,11 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			snprintf(p, sizeof p, "%s/%s", homes[h], row->rel);
 			rc = plan_path(pp, &seen, pol, allow, row, p, true);
 		}
+	if (!rc)
+		rc = plan_keep_rw(pp, &lifts);
 	cf_strv_free(&roots);
 	cf_strv_free(&seen);
+	cf_strv_free(&lifts);
 	if (rc) {
 		cf_protect_plan_free(pp);
 		return rc;
@@ -173,6 +218,8 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		qsort(pp->mids.v, pp->mids.n, sizeof *pp->mids.v, by_length);
 	if (pp->n_items > 1)
 		qsort(pp->items, pp->n_items, sizeof *pp->items, items_by_length);
+	if (pp->keep_rw.n > 1)
+		qsort(pp->keep_rw.v, pp->keep_rw.n, sizeof *pp->keep_rw.v, by_length);
 	return 0;
 }
 
@@ -183,5 +230,6 @@ void cf_protect_plan_free(struct cf_protect_plan *pp)
 	free(pp->items);
 	cf_strv_free(&pp->rw);
 	cf_strv_free(&pp->mids);
+	cf_strv_free(&pp->keep_rw);
 	memset(pp, 0, sizeof *pp);
 }

@@ -28,14 +28,21 @@ struct cf_protect_plan {
 				  can be renamed away with the path inside */
 	struct cf_protect_item *items; /* shortest first */
 	size_t n_items;
+	struct cf_strv keep_rw; /* lifted paths strictly inside an item, that exist: bound
+				   writable over themselves on top of its read-only bind
+				   (none inside another), shortest first */
 	size_t lifted;  /* rows at or under an allowed path (--allow-write-protected) */
+	size_t lift_absent; /* lifted paths strictly inside an item that do not
+			       exist: they can not be created (SECURITY.md) */
 	size_t absent;  /* absent, no placeholder: not protected (SECURITY.md) */
 	size_t links;   /* a symlink on the way or at the end: not protected */
 };
 
 /* Build the plan for POL (canonical writable locations and home) from CWD
- * (canonical). ALLOW: canonical paths whose rows are left writable (may be
- * NULL). Only projects that exist now are planned: a repository made later
+ * (canonical). ALLOW: --allow-write-protected as given (made canonical
+ * against CWD here; one that can not be is left out, the CLI refuses it):
+ * a row at or under one is left writable, and one strictly inside a row's
+ * location is kept writable inside it (keep_rw) (may be NULL). Only projects that exist now are planned: a repository made later
  * inside the fence is not protected. 0 or -ENOMEM. */
 int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
 			  const struct cf_strv *allow, const char *cwd);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 #include "policy.h"
@@ -140,6 +141,20 @@ int cf_protected_canon_lifts(const struct cf_strv *in, const char *cwd, struct c
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+const struct cf_protected_row *cf_protected_lift_unborn(const struct cf_protect_scope *s,
+							const char *path, char *loc, size_t locsz)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	const struct cf_protected_row *r = cf_protected_match(s, path, loc, locsz);
+	if (!r || strcmp(loc, path) == 0 || lstat(path, &st) == 0)
+		return NULL;
+	cf_path_parent(loc, parent, sizeof parent);
+	if (lstat(loc, &st) != 0 && !(r->placeholder && stat(parent, &st) == 0 && S_ISDIR(st.st_mode)))
+		return NULL; /* the row is not held: creating is not refused */
+	return r;
 }
 
 int cf_protected_lift_refusal(const struct cf_policy *p, const char *cwd, const char *path,

@@ -1,7 +1,8 @@
 /* Which row of the protected table (protected.h) covers a path, under a
  * policy: the one answer that `credfence check`, the enforcement and the
  * log give. Plain string work on canonical paths, no allocation and no
- * system call (cf_protected_canon_lifts aside): callable anywhere.
+ * system call (cf_protected_canon_lifts and cf_protected_lift_unborn
+ * aside): callable anywhere.
  *
  * The rule, precisely (protected.h's project roots, which the enforcement
  * mounts at):
@@ -53,6 +54,16 @@ const struct cf_protected_row *cf_protected_match(const struct cf_protect_scope 
  * 0, or -errno of cf_canon (naming the bad entry in *BAD), or -ENOMEM. */
 int cf_protected_canon_lifts(const struct cf_strv *in, const char *cwd, struct cf_strv *out,
 			     const char **bad);
+
+/* A lift that can not take effect (a system call: lstat): the canonical
+ * lifted PATH lies strictly inside the location of a row S (the scope
+ * without the lifts) covers, that
+ * location is held (it exists, or gets a placeholder), and PATH does not
+ * exist. A lift inside a row keeps what exists writable in place; a new
+ * file can not be made inside the read-only row. The row, or NULL; LOC
+ * gets its location (LOCSZ bytes). */
+const struct cf_protected_row *cf_protected_lift_unborn(const struct cf_protect_scope *s,
+							const char *path, char *loc, size_t locsz);
 
 /* Whether the canonical PATH may be lifted under P in the canonical working
  * directory CWD (may be NULL): it must be a location a

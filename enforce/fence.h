@@ -168,12 +168,26 @@ void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *n
  * context. */
 int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, const char *cwd);
 
-/* Make it in the calling process (one thread, about to apply F and exec).
+/* A credfence run that a harness's shim relaunched (a child whose
+ * environment moves a secret) runs inside the harness's guard, whose
+ * Landlock domain refuses every mount: it can not make the namespace, but
+ * may enter the one the guard made for the harness's children
+ * (fenced_keep.h), by the descriptors VALUE (CREDFENCE_FENCED_NS, or NULL)
+ * names. They are checked to be those namespaces and moved out of the way
+ * with FD_CLOEXEC (the command does not get them); cf_fence_protect then
+ * enters them instead of making one. Call it after
+ * cf_fence_protect_prepare. Normal context. */
+void cf_fence_protect_join(struct cf_fence *f, const char *value);
+
+/* Make it in the calling process (one thread, about to apply F and exec),
+ * or enter the one cf_fence_protect_join found.
  * 0: made (or nothing to make: F inherits its namespace, or was not
- * planned). -errno with WHY: *CHANGED false when nothing was changed (user
- * namespaces are off: the caller warns, or refuses under
- * --write-protect=require), true when the process is left half-made (the
- * caller refuses). Normal context. */
+ * planned); WHY non-empty then is a warning to show (a path that the
+ * joined namespace no longer holds). -errno with WHY: *CHANGED false when
+ * nothing was changed (user namespaces are off: the caller warns, or
+ * refuses under --write-protect=require, which also refuses a joined
+ * namespace that no longer holds a path), true when the process is left
+ * half-made (the caller refuses). Normal context. */
 int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n);
 
 /* Whether cf_fence_protect would succeed, tried in a forked child that is

@@ -16,8 +16,9 @@ enum cf_role {
 	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
 };
 
-/* The real functions, resolved once in the constructor, or on first use by a
- * call that comes before it (CF_REAL). The exec family is not among them: the
+/* The real functions: in the harness resolved once in the constructor, or on
+ * first use by a call that comes before it (CF_REAL); in every other role on
+ * first use (none of them is async-signal-safe). The exec family is not among them: the
  * shim makes those system calls itself, as glibc does (exec.c, early.c), so
  * that an exec needs nothing resolved wherever it is called. */
 struct cf_real {

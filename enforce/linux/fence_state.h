@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "expand.h"
+#include "fenced_keep.h"
 #include "fenced_ns.h"
 #include "policy.h"
 #include "supervisor.h"
@@ -26,6 +27,9 @@ struct cf_fence {
 	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
 	struct cf_fenced_ns ns;    /* the mount namespace of the fenced tree, when planned
 				      (cf_fence_protect_prepare) */
+	struct cf_fenced_keep join; /* a relaunched harness child: the namespace the
+				       harness's guard made (cf_fence_protect_join) */
+	bool joining;              /* JOIN holds its descriptors */
 	bool ready;                /* the verdict is "applied" so far */
 	bool inherited;            /* this process is fenced already: no new layer */
 };

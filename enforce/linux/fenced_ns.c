@@ -164,6 +164,26 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	for (size_t i = 0; i < pp->mids.n; i++)
 		if ((rc = pin(pp->mids.v[i])) && rc != -ENOENT)
 			return fail(ns, rc, CF_NS_MID, pp->mids.v[i]);
+	/* A lifted path inside a protected directory (--allow-write-protected
+	 * .vscode/settings.json): a clone of it, taken from the writable mount
+	 * before its row turns read-only, goes back on top of it afterwards. */
+	int keep[CF_NS_MAX_KEEP_RW];
+	size_t nk = 0;
+	if (pp->keep_rw.n > CF_NS_MAX_KEEP_RW)
+		return fail(ns, -E2BIG, CF_NS_KEEP_RW, NULL);
+	for (size_t i = 0; i < pp->keep_rw.n; i++) {
+		bool dir;
+		int t = open_plain(pp->keep_rw.v[i], &dir);
+		int c = t < 0 ? t : clone_tree(t, "");
+		if (t >= 0)
+			cf_sys_close(t);
+		if (c < 0) {
+			while (nk)
+				cf_sys_close(keep[--nk]);
+			return fail(ns, c, CF_NS_KEEP_RW, pp->keep_rw.v[i]);
+		}
+		keep[nk++] = c;
+	}
 	for (size_t i = 0; i < pp->n_items; i++) {
 		/* A placeholder is made in the real file system, by the user (the
 		 * ids are mapped to themselves): an empty directory the user's own
@@ -171,10 +191,23 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 		if (pp->items[i].make && !ns->dry)
 			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, pp->items[i].path, 0755);
 		rc = cf_fenced_ns_bind_ro(pp->items[i].path);
-		if (rc < 0)
+		if (rc < 0) {
+			while (nk)
+				cf_sys_close(keep[--nk]);
 			return fail(ns, rc, CF_NS_BIND, pp->items[i].path);
+		}
 		ns->held += (size_t)rc;
 	}
+	/* Onto the path as it is now, inside the read-only bind: the kernel
+	 * follows the path to the top mount. */
+	rc = 0;
+	for (size_t i = 0; i < nk; i++) {
+		if (!rc && (rc = move_onto(keep[i], AT_FDCWD, pp->keep_rw.v[i])))
+			step = CF_NS_KEEP_RW, ns->fail_at = pp->keep_rw.v[i];
+		cf_sys_close(keep[i]);
+	}
+	if (rc)
+		return fail(ns, rc, step, ns->fail_at);
 	/* The working directory still refers to the mount that is now covered
 	 * (and read-only): walk to it again. */
 	if ((rc = (int)cf_sys1(SYS_chdir, ns->cwd)))
@@ -246,6 +279,15 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 	case CF_NS_CHDIR:
 		snprintf(why, n, "can not enter the working directory %s again: %s", at,
 			 strerror(-rc));
+		return;
+	case CF_NS_KEEP_RW:
+		if (rc == -E2BIG)
+			snprintf(why, n, "more than %d --allow-write-protected paths lie inside "
+				 "protected directories; lift their directories instead",
+				 CF_NS_MAX_KEEP_RW);
+		else
+			snprintf(why, n, "can not keep %s writable inside its read-only row: %s", at,
+				 strerror(-rc));
 		return;
 	case CF_NS_CAPS:
 		snprintf(why, n, "can not give up the capabilities of the user namespace: %s",

@@ -27,6 +27,9 @@
 /* More writable locations than this are refused at prepare (the clones are
  * held on the stack while the root is made read-only). */
 #define CF_NS_MAX_RW 64
+/* More lifted paths inside protected directories than this are refused
+ * when the namespace is made (their clones are held on the stack too). */
+#define CF_NS_MAX_KEEP_RW 32
 
 enum cf_ns_step {
 	/* 1..5: enum cf_userns_step; up to CF_NS_RDONLY nothing is changed yet
@@ -39,6 +42,7 @@ enum cf_ns_step {
 	CF_NS_BIND,       /* a protected path bound read-only */
 	CF_NS_CHDIR,      /* back into the working directory, now on top */
 	CF_NS_CAPS,       /* not root: the user namespace's capabilities given up */
+	CF_NS_KEEP_RW,    /* a lifted path kept writable inside its read-only row */
 };
 
 struct cf_fenced_ns {

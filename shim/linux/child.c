@@ -409,7 +409,14 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct c
 	for (size_t i = 0; i < s->n_opts; i++)
 		ev[n++] = s->opts[i];
 	ev[n] = NULL;
-	return (int)cf_sys3(SYS_execve, s->launcher, av, ev);
+	/* credfence run enters the namespace the harness's guard made, by
+	 * these descriptors (CREDFENCE_FENCED_NS is among the harness's
+	 * options): inside the guard it can not make one. This child's
+	 * descriptor table is its own (no CLONE_FILES). */
+	cf_fenced_keep_pass(&cf_shim.keep, true);
+	int rc = (int)cf_sys3(SYS_execve, s->launcher, av, ev);
+	cf_fenced_keep_pass(&cf_shim.keep, false);
+	return rc;
 }
 
 static bool has_slash(const char *s)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "protect_plan.h"
 #include "project_root.h"
 #include "protected.h"
 #include "protected_match.h"
@@ -360,6 +361,71 @@ Test(project_root, the_mounts_roots_are_the_matchers)
 		cf_strv_free(&roots);
 		cf_strv_free(&all);
 	}
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
+	cr_expect(system(cmd) == 0);
+}
+
+static void put(const char *base, const char *rel)
+{
+	char p[2 * PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", base, rel);
+	FILE *f = fopen(p, "w");
+	cr_assert(f, "%s: %s", p, strerror(errno));
+	fclose(f);
+}
+
+/* The mounts' plan of the lifts: a lift inside a held directory row that
+ * exists is kept writable in it (keep_rw), an absent one is counted, a
+ * lift of a whole row lifts it; relative lifts are taken in the working
+ * directory. */
+Test(protect_plan, lifts_inside_a_row_are_kept_writable)
+{
+	char base[] = "/tmp/cf-plan-XXXXXX", canon[PATH_MAX], w[PATH_MAX + 8];
+	char want[PATH_MAX + 64], row[PATH_MAX + 64];
+	cr_assert(mkdtemp(base));
+	cr_assert(realpath(base, canon));
+	mk(canon, "w");
+	snprintf(w, sizeof w, "%s/w", canon);
+	mk(w, ".vscode");
+	mk(w, ".vscode/sub");
+	mk(w, ".git");
+	mk(w, ".git/hooks");
+	put(w, ".vscode/settings.json");
+	put(w, ".vscode/sub/x.json");
+	struct cf_policy pol;
+	memset(&pol, 0, sizeof pol);
+	pol.workspace = w;
+	cr_assert(cf_strv_add(&pol.writable, w) == 0);
+	struct cf_strv allow = {0};
+	snprintf(want, sizeof want, "%s/.vscode/sub/x.json", w);
+	cr_assert(cf_strv_add(&allow, ".vscode/settings.json") == 0);
+	cr_assert(cf_strv_add(&allow, ".vscode/launch.json") == 0); /* absent */
+	cr_assert(cf_strv_add(&allow, want) == 0);                 /* absolute */
+	cr_assert(cf_strv_add(&allow, ".git/hooks") == 0);         /* a whole row */
+	struct cf_protect_plan pp;
+	cr_assert(cf_protect_plan_build(&pp, &pol, &allow, w) == 0);
+	cr_expect_eq(pp.keep_rw.n, 2);
+	snprintf(row, sizeof row, "%s/.vscode/settings.json", w);
+	cr_expect(cf_strv_has(&pp.keep_rw, row), "%s is not kept writable", row);
+	cr_expect(cf_strv_has(&pp.keep_rw, want), "%s is not kept writable", want);
+	cr_expect_eq(pp.lift_absent, 1);
+	cr_expect(pp.lifted >= 1, "the lift of .git/hooks lifted no row");
+	snprintf(row, sizeof row, "%s/.vscode", w);
+	bool held = false, hooks = false;
+	for (size_t i = 0; i < pp.n_items; i++) {
+		held = held || strcmp(pp.items[i].path, row) == 0;
+		hooks = hooks || strstr(pp.items[i].path, "/.git/hooks") != NULL;
+	}
+	cr_expect(held, ".vscode is not held");
+	cr_expect(!hooks, ".git/hooks is held though lifted");
+	cf_protect_plan_free(&pp);
+	/* Without the lifts: nothing kept writable. */
+	cr_assert(cf_protect_plan_build(&pp, &pol, NULL, w) == 0);
+	cr_expect_eq(pp.keep_rw.n, 0);
+	cf_protect_plan_free(&pp);
+	cf_strv_free(&allow);
+	cf_strv_free(&pol.writable);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
 	cr_expect(system(cmd) == 0);

@@ -3,17 +3,21 @@
  * of the mount namespace of the fenced tree reach a harness child by each
  * launch path the shim intercepts.
  *
- *   cf-nsharness fork|vfork|spawn|system|closefds SCRIPT
+ *   cf-nsharness fork|vfork|spawn|system|closefds|moved SCRIPT
  *
  * closefds: fork, close every descriptor above 2 (as CPython's close_fds
  * does in its child), then execve: the documented fallback.
+ *
+ * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
+ * environment: it moves a secret, so the shim relaunches the child through
+ * credfence run.
  *
  *   cf-nsharness reach PID|-
  *
  * Tries to reach the keeper of the namespace (PID, or -: the last field of
  * CREDFENCE_FENCED_NS): opens /proc/PID/mem and /proc/PID/environ and
- * reads them, and attaches with ptrace. One line each, "DENIED WHAT ERRNO" or "LEAK WHAT";
- * exits 1 when one got through. */
+ * reads them, and attaches with ptrace. One line each, "DENIED WHAT ERRNO"
+ * or "LEAK WHAT"; exits 1 when one got through. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -67,7 +71,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "reach"))
 		return reach(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds SCRIPT\n");
+		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|moved SCRIPT\n");
 		return 2;
 	}
 	const char *how = argv[1];
@@ -90,6 +94,26 @@ int main(int argc, char **argv)
 			execve(av[0], av, environ);
 			_exit(127);
 		}
+	} else if (!strcmp(how, "moved")) {
+		static char kube[4096];
+		const char *to = getenv("CF_T_MOVED");
+		size_t n = 0;
+		while (environ[n])
+			n++;
+		char **env = calloc(n + 2, sizeof *env);
+		if (!env || !to || snprintf(kube, sizeof kube, "KUBECONFIG=%s", to) >= (int)sizeof kube) {
+			fprintf(stderr, "cf-nsharness: moved needs CF_T_MOVED\n");
+			return 2;
+		}
+		for (size_t i = 0; i < n; i++)
+			env[i] = environ[i];
+		env[n] = kube;
+		pid = fork();
+		if (pid == 0) {
+			execve(av[0], av, env);
+			_exit(127);
+		}
+		free(env);
 	} else if (!strcmp(how, "fork") || !strcmp(how, "closefds")) {
 		pid = fork();
 		if (pid == 0) {

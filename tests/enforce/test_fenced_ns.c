@@ -21,7 +21,7 @@ CF_SUITE_STATE()
 static bool self_mode;
 /* A child of credfence harness instead: "bash" (a bash harness forks and
  * execs it) or a way of cf-nsharness (fork, vfork, spawn, system,
- * closefds). */
+ * closefds, moved). */
 static const char *harness_way;
 
 static void setup(void)
@@ -509,6 +509,215 @@ Test(fenced_ns, every_attack_fails_from_a_system_harness_child)
 	cf_test_require_landlock();
 	harness_way = "system";
 	attack_and_check(NULL, "system()");
+}
+
+/* A child whose environment moves a secret (KUBECONFIG) is relaunched by
+ * the shim through credfence run, which runs inside the harness's guard and
+ * can make no mount: it enters the namespace the guard made. MOVED: the
+ * variable for cf-nsharness's "moved" way, the file it names holding a
+ * marker that only the relaunched fence denies (proof of the relaunch). */
+static const char *moved_env(char *moved, size_t n)
+{
+	cf_fx_fmt(moved, n, "CF_T_MOVED=%s/moved-kube", fx.root);
+	FILE *k = fopen(moved + strlen("CF_T_MOVED="), "w");
+	cr_assert(k);
+	fputs("MOVED-KUBE-MARKER\n", k);
+	fclose(k);
+	return moved;
+}
+
+Test(fenced_ns, every_attack_fails_from_a_relaunched_harness_child)
+{
+	char moved[PATH_MAX + 32];
+	cf_test_require_landlock();
+	harness_way = "moved";
+	attack_and_check((const char *[]){moved_env(moved, sizeof moved), NULL},
+			 "a relaunched harness child");
+	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+}
+
+static const char relaunch_script[] =
+	"cat \"$KUBECONFIG\" || echo kube denied\n"
+	"echo x >> .git/config && echo config written\n"
+	"echo x > .git/hooks/pre-commit && echo hook written\n"
+	"true\n";
+
+static void relaunched(const char *no_userns, bool held)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8], moved[PATH_MAX + 32];
+	repo();
+	char *before = snapshot();
+	harness_way = "moved";
+	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
+	cf_fx_fmt(opt, sizeof opt, "--log=%s", log);
+	harness_child((const char *[]){moved_env(moved, sizeof moved), no_userns, NULL}, opt,
+		      relaunch_script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* Relaunched: the fence built from the child's environment denies it. */
+	cr_expect(has_line(o.out, "kube denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "MOVED-KUBE-MARKER"), OUT_FMT, OUT_ARGS(o));
+	char *after = snapshot();
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	if (held) {
+		cr_expect(!strstr(o.out, "config written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(!strstr(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect_str_eq(after, before, "a protected object changed");
+		cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(text, "\"metadata\":\"mounts\""), "%s", text);
+		cr_expect(!strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+		cr_expect(strstr(text, "\"write_protect\":\"on\""), "%s", text);
+	} else {
+		/* The documented fallback: warned, and the files stay writable. */
+		cr_expect(has_line(o.out, "config written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(o.err, "credfence: write protection is off: user namespaces are off"),
+			  OUT_FMT, OUT_ARGS(o));
+		cr_expect(strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+	}
+	free(text);
+	free(before);
+	free(after);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(fenced_ns, a_relaunched_harness_child_enters_the_harness_namespace)
+{
+	cf_test_require_landlock();
+	relaunched(NULL, true);
+}
+
+Test(fenced_ns, a_relaunched_harness_child_without_user_namespaces_warns)
+{
+	cf_test_require_landlock();
+	relaunched("CF_TEST_NO_USERNS=1", false);
+}
+
+/* --allow-write-protected of a file inside a protected directory: that
+ * file stays writable in place (a writable bind of it on top of the row's
+ * read-only bind), the rest of the row does not, new files included; and
+ * credfence check says the same. WAY: NULL (credfence run) or a harness
+ * way. Each write prints "NAME written" or "NAME erofs". */
+static const char lift_script[] =
+	"try() { n=$1; shift; if r=$( (\"$@\") 2>&1 ); then echo \"$n written\"; else\n"
+	"  case $r in *'Read-only file system'*) echo \"$n erofs\";; *) echo \"$n: $r\";; esac; fi; }\n"
+	"try settings sh -c 'echo x >> .vscode/settings.json'\n"
+	"try tasks sh -c 'echo x > .vscode/tasks.json'\n"
+	"try other sh -c 'echo x >> .vscode/other.json'\n"
+	"try sed-i sed -i s/x/y/ .vscode/settings.json\n";
+
+static void lift_inside(const char *way, bool lift)
+{
+	const char *opt = lift ? "--allow-write-protected=.vscode/settings.json" : NULL;
+	repo();
+	cf_fx_write(cf_fx_at(fx.ws, ".vscode/other.json"), "{\"o\":1}\n");
+	char *before = snapshot();
+	harness_way = way;
+	cf_fx_out_free(&o);
+	if (way)
+		harness_child(NULL, opt, lift_script);
+	else
+		fenced(&o, &fx, NULL, (char *[]){(char *)opt, NULL},
+		       CF_ARGV("/bin/sh", "-c", (char *)lift_script));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, lift ? "settings written" : "settings erofs"), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(has_line(o.out, "tasks erofs"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "other erofs"), OUT_FMT, OUT_ARGS(o));
+	/* A save by rename (a temporary file in the row): refused. */
+	cr_expect(has_line(o.out, "sed-i erofs"), OUT_FMT, OUT_ARGS(o));
+	char *settings = cf_fx_slurp(cf_fx_at(fx.ws, ".vscode/settings.json"));
+	char *other = cf_fx_slurp(cf_fx_at(fx.ws, ".vscode/other.json"));
+	cr_assert(settings && other);
+	cr_expect_str_eq(settings, lift ? "{}\nx\n" : "{}\n");
+	cr_expect_str_eq(other, "{\"o\":1}\n");
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(fx.ws, ".vscode/tasks.json"), &st) != 0);
+	if (!lift) {
+		char *after = snapshot();
+		cr_expect_str_eq(after, before, "a protected object changed");
+		free(after);
+	}
+	free(settings);
+	free(other);
+	free(before);
+	cf_fx_assert_no_marker(&fx, &o);
+
+	/* credfence check agrees with the mounts. */
+	struct cf_fx_out c = {0};
+	cf_fx_credfence(&c, &fx, "check", NULL,
+			lift ? CF_ARGV("--allow-write-protected", ".vscode/settings.json",
+				       ".vscode/settings.json", ".vscode/other.json",
+				       ".vscode/tasks.json")
+			     : CF_ARGV(".vscode/settings.json", ".vscode/other.json",
+				       ".vscode/tasks.json"));
+	cr_assert_eq(c.status, 0, OUT_FMT, OUT_ARGS(c));
+	cr_expect(has_line(c.out, lift ? ".vscode/settings.json: file; read: allowed; write: "
+					 "allowed (--allow-write-protected)"
+				       : ".vscode/settings.json: file; read: allowed; write: denied "
+					 "(runs unfenced later: VS Code tasks and settings)"),
+		  OUT_FMT, OUT_ARGS(c));
+	cr_expect(has_line(c.out, ".vscode/other.json: file; read: allowed; write: denied (runs "
+				  "unfenced later: VS Code tasks and settings)"),
+		  OUT_FMT, OUT_ARGS(c));
+	cr_expect(has_line(c.out, ".vscode/tasks.json: does not exist (ENOENT); create: denied "
+				  "(runs unfenced later: VS Code tasks and settings)"),
+		  OUT_FMT, OUT_ARGS(c));
+	cf_fx_out_free(&c);
+}
+
+Test(fenced_ns, a_lift_inside_a_row_is_writable_from_run)
+{
+	cf_test_require_landlock();
+	lift_inside(NULL, true);
+}
+
+Test(fenced_ns, without_the_lift_the_file_in_the_row_is_not_writable_from_run)
+{
+	cf_test_require_landlock();
+	lift_inside(NULL, false);
+}
+
+Test(fenced_ns, a_lift_inside_a_row_is_writable_from_a_harness_child)
+{
+	cf_test_require_landlock();
+	lift_inside("fork", true);
+}
+
+Test(fenced_ns, without_the_lift_the_file_in_the_row_is_not_writable_from_a_harness_child)
+{
+	cf_test_require_landlock();
+	lift_inside("fork", false);
+}
+
+/* A lift of a file that is not there: it can not be created inside the
+ * read-only row; the warning at start and check say so, and the mounts
+ * do as they say. */
+Test(fenced_ns, a_lift_of_an_absent_file_inside_a_row_is_said_and_refused)
+{
+	const char *lift = ".vscode/launch.json";
+	cf_test_require_landlock();
+	repo();
+	fenced(&o, &fx, NULL, CF_ARGV("--allow-write-protected", (char *)lift),
+	       CF_ARGV("/bin/sh", "-c", "echo x > .vscode/launch.json && echo created; true"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "created"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "Read-only file system"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "/.vscode/launch.json: it does not exist, and inside the "
+				"write-protected "),
+		  OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(fx.ws, lift), &st) != 0);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV("--allow-write-protected", (char *)lift, (char *)lift));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, ".vscode/launch.json: does not exist (ENOENT); create: denied "
+				  "(runs unfenced later: VS Code tasks and settings; "
+				  "--allow-write-protected keeps it writable only once it exists: "
+				  "create it yourself first)"),
+		  OUT_FMT, OUT_ARGS(o));
 }
 
 /* The harness's log: LOG under fx.root (outside every writable location). */

@@ -162,6 +162,31 @@ Test(shim_denials, c_open_twice_fopen_stat_and_a_successful_read)
 	cf_fx_out_free(&o);
 }
 
+/* What the shim of a fenced program leaves to the first call (the policy
+ * of a denial's notice, the real spawn calls) works when that call comes
+ * first from a fork child or a thread: each first denial explains itself
+ * once, and system, posix_spawnp and popen run (issue 22). */
+Test(shim_denials, first_calls_from_a_fork_child_and_a_thread)
+{
+	const struct cf_fx_secret *other = cf_fx_secret(&t.fx, ".aws/credentials");
+	char script[PATH_MAX * 3];
+	snprintf(script, sizeof script, "\"$CF_T_DENYPROBE\" late \"$CF_T_KEY\" '%s'", other->key);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("late probe", &o);
+	cr_expect_eq(o.status, 0, "the probe failed");
+	cr_expect(strstr(o.out, "fork-open EACCES\n"), "the fork child's open");
+	cr_expect(strstr(o.out, "fork-system 7\n"), "system() in a fork child");
+	cr_expect(strstr(o.out, "thread-open EACCES\n"), "the thread's open");
+	cr_expect(strstr(o.out, "thread-spawn 5\n"), "posix_spawnp from a thread");
+	cr_expect(strstr(o.out, "thread-popen popened 0\n"), "popen from a thread");
+	cr_expect_eq(notices_of(&o, t.key), 1, "the fork child's denial: one notice");
+	cr_expect_eq(notices_of(&o, other->key), 1, "the thread's denial: one notice");
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "nothing else");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 Test(shim_denials, python_node_and_git)
 {
 	/* The tool's path is in a static buffer: each is copied. */
