@@ -12,8 +12,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -85,10 +88,28 @@ static bool read_all(int fd, void *buf, size_t n)
 	return true;
 }
 
+/* The helper's last step, once the guard holds its namespaces ('k' on
+ * IN): a grandchild, reparented away from the harness (GUARD, which
+ * becomes the harness by exec), keeps the namespace; its pid goes up on
+ * OUT. */
+static void start_keeper(struct cf_fenced_ns *ns, pid_t guard, int out, int sock)
+{
+	int pidfd = (int)cf_sys2(SYS_pidfd_open, guard, 0);
+	if (pidfd < 0 || getppid() != guard)
+		_exit(0);
+	pid_t pid = fork();
+	if (pid != 0)
+		_exit(0);
+	int me = (int)getpid();
+	(void)!write(out, &me, sizeof me);
+	cf_fenced_keeper(&ns->plan, pidfd, sock);
+}
+
 /* The helper: a user and a mount namespace of its own, its maps from the
- * guard, then the namespace of fenced_ns.h; its result on OUT; then it
- * waits to be killed (the guard opens its namespaces meanwhile). */
-static void helper(struct cf_fenced_ns *ns, int in, int out)
+ * guard, then the namespace of fenced_ns.h; its result on OUT; then, told
+ * so, it starts the keeper; else it waits to be killed (the guard opens
+ * its namespaces meanwhile). */
+static void helper(struct cf_fenced_ns *ns, pid_t guard, int in, int out, int sock)
 {
 	struct result r = {0};
 	char go;
@@ -104,7 +125,8 @@ static void helper(struct cf_fenced_ns *ns, int in, int out)
 		cf_fenced_ns_words(ns, r.rc, r.why, sizeof r.why);
 	r.held = ns->held;
 	(void)!write(out, &r, sizeof r);
-	(void)!read(in, &go, 1);
+	if (!r.rc && read(in, &go, 1) == 1 && go == 'k')
+		start_keeper(ns, guard, out, sock);
 	_exit(0);
 }
 
@@ -129,10 +151,10 @@ static int open_ns(pid_t pid, const char *which, unsigned long long *ino,
 
 int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 {
-	int down[2], up[2], rc;
+	int down[2], up[2], sv[2], rc;
 	struct result r = {0};
 	memset(k, 0, sizeof *k);
-	k->user_fd = k->mnt_fd = -1;
+	k->user_fd = k->mnt_fd = k->keeper_fd = -1;
 	k->root = geteuid() == 0;
 	k->write_protect = ns->write_protect;
 	if (ns->no_userns) {
@@ -154,14 +176,22 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 		close(down[1]);
 		return snprintf(k->off_why, sizeof k->off_why, "pipe: %s", strerror(-rc)), rc;
 	}
+	/* The keeper's socket: no keeper without it (today's check alone). */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		sv[0] = sv[1] = -1;
+	pid_t guard = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(down[1]);
 		close(up[0]);
-		helper(ns, down[0], up[1]);
+		if (sv[0] >= 0)
+			close(sv[0]);
+		helper(ns, guard, down[0], up[1], sv[1]);
 	}
 	close(down[0]);
 	close(up[1]);
+	if (sv[1] >= 0)
+		close(sv[1]);
 	if (pid < 0) {
 		rc = -errno;
 		snprintf(k->off_why, sizeof k->off_why, "fork: %s", strerror(-rc));
@@ -204,12 +234,23 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 	}
 	k->mnt_fd = rc;
 	rc = 0;
+	int keeper;
+	if (sv[0] >= 0 && write(down[1], "k", 1) == 1 && read_all(up[0], &keeper, sizeof keeper)) {
+		/* Inherited by the harness, as the namespaces' descriptors. */
+		k->keeper_fd = sv[0];
+		k->keeper_pid = keeper;
+		sv[0] = -1;
+		(void)fcntl(k->keeper_fd, F_SETFD, 0);
+	}
 out:
 	if (pid > 0) {
-		kill(pid, SIGKILL);
+		if (k->keeper_fd < 0)
+			kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (sv[0] >= 0)
+		close(sv[0]);
 	close(down[1]);
 	close(up[0]);
 	return rc;
@@ -220,8 +261,9 @@ void cf_fenced_keep_value(const struct cf_fenced_keep *k, char *buf, size_t n)
 	if (k->user_fd < 0 || k->mnt_fd < 0)
 		snprintf(buf, n, "off:%s", k->off_why);
 	else
-		snprintf(buf, n, "%05d,%05d,%llu,%llu,%llu,%zu,%d", k->user_fd, k->mnt_fd,
-			 k->user_ino, k->mnt_ino, k->dev, k->held, k->root ? 1 : 0);
+		snprintf(buf, n, "%05d,%05d,%llu,%llu,%llu,%zu,%d,%05d,%d", k->user_fd, k->mnt_fd,
+			 k->user_ino, k->mnt_ino, k->dev, k->held, k->root ? 1 : 0, k->keeper_fd,
+			 k->keeper_pid);
 }
 
 /* FD is the namespace with inode INO on the namespace file system DEV (an
@@ -254,9 +296,9 @@ static int high_fd(int fd)
 const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, int write_protect,
 				 char *buf, size_t n)
 {
-	int ufd, mfd, root;
+	int ufd, mfd, root, kfd;
 	memset(k, 0, sizeof *k);
-	k->user_fd = k->mnt_fd = -1;
+	k->user_fd = k->mnt_fd = k->keeper_fd = -1;
 	k->write_protect = write_protect;
 	if (!value) {
 		snprintf(k->off_why, sizeof k->off_why,
@@ -267,8 +309,9 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 		snprintf(k->off_why, sizeof k->off_why, "%s", value + 4);
 		return value;
 	}
-	if (sscanf(value, "%d,%d,%llu,%llu,%llu,%zu,%d", &ufd, &mfd, &k->user_ino, &k->mnt_ino,
-		   &k->dev, &k->held, &root) != 7 || k->user_ino == k->mnt_ino) {
+	if (sscanf(value, "%d,%d,%llu,%llu,%llu,%zu,%d,%d,%d", &ufd, &mfd, &k->user_ino,
+		   &k->mnt_ino, &k->dev, &k->held, &root, &kfd, &k->keeper_pid) != 9 ||
+	    k->user_ino == k->mnt_ino) {
 		snprintf(k->off_why, sizeof k->off_why, "CREDFENCE_FENCED_NS is malformed");
 		return NULL;
 	}
@@ -291,6 +334,13 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 		k->user_fd = k->mnt_fd = -1;
 		return NULL;
 	}
+	/* The keeper's socket, when it is one (else: no keeper, today's
+	 * check alone). */
+	struct stat st;
+	if (kfd >= 0 && !fstat(kfd, &st) && S_ISSOCK(st.st_mode))
+		k->keeper_fd = high_fd(kfd);
+	if (k->keeper_fd < 0)
+		k->keeper_pid = 0;
 	cf_fenced_keep_value(k, buf, n);
 	return buf;
 }
@@ -417,8 +467,54 @@ const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k)
 	return NULL;
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+	if (cf_sys2(SYS_clock_gettime, CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int cf_fenced_keep_ask(const struct cf_fenced_keep *k)
+{
+	int fd = k->keeper_fd;
+	char b;
+	struct stat st;
+	/* The descriptor may have been closed or reused before this child. */
+	if (fd < 0 || cf_sys4(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH) || !S_ISSOCK(st.st_mode))
+		return -EPIPE;
+	long end = now_ms() + CF_KEEPER_WAIT_MS;
+	/* Answers are not addressed: any child may read any. Each answer
+	 * follows a pass over the plan; a stale one only makes this ask
+	 * again. */
+	for (;;) {
+		long rc = cf_sys6(SYS_sendto, fd, (long)"?", 1, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+		if (rc == -EPIPE || rc == -ECONNRESET || rc == -ENOTCONN)
+			return -EPIPE;
+		long left = end - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		struct pollfd pf = {fd, POLLIN, 0};
+		struct timespec ts = {left / 1000, (left % 1000) * 1000000};
+		rc = cf_sys5(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+		if (rc == 0)
+			return -ETIMEDOUT;
+		if (rc < 0 && rc != -EINTR)
+			return (int)rc;
+		if (pf.revents & (POLLHUP | POLLERR))
+			return -EPIPE;
+		rc = cf_sys6(SYS_recvfrom, fd, (long)&b, 1, MSG_DONTWAIT, 0, 0);
+		if (rc == 0)
+			return -EPIPE;
+		if (!cf_fenced_keep_lost(k))
+			return 0;
+	}
+}
+
 void cf_fenced_keep_pass(const struct cf_fenced_keep *k, bool on)
 {
+	if (k->keeper_fd >= 0)
+		(void)cf_sys3(SYS_fcntl, k->keeper_fd, F_SETFD, on ? 0 : FD_CLOEXEC);
 	if (k->user_fd < 0 || k->mnt_fd < 0)
 		return;
 	(void)cf_sys3(SYS_fcntl, k->user_fd, F_SETFD, on ? 0 : FD_CLOEXEC);

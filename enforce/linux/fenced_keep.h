@@ -19,9 +19,16 @@
  * to its working directory and gives up the capabilities the user
  * namespace gave it. What it starts inherits the namespaces.
  *
- * The namespace is the view of the harness's start: a protected path made
- * later, or a bound file the user replaces by rename, is not seen anew
- * until the harness restarts (SECURITY.md). */
+ * The helper is not killed: it stays as the keeper (fenced_keeper.c),
+ * reparented away from the harness (a double fork), in the children's user
+ * namespace with every capability there and in no Landlock domain (so that
+ * neither the harness nor a child can trace it). A bound file the user
+ * replaces by rename from outside loses its mount in every namespace: the
+ * keeper sees the rename (inotify on the parent directory) and binds the
+ * new file read-only again, and a planned path made later too. A child
+ * that finds a path lost at its entry asks the keeper (one byte on a
+ * socket the harness holds) and waits for its answer before it goes on.
+ * The keeper exits when the harness exits (a pidfd). */
 #ifndef CF_FENCED_KEEP_H
 #define CF_FENCED_KEEP_H
 
@@ -42,6 +49,8 @@ struct cf_fenced_keep {
 	 * (cf_fenced_keep_plan): each child checks that each is still a mount
 	 * point. NULL: not checked. */
 	const struct cf_protect_plan *plan;
+	int keeper_fd;             /* the harness's end of the keeper's socket; -1 none */
+	int keeper_pid;            /* the keeper (its pid at the start; 0 none) */
 	char off_why[512];         /* none: why ("" while there is one) */
 };
 
@@ -53,7 +62,7 @@ struct cf_fenced_keep {
 int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns);
 
 /* K as the value of CREDFENCE_FENCED_NS ("USERFD,MNTFD,USERINO,MNTINO,DEV,
- * HELD,ROOT", the descriptors in five digits, or "off:WHY") into BUF. Five
+ * HELD,ROOT,KEEPERFD,KEEPERPID", the descriptors in five digits, or "off:WHY") into BUF. Five
  * digits: the shim writes the numbers it moves them to over the value in
  * place (a shell reads the environment main() was given, not environ
  * after a setenv). */
@@ -88,8 +97,22 @@ int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
  * the first path of K's plan that is no longer a mount point, or NULL. A
  * file replaced from outside by a rename (your own `git config` renames
  * config.lock over .git/config) or removed loses its mount in every
- * namespace: it is writable in this one until the harness restarts. */
+ * namespace: it is writable in this one until the keeper binds it again
+ * (cf_fenced_keep_ask). */
 const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k);
+
+/* In a child whose entry found a path lost (cf_fenced_keep_lost), raw
+ * system calls and stack only: ask the keeper to hold its plan again and
+ * wait for its answer, until the plan holds or CF_KEEPER_WAIT_MS have
+ * passed. 0: held again; -EPIPE: no keeper (gone, or none); -ETIMEDOUT. */
+#define CF_KEEPER_WAIT_MS 500
+int cf_fenced_keep_ask(const struct cf_fenced_keep *k);
+
+/* The keeper's loop (fenced_keeper.c), in the helper's grandchild: PP is
+ * the plan it made the namespace from, HARNESS a pidfd of the harness,
+ * SOCK its end of the socket. Never returns. */
+void cf_fenced_keeper(const struct cf_protect_plan *pp, int harness, int sock)
+	__attribute__((noreturn));
 
 /* The harness replacing its own image keeps the descriptors (ON: clear
  * FD_CLOEXEC) or takes them back (after a failed exec). Raw system calls. */

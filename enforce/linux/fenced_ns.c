@@ -95,8 +95,7 @@ static int pin(const char *path)
 	return rc;
 }
 
-/* A read-only bind of PATH over itself. 1 bound, 0 not there. */
-static int bind_ro(const char *path)
+int cf_fenced_ns_bind_ro(const char *path)
 {
 	bool dir;
 	int t = open_plain(path, &dir);
@@ -191,7 +190,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 		 * tools see and may fill later. Not for a dry run (status). */
 		if (pp->items[i].make && !ns->dry)
 			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, pp->items[i].path, 0755);
-		rc = bind_ro(pp->items[i].path);
+		rc = cf_fenced_ns_bind_ro(pp->items[i].path);
 		if (rc < 0) {
 			while (nk)
 				cf_sys_close(keep[--nk]);

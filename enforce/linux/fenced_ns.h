@@ -77,6 +77,12 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns);
  * guard). Same context and results. */
 int cf_fenced_ns_mount(struct cf_fenced_ns *ns);
 
+/* One step of cf_fenced_ns_mount: a read-only bind of PATH over itself,
+ * in the caller's mount namespace (fenced_keep.c's keeper binds a row
+ * again with it). Raw system calls and stack. 1 bound, 0 not there (or a
+ * symlink), or -errno. */
+int cf_fenced_ns_bind_ro(const char *path);
+
 /* The failure RC of cf_fenced_ns_enter in words, into WHY. Normal context. */
 void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n);
 

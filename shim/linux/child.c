@@ -78,9 +78,16 @@ static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 			return 0;
 		/* Replaced from outside by a rename, or removed: its mount is
 		 * gone in this namespace too, and it can not be made again
-		 * here (the harness's Landlock domain refuses mounts). */
+		 * here (the harness's Landlock domain refuses mounts). The
+		 * keeper can: asked, it binds it again, unless it is gone. */
+		int asked = cf_fenced_keep_ask(k);
+		if (!asked || !(lost = cf_fenced_keep_lost(k)))
+			return 0;
 		join(lostwhy, lostcap, lost, " was replaced or removed from outside since the harness "
-			     "started, and is no longer held read-only; start the harness again", "");
+			     "started, and is no longer held read-only",
+		     asked == -EPIPE ? " (the keeper that binds it again is gone: start the harness "
+				       "again)"
+				     : " (the keeper that binds it again did not answer in time)");
 		ns->off_why = lostwhy;
 		if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
 			join(reason, cap, "write protection can not be kept for this child: ", lostwhy,

@@ -7,10 +7,21 @@
  *
  * closefds: fork, close every descriptor above 2 (as CPython's close_fds
  * does in its child), then execve: the documented fallback.
+ *
  * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
  * environment: it moves a secret, so the shim relaunches the child through
- * credfence run. */
+ * credfence run.
+ *
+ *   cf-nsharness reach PID|-
+ *
+ * Tries to reach the keeper of the namespace (PID, or -: the last field of
+ * CREDFENCE_FENCED_NS): opens /proc/PID/mem and /proc/PID/environ and
+ * reads them, and attaches with ptrace. One line each, "DENIED WHAT ERRNO"
+ * or "LEAK WHAT"; exits 1 when one got through. */
+#include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/ptrace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +30,46 @@
 
 extern char **environ;
 
+static int reach(const char *arg)
+{
+	const char *v = getenv("CREDFENCE_FENCED_NS");
+	const char *last = v ? strrchr(v, ',') : NULL;
+	int pid = atoi(strcmp(arg, "-") ? arg : last ? last + 1 : "0");
+	int leaks = 0;
+	char path[64];
+	if (pid <= 0) {
+		printf("NOKEEPER\n");
+		return 1;
+	}
+	printf("KEEPER %d\n", pid);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "/proc/%d/%s", pid, i ? "environ" : "mem");
+		/* Opened and read: /proc/PID/environ checks at open and read. */
+		char b[64];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : i ? read(fd, b, sizeof b) : pread(fd, b, 8, 0x400000);
+		if (got > 0) {
+			printf("LEAK %s\n", path);
+			leaks++;
+		} else {
+			printf("DENIED %s %s\n", path, got ? strerrorname_np(errno) : "empty");
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) == 0) {
+		printf("LEAK ptrace\n");
+		leaks++;
+	} else {
+		printf("DENIED ptrace %s\n", strerrorname_np(errno));
+	}
+	return leaks ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "reach"))
+		return reach(argv[2]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|moved SCRIPT\n");
 		return 2;

@@ -890,19 +890,28 @@ Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
 
 /* While a harness runs, the user's own `git config` outside renames
  * config.lock over .git/config: the kernel detaches the read-only bind in
- * the children's namespace too (SECURITY.md). Each later child finds the
- * path no longer held: with warn it runs, and stderr and the log say so;
- * with require it is refused. */
-static void renamed_from_outside(const char *opt)
+ * the children's namespace too. The keeper (fenced_keep.h) binds the new
+ * file again: a child started after, and one already running before, can
+ * not write it. KILL: the test kills the keeper first (the control: the
+ * old warning, or under require a refusal). WAY: "bash" (a bash harness
+ * whose children ask the keeper) or a way of cf-nsharness (the script is
+ * one fenced shell: its own children inherit the namespace, and only the
+ * keeper's watch holds the file). KEEPER gets the keeper's pid (bash). */
+static void renamed_from_outside(const char *opt, bool kill, const char *way, int *keeper)
 {
-	char started[PATH_MAX], renamed[PATH_MAX], watch[3 * PATH_MAX], script[3 * PATH_MAX];
+	char started[PATH_MAX], renamed[PATH_MAX], kfile[PATH_MAX], watch[4 * PATH_MAX],
+		script[4 * PATH_MAX];
 	repo();
-	cf_fx_fmt(started, sizeof started, "%s/started", fx.root);
-	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.root);
+	/* In the workspace: the script of cf-nsharness runs fenced. */
+	cf_fx_fmt(started, sizeof started, "%s/started", fx.ws);
+	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.ws);
+	cf_fx_fmt(kfile, sizeof kfile, "%s/keeper", fx.ws);
 	cf_fx_fmt(watch, sizeof watch,
 		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "if [ %d = 1 ]; then k=$(cat '%s'); kill -9 \"$k\" || exit 3; i=0; "
+		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; fi; "
 		  "git config user.name renamed-over && : > '%s'",
-		  started, renamed);
+		  started, kill ? 1 : 0, kfile, renamed);
 	pid_t w = fork();
 	cr_assert(w >= 0);
 	if (w == 0) {
@@ -910,50 +919,199 @@ static void renamed_from_outside(const char *opt)
 		sh_plain(&p, watch);
 		_exit(p.status);
 	}
+	/* The running child waits 0.5 s after the rename: within the window
+	 * SECURITY.md gives. */
 	cf_fx_fmt(script, sizeof script,
+		  "echo \"${CREDFENCE_FENCED_NS##*,}\" > '%s'\n"
 		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-BEFORE'\n"
+		  "/bin/sh -c 'i=0; while [ ! -e \"$1\" ] && [ $i -lt 400 ]; do sleep 0.05; "
+		  "i=$((i+1)); done; sleep 0.5; echo x >> .git/config && echo WROTE-RUNNING' - '%s' &\n"
 		  ": > '%s'\n"
 		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
 		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-AFTER'\n"
+		  "/bin/sh -c 'git config user.email y && echo GIT-WROTE'\n"
+		  "wait\n"
 		  "exit 0\n",
-		  started, renamed);
+		  kfile, renamed, started, renamed);
 	static struct argvb b;
 	b.n = 0;
 	if (opt)
 		argvb_add(&b, "%s", opt);
 	argvb_add(&b, "--");
-	argvb_add(&b, "bash");
-	argvb_add(&b, "-c");
+	if (!strcmp(way, "bash")) {
+		argvb_add(&b, "bash");
+		argvb_add(&b, "-c");
+	} else {
+		argvb_add(&b, "%s", CF_NSHARNESS);
+		argvb_add(&b, "%s", way);
+	}
 	argvb_add(&b, "%s", script);
 	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
 	int st;
 	cr_assert_eq(waitpid(w, &st, 0), w);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed (%d)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "WROTE-BEFORE"), OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, ".git/config was replaced or removed from outside since the harness "
-				"started, and is no longer held read-only; start the harness again"),
-		  OUT_FMT, OUT_ARGS(o));
+	char *k = cf_fx_slurp(kfile);
+	*keeper = k ? atoi(k) : 0;
+	free(k);
 }
 
-Test(fenced_ns, a_file_renamed_over_from_outside_is_said_lost)
+/* The file as the user's git config left it: nothing a child appended. */
+static void expect_config_kept(void)
 {
-	cf_test_require_landlock();
-	renamed_from_outside(NULL);
-	/* The documented limit: the new file is writable to the children. */
-	cr_expect(strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: warning: "), OUT_FMT, OUT_ARGS(o));
-}
-
-Test(fenced_ns, a_file_renamed_over_from_outside_refuses_children_under_require)
-{
-	cf_test_require_landlock();
-	renamed_from_outside("--write-protect=require");
-	cr_expect(!strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection can not be kept for this child"),
-		  OUT_FMT, OUT_ARGS(o));
 	char *cfg = cf_fx_slurp(cf_fx_at(fx.ws, ".git/config"));
 	cr_assert(cfg);
-	cr_expect(!strstr(cfg, "\nx\n"), "%s", cfg);
+	cr_expect(strstr(cfg, "renamed-over"), "%s", cfg);
+	cr_expect(!strstr(cfg, "\nx\n") && !strstr(cfg, "= y\n"), "%s", cfg);
+	free(cfg);
+}
+
+/* PID has ended (gone, or a zombie its new parent has not reaped yet),
+ * waiting up to 2 s. */
+static bool ended(int pid)
+{
+	char path[64], stat[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	for (int i = 0; i < 100; i++) {
+		char *s = cf_fx_slurp(path);
+		if (!s)
+			return true;
+		snprintf(stat, sizeof stat, "%s", s);
+		free(s);
+		const char *p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static void expect_held(void)
+{
+	cr_expect(!strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "WROTE-RUNNING"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "GIT-WROTE"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.err, "is no longer held read-only"), OUT_FMT, OUT_ARGS(o));
+	expect_config_kept();
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_is_held_again)
+{
+	int keeper;
+	cf_test_require_landlock();
+	renamed_from_outside(NULL, false, "bash", &keeper);
+	expect_held();
+	/* The keeper ends with the harness: nothing is left behind. */
+	cr_assert_gt(keeper, 1, "no keeper pid: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(ended(keeper), "the keeper %d outlived the harness", keeper);
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_is_held_again_for_a_c_harness)
+{
+	int keeper;
+	cf_test_require_landlock();
+	renamed_from_outside(NULL, false, "fork", &keeper);
+	expect_held();
+}
+
+/* The control: with the keeper killed, the old warning, and the new file
+ * is writable to the children (so the test above can fail). */
+Test(fenced_ns, a_file_renamed_over_without_its_keeper_is_said_lost)
+{
+	int keeper;
+	cf_test_require_landlock();
+	renamed_from_outside(NULL, true, "bash", &keeper);
+	cr_expect(strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: warning: "), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, ".git/config was replaced or removed from outside since the harness "
+				"started, and is no longer held read-only (the keeper that binds it "
+				"again is gone: start the harness again)"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_file_renamed_over_without_its_keeper_refuses_children_under_require)
+{
+	int keeper;
+	cf_test_require_landlock();
+	renamed_from_outside("--write-protect=require", true, "bash", &keeper);
+	cr_expect(!strstr(o.out, "WROTE-AFTER") && !strstr(o.out, "GIT-WROTE"), OUT_FMT,
+		  OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be kept for this child"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+/* Neither a harness child nor the harness itself reaches the keeper: its
+ * memory and environment are unreadable, ptrace is refused. */
+Test(fenced_ns, the_keeper_is_out_of_reach)
+{
+	cf_test_require_landlock();
+	repo();
+	char script[PATH_MAX + 128];
+	cf_fx_fmt(script, sizeof script, "'%s' reach \"${CREDFENCE_FENCED_NS##*,}\"; exit $?",
+		  CF_NSHARNESS);
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", "bash", "-c", script));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "KEEPER ") && strstr(o.out, "DENIED ptrace"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "LEAK"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	/* The harness itself: its memory and ptrace (a root harness reads any
+	 * process's environment, SECURITY.md puts root out of scope). */
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", CF_NSHARNESS, "reach", "-"));
+	cr_expect(strstr(o.out, "KEEPER ") && strstr(o.out, "DENIED ptrace"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "/mem E"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "LEAK ptrace") && !strstr(o.out, "/mem\n"), OUT_FMT,
+		  OUT_ARGS(o));
+}
+
+/* The harness floods the keeper with requests while the user's own git
+ * config renames over .git/config outside, 40 times back to back: the
+ * children still launch (the keeper answers a batch a pass, then rests; a
+ * child waits at most CF_KEEPER_WAIT_MS), and once the renames stop the
+ * file is held again. A child's write that lands inside the window after
+ * one of the renames goes through (SECURITY.md): not asserted here. */
+Test(fenced_ns, a_flood_of_requests_does_not_stop_children)
+{
+	cf_test_require_landlock();
+	repo();
+	char started[PATH_MAX], watch[2 * PATH_MAX];
+	cf_fx_fmt(started, sizeof started, "%s/started", fx.ws);
+	cf_fx_fmt(watch, sizeof watch,
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "i=0; while [ $i -lt 40 ]; do git config user.name n$i || exit 1; i=$((i+1)); "
+		  "done; : > done",
+		  started);
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, watch);
+		_exit(p.status);
+	}
+	static const char script[] =
+		"IFS=, read -r a b c d e f g kfd kpid <<EOF\n$CREDFENCE_FENCED_NS\nEOF\n"
+		"kfd=$((10#$kfd)); [ \"$kfd\" -gt 2 ] || { echo NOFD; exit 1; }\n"
+		"( i=0; while [ $i -lt 3000 ]; do printf x >&$kfd; i=$((i+1)); done ) 2>/dev/null &\n"
+		": > started\n"
+		"n=0; s=$(date +%s); i=0\n"
+		"while [ $i -lt 40 ]; do /bin/sh -c 'echo x >> .git/config && echo WROTE' 2>/dev/null; "
+		"n=$((n+1)); i=$((i+1)); done\n"
+		"echo LAUNCHED $n in $(( $(date +%s) - s )) s\n"
+		"i=0; while [ ! -e done ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.5\n"
+		"/bin/sh -c 'echo y >> .git/config && echo WROTE-AFTER'\n"
+		"wait; exit 0\n";
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", "bash", "-c", (char *)script));
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.out, "LAUNCHED 40 in "), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	const char *t = strstr(o.out, " in ");
+	cr_expect(t && atoi(t + 4) < 30, OUT_FMT, OUT_ARGS(o));
+	char *cfg = cf_fx_slurp(cf_fx_at(fx.ws, ".git/config"));
+	cr_assert(cfg);
+	cr_expect(strstr(cfg, "= n39\n") && !strstr(cfg, "\ny\n"), "%s", cfg);
 	free(cfg);
 }
