@@ -29,6 +29,37 @@
 #include "sup_meta.h"
 #include "sup_socket.h"
 #include "supervisor_pty.h"
+#include "sup_prof.h"
+
+#ifdef CF_SUP_PROF
+_Atomic long long cf_prof_ns[CF_PROF_N], cf_prof_n[CF_PROF_N];
+_Thread_local long long cf_prof_last;
+int cf_prof_s[CF_PROF_N][CF_PROF_KEEP];
+static int cf_prof_cmp(const void *a, const void *b)
+{
+	return *(const int *)a < *(const int *)b ? -1 : *(const int *)a > *(const int *)b;
+}
+void cf_prof_dump(void)
+{
+	static int tmp[CF_PROF_KEEP];
+	static const char *names[] = {
+#define CF_PROF_NAME(n) #n,
+		CF_PROF_STEPS(CF_PROF_NAME)};
+	FILE *f = fopen("/tmp/cf-prof.txt", "w");
+	if (!f)
+		return;
+	for (int i = 0; i < CF_PROF_N; i++)
+		if (cf_prof_n[i]) {
+			long long n = cf_prof_n[i] < CF_PROF_KEEP ? cf_prof_n[i] : CF_PROF_KEEP;
+			memcpy(tmp, cf_prof_s[i], (size_t)n * sizeof *tmp);
+			qsort(tmp, (size_t)n, sizeof *tmp, cf_prof_cmp);
+			fprintf(f, "cf-prof %-14s %8lld calls median %7.2f us  p10 %7.2f  p90 %7.2f  mean %7.2f\n",
+				names[i], (long long)cf_prof_n[i], tmp[n / 2] / 1000.0, tmp[n / 10] / 1000.0,
+				tmp[n * 9 / 10] / 1000.0, (double)cf_prof_ns[i] / (double)cf_prof_n[i] / 1000.0);
+		}
+	fclose(f);
+}
+#endif
 
 #if defined(__x86_64__)
 #define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
@@ -43,12 +74,20 @@
 
 void cf_sup_job_done(struct job *j, long result)
 {
+	CF_PROF_MARK();
 	if (cf_sup_valid(&j->c))
 		cf_sup_respond(j->c.lfd, j->c.id, result, false);
+	CF_PROF(respond);
 	cf_sup_close(j->sock);
 	cf_sup_caller_close(&j->c);
 	cf_sup_listener_put(j->c.sup, j->l);
 	free(j);
+	CF_PROF(close_free);
+#ifdef CF_SUP_PROF
+	static _Atomic long jobs;
+	if (++jobs % 5000 == 0)
+		cf_prof_dump();
+#endif
 }
 
 static void *worker(void *arg)
@@ -66,6 +105,9 @@ static void *worker(void *arg)
 		if (!sup->head)
 			sup->tail = NULL;
 		pthread_mutex_unlock(&sup->lock);
+#ifdef CF_SUP_PROF
+		CF_PROF_FROM(worker_wake, j->t);
+#endif
 		cf_sup_job_done(j, cf_sup_connect_judged(j));
 		pthread_mutex_lock(&sup->lock);
 	}
@@ -127,10 +169,13 @@ static void notification(struct sup *sup, struct listener *l)
 		char b[512];
 	} u;
 	memset(&u, 0, sizeof u);
+	CF_PROF_MARK();
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
 		return; /* ENOENT: the caller went away first */
+	CF_PROF(recv);
 	struct caller c = {.sup = sup, .lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
 	long r = cf_sup_caller_open(&c);
+	CF_PROF(caller_open);
 	if (r < 0) {
 		cf_sup_respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
 		cf_sup_caller_close(&c);

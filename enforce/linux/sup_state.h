@@ -85,6 +85,9 @@ struct job {
 	int sock;
 	struct sockaddr_storage sa;
 	socklen_t len;
+#ifdef CF_SUP_PROF
+	long long t;
+#endif
 };
 
 struct sup {
