@@ -291,8 +291,11 @@ void cf_sup_handle_connect(struct listener *l, struct caller *c, const struct se
 	int fl = fcntl(j->sock, F_GETFL);
 	cf_sup_listener_get(sup, l);
 	CF_PROF(fcntl);
-	if ((fl >= 0 && (fl & O_NONBLOCK))) {
-		cf_sup_job_done(j, cf_sup_connect_judged(j)); /* can not wait on its peer */
+	/* A non-blocking socket can not wait on its peer; a blocking one is
+	 * connected here when another receiver serves the listener meanwhile,
+	 * else by a worker. */
+	if ((fl >= 0 && (fl & O_NONBLOCK)) || cf_sup_may_wait_here(sup, l)) {
+		cf_sup_job_done(j, cf_sup_connect_judged(j));
 		return;
 	}
 #ifdef CF_SUP_PROF
