@@ -17,9 +17,16 @@
 	X(unix_creds) X(connect) X(respond) X(close_free)
 #define CF_PROF_ENUM(n) CF_PROF_##n,
 enum { CF_PROF_STEPS(CF_PROF_ENUM) CF_PROF_N };
-#define CF_PROF_KEEP 65536
+#define CF_PROF_BUCKETS 20000 /* of 0.1 us: up to 2 ms, the rest in the last */
 extern _Atomic long long cf_prof_ns[CF_PROF_N], cf_prof_n[CF_PROF_N];
-extern int cf_prof_s[CF_PROF_N][CF_PROF_KEEP];
+extern _Atomic int cf_prof_h[CF_PROF_N][CF_PROF_BUCKETS];
+static inline void cf_prof_add(int step, long long ns)
+{
+	long long b = ns / 100;
+	cf_prof_h[step][b < CF_PROF_BUCKETS ? b : CF_PROF_BUCKETS - 1]++;
+	cf_prof_ns[step] += ns;
+	cf_prof_n[step]++;
+}
 extern _Thread_local long long cf_prof_last;
 static inline long long cf_prof_now(void)
 {
@@ -31,15 +38,13 @@ static inline long long cf_prof_now(void)
 #define CF_PROF(step)                                                                             \
 	do {                                                                                      \
 		long long now_ = cf_prof_now();                                                   \
-		cf_prof_ns[CF_PROF_##step] += now_ - cf_prof_last;                                \
-		cf_prof_s[CF_PROF_##step][cf_prof_n[CF_PROF_##step]++ % CF_PROF_KEEP] = (int)(now_ - cf_prof_last); \
+		cf_prof_add(CF_PROF_##step, now_ - cf_prof_last);                                 \
 		cf_prof_last = now_;                                                              \
 	} while (0)
 #define CF_PROF_FROM(step, t0)                                                                    \
 	do {                                                                                      \
 		long long now_ = cf_prof_now();                                                   \
-		cf_prof_ns[CF_PROF_##step] += now_ - (t0);                                        \
-		cf_prof_s[CF_PROF_##step][cf_prof_n[CF_PROF_##step]++ % CF_PROF_KEEP] = (int)(now_ - (t0)); \
+		cf_prof_add(CF_PROF_##step, now_ - (t0));                                         \
 		cf_prof_last = now_;                                                              \
 	} while (0)
 void cf_prof_dump(void);

@@ -50,14 +50,18 @@
 #ifdef CF_SUP_PROF
 _Atomic long long cf_prof_ns[CF_PROF_N], cf_prof_n[CF_PROF_N];
 _Thread_local long long cf_prof_last;
-int cf_prof_s[CF_PROF_N][CF_PROF_KEEP];
-static int cf_prof_cmp(const void *a, const void *b)
+_Atomic int cf_prof_h[CF_PROF_N][CF_PROF_BUCKETS];
+/* The Q-quantile of STEP's times, in us, from its histogram. */
+static double cf_prof_q(int step, double q)
 {
-	return *(const int *)a < *(const int *)b ? -1 : *(const int *)a > *(const int *)b;
+	long long want = (long long)(q * (double)cf_prof_n[step]), seen = 0;
+	for (int b = 0; b < CF_PROF_BUCKETS; b++)
+		if ((seen += cf_prof_h[step][b]) > want)
+			return b / 10.0;
+	return CF_PROF_BUCKETS / 10.0;
 }
 void cf_prof_dump(void)
 {
-	static int tmp[CF_PROF_KEEP];
 	static const char *names[] = {
 #define CF_PROF_NAME(n) #n,
 		CF_PROF_STEPS(CF_PROF_NAME)};
@@ -65,14 +69,10 @@ void cf_prof_dump(void)
 	if (!f)
 		return;
 	for (int i = 0; i < CF_PROF_N; i++)
-		if (cf_prof_n[i]) {
-			long long n = cf_prof_n[i] < CF_PROF_KEEP ? cf_prof_n[i] : CF_PROF_KEEP;
-			memcpy(tmp, cf_prof_s[i], (size_t)n * sizeof *tmp);
-			qsort(tmp, (size_t)n, sizeof *tmp, cf_prof_cmp);
-			fprintf(f, "cf-prof %-14s %8lld calls median %7.2f us  p10 %7.2f  p90 %7.2f  mean %7.2f\n",
-				names[i], (long long)cf_prof_n[i], tmp[n / 2] / 1000.0, tmp[n / 10] / 1000.0,
-				tmp[n * 9 / 10] / 1000.0, (double)cf_prof_ns[i] / (double)cf_prof_n[i] / 1000.0);
-		}
+		if (cf_prof_n[i])
+			fprintf(f, "cf-prof %-14s %8lld calls median %7.1f us  p10 %7.1f  p90 %7.1f  mean %7.2f\n",
+				names[i], (long long)cf_prof_n[i], cf_prof_q(i, 0.5), cf_prof_q(i, 0.1),
+				cf_prof_q(i, 0.9), (double)cf_prof_ns[i] / (double)cf_prof_n[i] / 1000.0);
 	fclose(f);
 }
 #endif
