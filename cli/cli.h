@@ -84,6 +84,14 @@ int cf_cli_hide_env(const struct cf_options *o);
 /* One line a variable of this environment that a fenced program would not
  * get, "INDENT NAME withheld (RULE)", never its value (status, check --env). */
 void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent);
+/* The shim in CMD reads only the environment: C's options, and the twins
+ * they were merged with, set as twins again for the rows of common/vars.c
+ * whose set_by has a bit of SET_BY (CF_SET_EXPORT: credfence harness;
+ * CF_SET_RUN: what credfence run passes to the shim's judge), every path
+ * absolute from CWD. POL is the policy built from them. 0, or -1 out of
+ * memory (harness.c). */
+int cf_cli_export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd,
+			  unsigned set_by);
 /* Log the fence's verdict for PROGRAM (opened before any restriction by the caller). */
 void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool applied);
 

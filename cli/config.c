@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "protocol.h"
 
 /* A policy is a few hundred bytes; anything near this is not one. */
@@ -636,6 +637,17 @@ int cf_config_check_places(struct cf_config *cfg, const struct cf_policy *p, con
 	return 0;
 }
 
+/* What status says of note K: -1 nothing (its row did not take effect), 0
+ * it took effect, 1 the command line or the environment overrode it. */
+static int note_state(const struct cf_config *cfg, size_t k)
+{
+	const struct cf_config_note *n = &cfg->notes[k];
+	bool lost = n->var < CF_VAR_COUNT && cfg->overridden[n->var];
+	if (n->var < CF_VAR_COUNT && !cfg->took[n->var] && !lost)
+		return -1;
+	return lost;
+}
+
 void cf_config_print(const struct cf_config *cfg, FILE *out)
 {
 	fprintf(out, "policy files (%zu):\n", cfg->n);
@@ -643,16 +655,37 @@ void cf_config_print(const struct cf_config *cfg, FILE *out)
 		fprintf(out, "  %s%s\n", cf_cli_esc(cfg->f[i].path),
 			cfg->f[i].settings ? " (sandbox settings)" : "");
 		for (size_t k = 0; k < cfg->n_notes; k++) {
-			const struct cf_config_note *n = &cfg->notes[k];
-			if (n->file != i)
-				continue;
-			bool lost = n->var < CF_VAR_COUNT && cfg->overridden[n->var];
-			if (n->var < CF_VAR_COUNT && !cfg->took[n->var] && !lost)
-				continue;
-			fprintf(out, "    %s%s\n", n->text,
-				lost ? " (overridden by the command line or the environment)" : "");
+			int st = cfg->notes[k].file == i ? note_state(cfg, k) : -1;
+			if (st >= 0)
+				fprintf(out, "    %s%s\n", cfg->notes[k].text,
+					st ? " (overridden by the command line or the environment)" : "");
 		}
 	}
+}
+
+void cf_config_json(const struct cf_config *cfg, char *buf, size_t cap, size_t *len)
+{
+	cf_json_raw(buf, cap, len, "[");
+	for (size_t i = 0; i < cfg->n; i++) {
+		cf_json_raw(buf, cap, len, i ? ",{\"path\":" : "{\"path\":");
+		cf_json_str(buf, cap, len, cfg->f[i].path);
+		cf_json_raw(buf, cap, len, ",\"settings\":");
+		cf_json_raw(buf, cap, len, cfg->f[i].settings ? "true" : "false");
+		for (int want = 0; want < 2; want++) {
+			bool first = true;
+			cf_json_raw(buf, cap, len, want ? "],\"overridden\":[" : ",\"took\":[");
+			for (size_t k = 0; k < cfg->n_notes; k++) {
+				if (cfg->notes[k].file != i || note_state(cfg, k) != want)
+					continue;
+				if (!first)
+					cf_json_raw(buf, cap, len, ",");
+				cf_json_str(buf, cap, len, cfg->notes[k].text);
+				first = false;
+			}
+		}
+		cf_json_raw(buf, cap, len, "]}");
+	}
+	cf_json_raw(buf, cap, len, "]");
 }
 
 void cf_config_free(struct cf_config *cfg)

@@ -63,6 +63,10 @@ int cf_config_check_places(struct cf_config *cfg, const struct cf_policy *p, con
 
 /* `credfence status`: the files read and one line per key that took effect. */
 void cf_config_print(const struct cf_config *cfg, FILE *out);
+/* The same for status --json: [{"path":P,"settings":false,"took":[...],
+ * "overridden":[...]}, ...], one object a file read, the lines
+ * cf_config_print shows under it; [] when none was read. Into BUF. */
+void cf_config_json(const struct cf_config *cfg, char *buf, size_t cap, size_t *len);
 
 void cf_config_free(struct cf_config *cfg);
 

@@ -1,6 +1,6 @@
 /* credfence explain LOGFILE: a past run's log read back for a person. The
- * denials grouped by what denied them (a secret row, the socket rule, the
- * metadata rule), each with the line that would allow it; then the launches
+ * denials grouped by what denied them (a secret row, a write-protected row,
+ * the socket rule, the metadata rule), each with the line that would allow it; then the launches
  * and their verdicts. A line that is not one of credfence's JSON lines is
  * skipped and counted, never fatal. */
 #include <errno.h>
@@ -92,6 +92,14 @@ static int take(struct explain *x, const struct cf_logline *l)
 		return fmt_add(x, title, cf_logline_get(l, "allow"), "%s %s by %s (pid %s)",
 			       or_q(cf_logline_get(l, "access")), or_q(cf_logline_get(l, "path")),
 			       prog, pid);
+	}
+	if (strcmp(ev, "write_protected") == 0) {
+		/* A write inside a writable location that the protected table
+		 * refuses (issue 23): grouped by the row, as check words it. */
+		snprintf(title, sizeof title, "runs unfenced later: %s",
+			 or_q(cf_logline_get(l, "row")));
+		return fmt_add(x, title, cf_logline_get(l, "allow"), "write %s by %s (pid %s)",
+			       or_q(cf_logline_get(l, "path")), prog, pid);
 	}
 	if (strcmp(ev, "ipc_denied") == 0) {
 		const char *sock = or_q(cf_logline_get(l, "socket"));

@@ -154,11 +154,8 @@ static int export_twin(const struct cf_var_row *r, const struct cf_options *o, c
 	return v && setenv(r->name, v, 1) ? -1 : 0;
 }
 
-/* The shim reads only the environment: turn the options, and the twins they
- * were merged with, into twins again (the rows of common/vars.c that
- * credfence harness exports), every path absolute. POL is the policy built
- * from them at start. */
-static int export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd)
+int cf_cli_export_options(const struct cf_cli *c, const struct cf_policy *pol, const char *cwd,
+			  unsigned set_by)
 {
 	struct cf_options o = c->opts;
 	/* The workspace is fixed at start, canonical: the harness may change
@@ -181,12 +178,13 @@ static int export_options(const struct cf_cli *c, const struct cf_policy *pol, c
 	o.allow_read = reads;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < CF_VAR_COUNT; i++)
-		if ((cf_vars[i].set_by & CF_SET_EXPORT) && export_twin(&cf_vars[i], &o, cwd))
+		if ((cf_vars[i].set_by & set_by) && export_twin(&cf_vars[i], &o, cwd))
 			rc = -1;
 	cf_strv_free(&reads);
 	if (rc)
 		return rc;
-	if (pol->allow_sockets.n && unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
+	if ((set_by & CF_SET_EXPORT) && pol->allow_sockets.n &&
+	    unsetenv(cf_var_name(CF_VAR_SSH_AGENT)))
 		return -1;
 	return 0;
 }
@@ -385,19 +383,54 @@ static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r,
 
 /* The harness's own reads (harness_guard.h): in required mode a guard that can not
  * be set up stops the harness; best-effort says so and goes on. */
-static int guard_harness(const struct cf_cli *c, const struct cf_fence *f, const char *cwd)
+/* The mount namespace of the fenced tree for the harness's children
+ * (fenced_keep.h), made by the guard: its descriptors and inodes go to the
+ * shim in CREDFENCE_FENCED_NS. Without it the children run with the read
+ * fence alone and metadata goes through the supervisor (a warning), or,
+ * under --write-protect=require, nothing runs. */
+static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_keep *k)
+{
+	static char value[600];
+	cf_fenced_keep_value(k, value, sizeof value);
+	if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
+		cf_err("can not set the environment: %s", strerror(errno));
+		return CF_EXIT_FAIL;
+	}
+	if (k->user_fd >= 0)
+		return 0;
+	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		cf_err("harness: write protection can not be made for the harness's children: %s; "
+		       "run with --write-protect=warn to run with the read fence alone. Nothing was "
+		       "run.", k->off_why);
+		return CF_EXIT_FAIL;
+	}
+	cf_warn("harness: write protection is off for the harness's children: %s; the files that "
+		"your own tools run later (.git/hooks, .git/config, ...) stay writable to them, and "
+		"metadata changes go through the supervisor", k->off_why);
+	return 0;
+}
+
+static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char *cwd)
 {
 	struct cf_strv may = {0};
 	struct cf_guard_report r;
+	struct cf_fenced_keep keep;
 	char why[PATH_MAX + 512];
 	int rc = may_read_paths(&c->opts, &f->pol, cwd, &may);
 	if (rc) {
 		cf_strv_free(&may);
 		return rc;
 	}
-	int err = cf_guard_harness(&f->pol, &may, &r, why, sizeof why);
+	if (cf_fence_protect_prepare(f, &c->opts, cwd)) {
+		cf_strv_free(&may);
+		cf_err("out of memory while planning the write protection");
+		return CF_EXIT_FAIL;
+	}
+	int err = cf_guard_harness_keep(&f->pol, &may, &f->ns, &keep, &r, why, sizeof why);
 	cf_strv_free(&may);
 	log_guard(f, &r, err == 0, err ? why : NULL);
+	if (f->ns.planned && (rc = keep_children_ns(f, &keep)))
+		return rc;
 	if (!err)
 		return 0;
 	if (f->pol.mode == CF_MODE_REQUIRED) {
@@ -836,7 +869,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (export_options(&c, &f.pol, cwd) || cf_cli_preload(shim) ||
+	if (cf_cli_export_options(&c, &f.pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,10 +185,14 @@ int cf_cmd_run(int argc, char **argv)
 	/* The shim in CMD, fenced, explains each denial CMD meets (it finds
 	 * itself fenced and passes everything else through). Without a fence it
 	 * would fence itself: then it stays out. */
+	/* Its judge builds the policy from the environment: the options given
+	 * here (on the command line, in a policy file) go with it as twins, so
+	 * that a --deny X is explained in CMD too. */
 	const char *shim = f.ready && !shim_is_sanitized() ? cf_cli_find_shim() : NULL;
+	char cwd[PATH_MAX];
 	if (shim && (cf_cli_preload(shim) ||
-		     (c.opts.quiet_denials > 0 &&
-		      setenv(cf_var_name(CF_VAR_QUIET_DENIALS), "1", 1)))) {
+		     cf_cli_export_options(&c, &f.pol, getcwd(cwd, sizeof cwd) ? cwd : NULL,
+					   CF_SET_RUN))) {
 		cf_err("out of memory while setting the environment. Nothing was run.");
 		return CF_EXIT_FAIL;
 	}

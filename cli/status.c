@@ -111,7 +111,7 @@ static size_t env_count(const struct cf_options *o)
 }
 
 static void print_json(const struct cf_fence *f, const struct cf_options *o, const char *release,
-		       const char *shim, const char *shim_in)
+		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
 	const struct cf_policy *p = &f->pol;
 	static char buf[1 << 20];
@@ -213,6 +213,8 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 		cf_json_str(buf, cap, &len, p->log_refused);
 	else
 		cf_json_raw(buf, cap, &len, "null");
+	cf_json_raw(buf, cap, &len, ",\"policy_files\":");
+	cf_config_json(cfg, buf, cap, &len);
 	cf_json_raw(buf, cap, &len, ",\"verdict\":");
 	cf_json_str(buf, cap, &len, f->ready ? "applied" : "not effective");
 	cf_json_raw(buf, cap, &len, ",\"status\":");
@@ -339,7 +341,7 @@ int cf_cmd_status(int argc, char **argv)
 	const char *shim = cf_cli_find_shim();
 	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;
 	if (c.json)
-		print_json(&f, &c.opts, release, shim, shim_in);
+		print_json(&f, &c.opts, release, shim, shim_in, &c.cfg);
 	else
 		print_text(&f, &c.opts, release, shim, shim_in, &c.cfg);
 	rc = f.ready ? 0 : 1;

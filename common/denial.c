@@ -13,6 +13,16 @@ const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char 
 	return out;
 }
 
+bool cf_denial_is_pty(const char *path)
+{
+	return strncmp(path, "/dev/pts/", 9) == 0 && path[9] != '\0';
+}
+
+const char *cf_denial_row(const char *path)
+{
+	return cf_denial_is_pty(path) ? CF_DENIAL_PTY_ROW : "outside every writable location";
+}
+
 const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write, bool secret,
 			    const char *home)
 {
@@ -21,6 +31,8 @@ const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write,
 		return NULL;
 	if (secret)
 		snprintf(out, cap, "--allow-read %s", cf_denial_tilde(p, sizeof p, path, home));
+	else if (cf_denial_is_pty(path))
+		snprintf(out, cap, "--allow-ptys"); /* /dev/pts is no writable location */
 	else
 		snprintf(out, cap, "--writable DIR");
 	return out;
@@ -34,7 +46,7 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 		return 0;
 	cf_denial_tilde(p, sizeof p, path, home);
 	const char *a = cf_denial_allow(allow, sizeof allow, path, write, holds != NULL, home);
-	const char *what = holds ? holds : "outside every writable location";
+	const char *what = holds ? holds : cf_denial_row(path);
 	int r;
 	if (a)
 		r = snprintf(out, cap, "credfence: denied %s of %s (%s); to allow: %s, or see: credfence check %s\n",
@@ -42,6 +54,34 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 	else
 		r = snprintf(out, cap, "credfence: denied write of %s (%s); no option makes a secret "
 			     "writable; see: credfence check %s\n", p, what, p);
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}
+
+const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home)
+{
+	char l[4096 + 2];
+	snprintf(out, cap, "--allow-write-protected %s", cf_denial_tilde(l, sizeof l, loc, home));
+	return out;
+}
+
+size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
+				 const char *loc, const char *home)
+{
+	char p[4096 + 2], allow[4096 + 32];
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	cf_denial_protected_allow(allow, sizeof allow, loc, home);
+	int r = snprintf(out, cap,
+			 "credfence: denied write of %s (runs unfenced later: %s); to allow: %s, or "
+			 "see: credfence check %s\n",
+			 p, runs, allow, p);
 	if (r < 0)
 		return 0;
 	if ((size_t)r >= cap) {

@@ -6,8 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The row words of a write outside every writable location: a terminal
+ * under /dev/pts gets its own (a pty another process holds, which
+ * --allow-ptys opens, not --writable). */
+#define CF_DENIAL_PTY_ROW "a terminal under /dev/pts that the command did not open"
+bool cf_denial_is_pty(const char *path);
+const char *cf_denial_row(const char *path);
+
 /* The option that would allow a denial of PATH (canonical): "--allow-read
- * P" for a secret read, "--writable DIR" for a write outside every
+ * P" for a secret read, "--allow-ptys" for a write of a terminal under
+ * /dev/pts, "--writable DIR" for any other write outside every
  * writable location, NULL for a write into a secret (no option makes a
  * secret writable). PATH under HOME (may be NULL) is shown as ~/...; OUT
  * gets the option and its argument. */
@@ -21,6 +29,19 @@ const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write,
  * length written (cut to CAP - 1). No allocation. */
 size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, const char *holds,
 		       const char *home);
+
+/* A write refused because a fenced command may not change what the user's
+ * own tools run later (common/protected.h, issue 23): "credfence: denied
+ * write of ~/w/.git/config (runs unfenced later: git config ...); to allow:
+ * --allow-write-protected ~/w/.git/config, or see: credfence check
+ * ~/w/.git/config\n". RUNS is the row's words, LOC the location the row
+ * covers (what a lift must name: the read-only mount is made there). Returns
+ * the length written (cut to CAP - 1). No allocation. */
+size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
+				 const char *loc, const char *home);
+
+/* "--allow-write-protected LOC" (LOC under HOME as ~/...) in OUT. */
+const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home);
 
 /* PATH under HOME as ~/..., else PATH itself, in OUT. */
 const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char *home);

@@ -1,6 +1,5 @@
 #include "protect_plan.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "paths.h"
+#include "project_root.h"
 
 /* The longest writable location that holds PATH, or NULL. */
 static const char *holder(const struct cf_policy *pol, const char *path)
@@ -32,12 +32,6 @@ static int items_by_length(const void *a, const void *b)
 {
 	return by_length(&((const struct cf_protect_item *)a)->path,
 			 &((const struct cf_protect_item *)b)->path);
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 enum walk { WALK_OK, WALK_ABSENT, WALK_LINK };
@@ -125,35 +119,6 @@ static int plan_path(struct cf_protect_plan *pp, struct cf_strv *seen, const str
 	return add_mids(pp, w, p);
 }
 
-/* The project roots of the writable location W: W, the working directory
- * and its ancestors inside W, and each directory directly below W. */
-static int roots_of(struct cf_strv *roots, const char *w, const char *cwd)
-{
-	char buf[PATH_MAX];
-	int rc = cf_strv_add_unique(roots, w);
-	if (!rc && cf_path_within(cwd, w)) {
-		snprintf(buf, sizeof buf, "%s", cwd);
-		while (!rc && strlen(buf) > strlen(w)) {
-			rc = cf_strv_add_unique(roots, buf);
-			char up[PATH_MAX];
-			cf_path_parent(buf, up, sizeof up);
-			snprintf(buf, sizeof buf, "%s", up);
-		}
-	}
-	DIR *d = rc ? NULL : opendir(w);
-	struct dirent *e;
-	while (d && !rc && (e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-			continue;
-		snprintf(buf, sizeof buf, "%s%s%s", w, strcmp(w, "/") ? "/" : "", e->d_name);
-		if (is_dir(buf))
-			rc = cf_strv_add_unique(roots, buf);
-	}
-	if (d)
-		closedir(d);
-	return rc;
-}
-
 int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
 			  const struct cf_strv *allow, const char *cwd)
 {
@@ -167,7 +132,7 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			continue;
 		rc = cf_strv_add_unique(&pp->rw, pol->writable.v[i]);
 		if (!rc && S_ISDIR(st.st_mode))
-			rc = roots_of(&roots, pol->writable.v[i], cwd);
+			rc = cf_project_roots(&roots, pol->writable.v[i], cwd);
 	}
 	/* Placeholders only at the roots a user works in (the workspace, and
 	 * the working directory and its ancestors inside it), not in /tmp, a

@@ -8,6 +8,7 @@
 
 #include "paths.h"
 #include "policy.h"
+#include "project_root.h"
 
 void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p, const char *cwd,
 			 const struct cf_strv *lifted)
@@ -47,21 +48,12 @@ static bool loc_writable(const struct cf_protect_scope *s, const char *path, siz
 	return false;
 }
 
-/* Whether PATH[0, LEN) is a project root of S: a writable location, a
- * directory directly below one, or the working directory or an ancestor of
- * it inside one. */
+/* Whether PATH[0, LEN) is a project root of S (project_root.h). */
 static bool project_root(const struct cf_protect_scope *s, const char *path, size_t len)
 {
-	bool on_cwd = s->cwd && strncmp(s->cwd, path, len) == 0 &&
-		      (s->cwd[len] == '\0' || s->cwd[len] == '/' || len == 0);
-	for (size_t i = 0; i < s->n_writable; i++) {
-		const char *w = s->writable[i];
-		size_t n = prefix_len(w);
-		if (!prefix_in(path, len, w, true))
-			continue;
-		if (n == len || on_cwd || !memchr(path + n + 1, '/', len - n - 1))
+	for (size_t i = 0; i < s->n_writable; i++)
+		if (cf_project_root(s->writable[i], s->cwd, path, len))
 			return true;
-	}
 	return false;
 }
 

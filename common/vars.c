@@ -18,21 +18,24 @@
 /* The user's options and their twins, then what credfence writes for itself. */
 #define TWIN (CF_BY_CREDFENCE | CF_BY_SHIM)
 #define EXPORTED (CF_SET_USER | CF_SET_EXPORT)
+/* And credfence run exports it to CMD: the rows the shim's judge of a denial
+ * builds its policy from (shim/linux/denied.c). */
+#define JUDGED (EXPORTED | CF_SET_RUN)
 
 const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
-	[CF_VAR_HOME] = {"CREDFENCE_HOME", "--home DIR", CF_KIND_PATH, TWIN, EXPORTED,
+	[CF_VAR_HOME] = {"CREDFENCE_HOME", "--home DIR", CF_KIND_PATH, TWIN, JUDGED,
 			 "the home whose secrets are denied", AT(home), KEY("home")},
 	[CF_VAR_WORKSPACE] = {"CREDFENCE_WORKSPACE", "--workspace DIR", CF_KIND_PATH, TWIN,
-			      EXPORTED, "the writable workspace", AT(workspace), KEY("workspace")},
+			      JUDGED, "the writable workspace", AT(workspace), KEY("workspace")},
 	[CF_VAR_LOG] = {"CREDFENCE_LOG", "--log FILE", CF_KIND_PATH, TWIN, EXPORTED,
 			"the JSON-lines log of sandbox applications", AT(log), KEY("log")},
 	[CF_VAR_WRITABLE] = {"CREDFENCE_WRITABLE", "--writable DIR", CF_KIND_PATHS, TWIN,
-			     EXPORTED, "more writable locations", LIST_AT(writable),
+			     JUDGED, "more writable locations", LIST_AT(writable),
 			     KEY("writable")},
-	[CF_VAR_DENY] = {"CREDFENCE_DENY", "--deny PATH", CF_KIND_PATHS, TWIN, EXPORTED,
+	[CF_VAR_DENY] = {"CREDFENCE_DENY", "--deny PATH", CF_KIND_PATHS, TWIN, JUDGED,
 			 "more secret locations", LIST_AT(deny), KEY("deny")},
 	[CF_VAR_ALLOW_READ] = {"CREDFENCE_ALLOW_READ", "--allow-read PATH", CF_KIND_PATHS, TWIN,
-			       EXPORTED, "secret locations, or paths inside one, fenced programs read",
+			       JUDGED, "secret locations, or paths inside one, fenced programs read",
 			       LIST_AT(allow_read), KEY("allow_read")},
 	[CF_VAR_HARNESS_STATE] = {"CREDFENCE_HARNESS_STATE", "--harness-state DIR", CF_KIND_PATHS,
 				  TWIN, EXPORTED,
@@ -46,7 +49,7 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 			     LIST_AT(keep_env), KEY("keep_env")},
 	[CF_VAR_ALLOW_WRITE_PROTECTED] = {"CREDFENCE_ALLOW_WRITE_PROTECTED",
 					  "--allow-write-protected PATH", CF_KIND_PATHS, TWIN,
-					  EXPORTED,
+					  JUDGED,
 					  "protected locations fenced programs may write all the same",
 					  LIST_AT(allow_write_protected), KEY("allow_write_protected")},
 	[CF_VAR_MODE] = {"CREDFENCE_MODE", "--best-effort, --required", CF_KIND_MODE, TWIN,
@@ -60,7 +63,7 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 			       EXPORTED, "fenced programs may open any pty by its name",
 			       AT(allow_ptys), KEY("allow_ptys")},
 	[CF_VAR_QUIET_DENIALS] = {"CREDFENCE_QUIET_DENIALS", "--quiet-denials", CF_KIND_SWITCH, TWIN,
-				  EXPORTED, "no line on a fenced program's stderr for a denial",
+				  JUDGED, "no line on a fenced program's stderr for a denial",
 				  AT(quiet_denials), KEY("quiet_denials")},
 	[CF_VAR_ALLOW_SOCKET] = {"CREDFENCE_ALLOW_SOCKET", "--allow-socket S", CF_KIND_LIST, TWIN,
 				 EXPORTED, "Unix sockets bound outside that fenced programs may reach",
@@ -101,6 +104,10 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 	[CF_VAR_LAUNCHER] = {"CREDFENCE_LAUNCHER", NULL, CF_KIND_PATH, CF_BY_SHIM, CF_SET_HARNESS,
 			     "the credfence a child is run through when its environment moves a secret",
 			     NOT_PARSED},
+	[CF_VAR_FENCED_NS] = {"CREDFENCE_FENCED_NS", NULL, CF_KIND_MARKER, CF_BY_SHIM,
+			      CF_SET_HARNESS,
+			      "the descriptors of the mount namespace the harness's children enter",
+			      NOT_PARSED},
 	[CF_VAR_SCRIPT] = {"CREDFENCE_SCRIPT", NULL, CF_KIND_PATH, CF_BY_CREDFENCE, CF_SET_SCRIPT,
 			   "the launcher script that ran credfence", NOT_PARSED},
 };

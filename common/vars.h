@@ -41,6 +41,7 @@ enum cf_var {
 	CF_VAR_CHILD_TMPDIR,
 	CF_VAR_HARNESS,
 	CF_VAR_LAUNCHER,
+	CF_VAR_FENCED_NS,
 	CF_VAR_SCRIPT,
 	CF_VAR_COUNT
 };
@@ -67,6 +68,8 @@ enum cf_var_kind {
 #define CF_SET_EXPORT 2u  /* credfence harness, from its options (export_options) */
 #define CF_SET_HARNESS 4u /* credfence harness alone: never the user's to set */
 #define CF_SET_SCRIPT 8u  /* scripts/credfence, for the binary it runs */
+#define CF_SET_RUN 16u    /* credfence run, from its options, for the shim's judge in
+			     CMD (its notices see the policy CMD is fenced by) */
 
 struct cf_var_row {
 	const char *name;    /* CREDFENCE_... */

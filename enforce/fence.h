@@ -23,6 +23,7 @@
 #include "darwin/fence_state.h"
 #else
 #include "linux/fence_state.h"
+#include "linux/fenced_keep.h"
 #include "linux/harness_guard.h"
 #endif
 
@@ -137,6 +138,27 @@ int cf_fence_may_create(const char *path);
  * check. */
 int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *res);
+
+/* cf_fence_enter (CHECKED: as cf_fence_enter_checked) for a child that has
+ * entered the mount namespace of the fenced tree (fenced_keep.h: a child
+ * of the harness): the IPC fence then leaves metadata calls to the
+ * kernel's read-only mounts. */
+int cf_fence_enter_in_ns(const struct cf_fence *f, bool checked, char *buf, size_t bufsz,
+			 struct cf_expand_result *res);
+
+/* What the log line says of the mount namespace of the fenced tree:
+ * METADATA "mounts" or "supervisor" (NULL: not shown), the protected
+ * paths HELD, and OFF_WHY when write protection is off (else NULL). */
+struct cf_fence_ns_state {
+	const char *metadata;
+	size_t held;
+	const char *off_why;
+};
+/* cf_fence_log with NS's words instead of F's own (a harness child, whose
+ * namespace the harness's guard made). Same context. */
+void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *ns, int fd,
+		     pid_t pid, const char *program, bool applied, const char *reason, size_t rules,
+		     char *buf, size_t bufsz);
 
 /* The mount namespace of the fenced tree (linux/fenced_ns.h): read-only
  * mounts outside the writable locations (metadata changes there fail with

@@ -12,6 +12,7 @@
 #include "event.h"
 #include "secret_env.h"
 #include "shim.h"
+#include "vars.h"
 
 #define CF_PIN_WORKSPACE "export CREDFENCE_WORKSPACE=/path/to/project"
 
@@ -254,6 +255,26 @@ void cf_shim_become_harness(void)
 	}
 	cf_env_rules_init(o);
 	hide_secrets_of_harness();
+#ifndef __APPLE__
+	/* Its descriptors moved out of the harness's way; the variable then
+	 * names them where they are now, for the harness's own exec, written
+	 * in place: a shell exports the environment main() got, which a
+	 * setenv here would not change. */
+	static char ns_value[600];
+	const char *ns_var = cf_var_name(CF_VAR_FENCED_NS);
+	const char *v = cf_fenced_keep_adopt(&cf_shim.keep, getenv(ns_var), o->write_protect,
+					     ns_value, sizeof ns_value);
+	char *now = getenv(ns_var);
+	if (v == ns_value && now && strlen(now) == strlen(v))
+		memcpy(now, v, strlen(v));
+	/* What the guard bound, for each child to check that it still is:
+	 * out of memory, nothing is checked. */
+	static struct cf_protect_plan held;
+	char here[PATH_MAX];
+	if (getcwd(here, sizeof here))
+		(void)cf_fenced_keep_plan(&cf_shim.keep, &held, &f->pol, &o->allow_write_protected,
+					  here);
+#endif
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;
 	cf_shim.role = CF_ROLE_HARNESS;

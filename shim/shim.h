@@ -16,8 +16,9 @@ enum cf_role {
 	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
 };
 
-/* The real functions, resolved once in the constructor, or on first use by a
- * call that comes before it (CF_REAL). The exec family is not among them: the
+/* The real functions: in the harness resolved once in the constructor, or on
+ * first use by a call that comes before it (CF_REAL); in every other role on
+ * first use (none of them is async-signal-safe). The exec family is not among them: the
  * shim makes those system calls itself, as glibc does (exec.c, early.c), so
  * that an exec needs nothing resolved wherever it is called. */
 struct cf_real {
@@ -47,6 +48,11 @@ struct cf_shim {
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
+#ifndef __APPLE__
+	/* harness: the mount namespace of the fenced tree its children enter
+	 * (enforce/linux/fenced_keep.h), adopted in the constructor. */
+	struct cf_fenced_keep keep;
+#endif
 };
 
 extern struct cf_shim cf_shim;
@@ -107,6 +113,10 @@ void cf_shim_watch_supervisor(const struct cf_fence *f);
  * child's cf_ipc_enter). Raw syscalls and stack: callable in a vfork child,
  * where it marks the harness's own memory. */
 void cf_shim_supervisor_ended(const struct cf_fence *f);
+/* The same, with the log open already at LOGFD (< 0: opened here): a
+ * harness child in the mount namespace of the fenced tree, where the log
+ * is on a read-only mount, opened it before. */
+void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd);
 
 /* Exported symbols carry default visibility; everything else is hidden. */
 #define CF_EXPORT __attribute__((visibility("default")))

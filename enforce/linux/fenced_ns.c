@@ -124,20 +124,19 @@ static int drop_caps(void)
 	return (int)cf_sys2(SYS_capset, &h, d);
 }
 
-int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
+/* Every step after the user namespace: the clones of what stays writable,
+ * the read-only root, the writable locations put back, the pins, the
+ * placeholders and the read-only binds, and the working directory again. */
+int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 {
 	const struct cf_protect_plan *pp = &ns->plan;
 	int clones[CF_NS_MAX_RW + 1];
 	size_t n = 0;
-	int rc, step;
+	int rc, step = 0;
 	ns->in_force = false;
 	ns->held = 0;
-	if (ns->no_userns)
-		return fail(ns, -EPERM, CF_USERNS_UNSHARE, NULL);
 	if (pp->rw.n > CF_NS_MAX_RW)
 		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
-	if ((rc = cf_userns_own(&step)))
-		return fail(ns, rc, step, NULL);
 	/* Clones of what stays writable, taken before / turns read-only:
 	 * /proc first (its files are written: uid_map, oom_score_adj, ...). */
 	for (size_t i = 0; i <= pp->rw.n; i++) {
@@ -181,12 +180,30 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	 * (and read-only): walk to it again. */
 	if ((rc = (int)cf_sys1(SYS_chdir, ns->cwd)))
 		return fail(ns, rc, CF_NS_CHDIR, ns->cwd);
+	ns->in_force = true;
+	return 0;
+}
+
+int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
+{
+	int rc, step;
+	ns->in_force = false;
+	ns->held = 0;
+	if (ns->no_userns)
+		return fail(ns, -EPERM, CF_USERNS_UNSHARE, NULL);
+	if (ns->plan.rw.n > CF_NS_MAX_RW)
+		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
+	if ((rc = cf_userns_own(&step)))
+		return fail(ns, rc, step, NULL);
+	if ((rc = cf_fenced_ns_mount(ns)))
+		return rc;
 	/* A user's capabilities in its own namespace go at exec; self mode
 	 * does not exec, and the supervisor serves only a caller whose
 	 * credentials (CapEff included) are its own: dropped now. */
-	if (cf_sys0(SYS_geteuid) != 0 && (rc = drop_caps()))
+	if (cf_sys0(SYS_geteuid) != 0 && (rc = drop_caps())) {
+		ns->in_force = false;
 		return fail(ns, rc, CF_NS_CAPS, NULL);
-	ns->in_force = true;
+	}
 	return 0;
 }
 

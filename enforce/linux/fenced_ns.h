@@ -68,6 +68,11 @@ void cf_fenced_ns_free(struct cf_fenced_ns *ns);
  * still in that one), and may go on without the protection. */
 int cf_fenced_ns_enter(struct cf_fenced_ns *ns);
 
+/* The steps of cf_fenced_ns_enter after the user namespace, for a caller
+ * that made the namespace itself (fenced_keep.c: a helper of the harness's
+ * guard). Same context and results. */
+int cf_fenced_ns_mount(struct cf_fenced_ns *ns);
+
 /* The failure RC of cf_fenced_ns_enter in words, into WHY. Normal context. */
 void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n);
 

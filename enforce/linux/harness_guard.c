@@ -248,8 +248,18 @@ static int drop_all_caps(char *why, size_t n)
 int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read,
 		     struct cf_guard_report *rep, char *why, size_t n)
 {
+	return cf_guard_harness_keep(pol, may_read, NULL, NULL, rep, why, n);
+}
+
+int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may_read,
+			  struct cf_fenced_ns *ns, struct cf_fenced_keep *keep,
+			  struct cf_guard_report *rep, char *why, size_t n)
+{
 	int mnt = -1, rc, step;
 	memset(rep, 0, sizeof *rep);
+	if (keep)
+		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
+						.off_why = "the harness's guard failed before it"};
 	if ((rc = cf_userns_own(&step)))
 		return cf_userns_words(rc, step, why, n);
 	if ((rc = make_covers(&mnt, why, n)))
@@ -285,6 +295,14 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 		}
 	}
 	cf_sys_close(mnt);
+	/* Here: the helper's mount namespace is a copy of this one, covers
+	 * included, and the guard may still open its namespaces (its
+	 * Landlock domain would refuse /proc/PID/ns of a process outside). */
+	if (keep && ns && ns->planned)
+		(void)cf_fenced_keep_make(keep, ns);
+	else if (keep)
+		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
+						.off_why = "nothing was planned for it"};
 	if ((rc = ptrace_domain(why, n)))
 		return rc;
 	rc = geteuid() == 0 ? cf_guard_drop_root_caps(why, n) : drop_all_caps(why, n);

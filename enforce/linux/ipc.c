@@ -440,6 +440,8 @@ static int sup_connect(const char *name)
 	return s;
 }
 
+/* The listener and the blob to the supervisor; its answer is taken by
+ * answer() (the caller may do other work meanwhile). */
 static long hand_over(int s, int listener, const struct cf_ipc *ipc)
 {
 	union {
@@ -465,8 +467,13 @@ static long hand_over(int s, int listener, const struct cf_ipc *ipc)
 		return r;
 	if ((size_t)r != ipc->blob_len)
 		return -EPIPE;
+	return 0;
+}
+
+static long answer(int s)
+{
 	int answer = -EPROTO;
-	r = cf_sys6(SYS_recvfrom, s, (long)&answer, sizeof answer, 0, 0, 0);
+	long r = cf_sys6(SYS_recvfrom, s, (long)&answer, sizeof answer, 0, 0, 0);
 	if (r < 0)
 		return r;
 	if (r != sizeof answer)
@@ -523,8 +530,9 @@ bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)
 	       state != 'Z' && state != 'X';
 }
 
-int cf_ipc_enter(const struct cf_ipc *ipc)
+int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 {
+	*pending = -1;
 	if (!ipc->addr[0] || !ipc->blob)
 		return -ENOTCONN;
 	if (ipc->sup_pid <= 0)
@@ -546,13 +554,32 @@ int cf_ipc_enter(const struct cf_ipc *ipc)
 		return (int)-(CF_EIPC - l);
 	}
 	long r = hand_over(s, (int)l, ipc);
-	/* From here on the supervisor holds the listener, or nobody does and the
-	 * trapped calls fail with ENOSYS. */
+	/* From here on the supervisor holds the listener (or its message is on
+	 * the way, holding it too), or nobody does and the trapped calls fail
+	 * with ENOSYS. */
 	cf_sys_close((int)l);
-	cf_sys_close(s);
+	if (r < 0) {
+		cf_sys_close(s);
+		return (int)-(CF_EIPC - r);
+	}
+	*pending = s;
+	return 0;
+}
+
+int cf_ipc_enter_end(int pending)
+{
+	long r = answer(pending);
+	cf_sys_close(pending);
 	if (r < 0)
 		return (int)-(CF_EIPC - r);
 	return 0;
+}
+
+int cf_ipc_enter(const struct cf_ipc *ipc)
+{
+	int pending;
+	int rc = cf_ipc_enter_begin(ipc, &pending);
+	return rc ? rc : cf_ipc_enter_end(pending);
 }
 
 /* ---- words ---- */

@@ -31,6 +31,12 @@ void cf_sup_policy_free(struct policy *p)
 		free(p->sp[i]);
 	for (size_t i = 0; i < p->nd; i++)
 		free(p->d[i]);
+	for (size_t i = 0; i < p->nlift; i++)
+		free(p->lift[i]);
+	free(p->lift);
+	free(p->home);
+	free(p->account_home);
+	free(p->cwd);
 	free(p->d);
 	free(p->w);
 	free(p->sp);
@@ -112,7 +118,8 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 	p->sp = calloc(nrec + 1, sizeof *p->sp);
 	p->sa = calloc(nrec + 1, sizeof *p->sa);
 	p->d = calloc(nrec + 1, sizeof *p->d);
-	if (!p->w || !p->sp || !p->sa || !p->d)
+	p->lift = calloc(nrec + 1, sizeof *p->lift);
+	if (!p->w || !p->sp || !p->sa || !p->d || !p->lift)
 		return -ENOMEM;
 	while (at < len) {
 		char kind = b[at++];
@@ -135,6 +142,18 @@ static int parse_blob(const char *b, size_t len, struct policy *p)
 			a->len = n;
 		} else if (kind == CF_IPC_REC_DENIED && strchr(s, '\t')) {
 			if (!(p->d[p->nd++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == CF_IPC_REC_LIFT && s[0] == '/') {
+			if (!(p->lift[p->nlift++] = strdup(s)))
+				return -ENOMEM;
+		} else if (kind == CF_IPC_REC_HOME || kind == CF_IPC_REC_ACCOUNT_HOME ||
+			   kind == CF_IPC_REC_CWD) {
+			char **slot = kind == CF_IPC_REC_HOME	       ? &p->home
+				      : kind == CF_IPC_REC_ACCOUNT_HOME ? &p->account_home
+									: &p->cwd;
+			if (s[0] != '/' || *slot)
+				return -EINVAL;
+			if (!(*slot = strdup(s)))
 				return -ENOMEM;
 		} else {
 			return -EINVAL;

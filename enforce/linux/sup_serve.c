@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "protected_match.h"
 #include "sup_caller.h"
 #include "sup_denied.h"
 #include "sup_handover.h"
@@ -205,8 +206,12 @@ static void decide(struct sup *sup, struct listener *l, union notif u)
 		long said = -EPERM;
 		if (cf_sup_peek(&c, u.n.data.args[2], &rep, sizeof rep) == 0 && cf_sup_valid(&c)) {
 			cf_sup_program_of(&c, prog, sizeof prog); /* reads the thread group too */
+			struct cf_protect_scope scope = {
+				.writable = l->pol.w, .n_writable = l->pol.nw,
+				.home = l->pol.home, .account_home = l->pol.account_home,
+				.cwd = l->pol.cwd, .lifted = l->pol.lift, .n_lifted = l->pol.nlift};
 			said = cf_sup_denied(sup->log_fd, c.tgid, prog, &rep, l->pol.d, l->pol.nd,
-					     l->pol.w, l->pol.nw);
+					     &scope);
 		}
 		cf_sup_respond(l->fd, c.id, said, false);
 		cf_sup_caller_close(&c);

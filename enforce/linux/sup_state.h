@@ -40,6 +40,11 @@ struct policy {
 	size_t nsa;
 	char **d; /* secrets, "HOLDS\tPATH" (sup_denied.h) */
 	size_t nd;
+	/* The write protection's scope (sup_denied.h): home, account home and
+	 * working directory (canonical, or NULL), lifted locations. */
+	char *home, *account_home, *cwd;
+	char **lift;
+	size_t nlift;
 };
 
 /* A notification listener handed over by a fenced child, and its fence. */

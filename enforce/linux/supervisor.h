@@ -87,6 +87,15 @@ void cf_ipc_free(struct cf_ipc *ipc);
  * -errno, or -(CF_EIPC + errno) when a step after the connect failed
  * (cf_ipc_verdict() decodes them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
+/* cf_ipc_enter in two halves, so that the caller can do its own work while
+ * the supervisor takes the listener (a child's landlock_restrict_self, which
+ * grows with the rules): BEGIN does every step up to the handover and, on
+ * success, leaves in *PENDING the socket that END waits on for the
+ * supervisor's answer (and closes). The same results as cf_ipc_enter; a
+ * caller that got 0 from BEGIN must call END before it runs anything else,
+ * and treat its failure as cf_ipc_enter's. Raw system calls and stack. */
+int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
+int cf_ipc_enter_end(int pending);
 
 /* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
  * time and it is no zombie. Raw syscalls and stack: callable after fork. */

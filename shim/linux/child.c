@@ -15,6 +15,10 @@
 #include "shim.h"
 #include "sys.h"
 
+/* enter_ns refused the child (never a -errno: above the errno range and
+ * the IPC fence's codes). */
+#define CF_ENS_REFUSED 65536
+
 /* The status line for a failure RC of cf_fence_enter: the fence's words. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
@@ -40,6 +44,70 @@ void cf_shim_say(const char *reason, const char *tail)
 	(void)cf_sys3(SYS_writev, 2, iov, 3);
 }
 
+static const char by_mounts[] = "mounts";
+
+/* A..., joined into OUT (CAP bytes), cut to fit. */
+static void join(char *out, size_t cap, const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = {a, b, c};
+	size_t n = 0;
+	for (size_t i = 0; i < 3; i++)
+		for (const char *p = parts[i]; p && *p && n + 1 < cap; p++)
+			out[n++] = *p;
+	out[n] = '\0';
+}
+
+/* A child of the harness enters the mount namespace the harness's guard
+ * made for its children (fenced_keep.h), before its own fence. NS gets
+ * what the log says of it. 0 to go on (in the namespace, or without it
+ * when write protection is "warn"), or -CF_ENS_REFUSED with REASON: the
+ * child is left half-way, or --write-protect=require and there is none. */
+static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
+		    size_t cap, char *lostwhy, size_t lostcap)
+{
+	const struct cf_fenced_keep *k = &cf_shim.keep;
+	bool changed;
+	const char *why;
+	if (f->inherited)
+		return 0;
+	ns->held = k->held;
+	if (!cf_fenced_keep_enter(k, &changed, &why)) {
+		ns->metadata = by_mounts;
+		const char *lost = cf_fenced_keep_lost(k);
+		if (!lost)
+			return 0;
+		/* Replaced from outside by a rename, or removed: its mount is
+		 * gone in this namespace too, and it can not be made again
+		 * here (the harness's Landlock domain refuses mounts). */
+		join(lostwhy, lostcap, lost, " was replaced or removed from outside since the harness "
+			     "started, and is no longer held read-only; start the harness again", "");
+		ns->off_why = lostwhy;
+		if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
+			join(reason, cap, "write protection can not be kept for this child: ", lostwhy,
+			     "");
+			return -CF_ENS_REFUSED;
+		}
+		join(reason, cap, "warning: ", lostwhy, "");
+		cf_shim_say(reason, "\n");
+		return 0;
+	}
+	ns->metadata = "supervisor";
+	ns->held = 0;
+	ns->off_why = why;
+	if (changed) {
+		join(reason, cap, "this child was left half-way into the mount namespace of the "
+			     "fenced tree: ", why, "");
+		return -CF_ENS_REFUSED;
+	}
+	if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		join(reason, cap, "write protection can not be made for this child: ", why,
+		     "; run the harness with --write-protect=warn to run it with the read fence "
+		     "alone");
+		return -CF_ENS_REFUSED;
+	}
+	return 0;
+}
+
 /* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it
  * goes on unfenced (best effort), -EPERM when it must not run. CHECKED: the
  * caller verified in normal context that F is current. The log, opened
@@ -47,23 +115,33 @@ void cf_shim_say(const char *reason, const char *tail)
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
 			     const struct cf_child_env *ce)
 {
-	char buf[8192], reason[1024 + PATH_MAX];
+	char buf[8192], reason[1024 + PATH_MAX], lostwhy[1024];
 	struct cf_expand_result res = {0};
+	/* Opened before the namespace: the log lies outside every writable
+	 * location, read-only in it. */
 	int logfd = cf_fence_log_open(f);
 	/* The harness saw its supervisor end: nothing is handed to whatever
 	 * holds its address now, and nothing runs unfenced for it. */
 	bool ended = __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE);
+	struct cf_fence_ns_state ns = {NULL, 0, NULL};
 	int rc = !f->ready ? -EPERM
 		 : ended   ? -CF_EIPC_ENDED
-		 : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
-			   : cf_fence_enter(f, buf, sizeof buf, &res);
+			   : enter_ns(f, &ns, reason, sizeof reason, lostwhy, sizeof lostwhy);
+	if (!rc)
+		rc = ns.metadata == by_mounts
+			     ? cf_fence_enter_in_ns(f, checked, buf, sizeof buf, &res)
+		     : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
+			       : cf_fence_enter(f, buf, sizeof buf, &res);
+	else if (rc == -CF_ENS_REFUSED)
+		goto refused; /* worded by enter_ns */
 	if (rc == -CF_EIPC_ENDED && !ended)
-		cf_shim_supervisor_ended(f); /* found here first: a vfork child, a raw clone */
+		cf_shim_supervisor_ended_log(f, logfd); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
+refused:;
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
-	cf_fence_log(f, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
-		     rc == 0 ? res.rules : 0, buf, sizeof buf);
+	cf_fence_log_ns(f, &ns, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
+			rc == 0 ? res.rules : 0, buf, sizeof buf);
 	if (ce && ce->judged && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
 		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
 					      buf, sizeof buf);
@@ -73,7 +151,8 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 		cf_sys_close(logfd);
 	if (rc == 0)
 		return 1;
-	if (f->pol.mode == CF_MODE_BEST_EFFORT && !cf_fence_refuses_always(f, rc))
+	if (f->pol.mode == CF_MODE_BEST_EFFORT && rc != -CF_ENS_REFUSED &&
+	    !cf_fence_refuses_always(f, rc))
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
 	return -EPERM;
@@ -470,5 +549,13 @@ int cf_shim_child_call(const struct cf_child *c)
 	 * environment as it is. */
 	if (c->ready && (rc = c->ready(c)))
 		return rc;
-	return make_call(c, c->envp);
+	/* The harness's own new image keeps the namespace its children enter
+	 * (its shim finds the descriptors again by CREDFENCE_FENCED_NS). */
+	bool own = harness && cf_sys0(SYS_getpid) == cf_shim.harness_pid;
+	if (own)
+		cf_fenced_keep_pass(&cf_shim.keep, true);
+	rc = make_call(c, c->envp);
+	if (own)
+		cf_fenced_keep_pass(&cf_shim.keep, false);
+	return rc;
 }

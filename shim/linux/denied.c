@@ -31,11 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "denial.h"
 #include "paths.h"
 #include "policy.h"
+#include "protected_match.h"
 #include "shim.h"
 #include "denial_wire.h"
 #include "sys.h"
@@ -44,7 +47,10 @@
 #define SYS_faccessat2 439
 #endif
 
-enum access_kind { ACC_READ, ACC_WRITE };
+/* ACC_META: a metadata change (chmod, chown, utimes), which the supervisor
+ * refuses and logs by itself outside the writable locations: explained only
+ * where write protection refuses it. */
+enum access_kind { ACC_READ, ACC_WRITE, ACC_META };
 
 /* ---- the real calls ---- */
 
@@ -126,6 +132,9 @@ static struct {
 	bool on;    /* the policy was built, and this process may explain */
 	bool quiet; /* --quiet-denials */
 	struct cf_policy pol;
+	char cwd[PATH_MAX];   /* canonical, at the first denial */
+	struct cf_strv lifts; /* --allow-write-protected, canonical */
+	struct cf_protect_scope scope;
 	pthread_mutex_t lock;
 	uint64_t said[256]; /* paths already explained, by hash; 0: free */
 } judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -152,8 +161,17 @@ static void build_judge(void)
 		return;
 	o.account_home = cf_account_home();
 	judge.quiet = o.quiet_denials > 0;
-	if (cf_policy_build(&judge.pol, &o, environ, cwd) == 0 && judge.pol.home)
-		judge.on = true;
+	if (cf_policy_build(&judge.pol, &o, environ, cwd) != 0 || !judge.pol.home)
+		return;
+	/* The write protection's scope (protected_match.h): a lift that can not
+	 * be made canonical lifts nothing here (the CLI refused it). */
+	const char *bad;
+	if (cf_canon(cwd, NULL, judge.cwd, sizeof judge.cwd, NULL, NULL) != 0)
+		judge.cwd[0] = '\0';
+	(void)cf_protected_canon_lifts(&o.allow_write_protected, judge.cwd[0] ? judge.cwd : cwd,
+				       &judge.lifts, &bad);
+	cf_protect_scope_of(&judge.scope, &judge.pol, judge.cwd[0] ? judge.cwd : NULL, &judge.lifts);
+	judge.on = true;
 }
 
 /* PATH (relative to DIRFD) made absolute and canonical in OUT; false when it
@@ -235,7 +253,7 @@ static bool first_time(const char *path)
  * logged, and the notice is said once a process. */
 static bool report(const char *abs, enum access_kind acc)
 {
-	struct cf_denial_report r = {.access = acc == ACC_WRITE};
+	struct cf_denial_report r = {.access = acc != ACC_READ};
 	size_t n = strlen(abs);
 	if (n >= sizeof r.path)
 		return true;
@@ -246,7 +264,7 @@ static bool report(const char *abs, enum access_kind acc)
 
 static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 {
-	char abs[PATH_MAX], line[3 * PATH_MAX + 256];
+	char abs[PATH_MAX], loc[PATH_MAX], line[3 * PATH_MAX + 256];
 	if (!path || judging || !cf_shim.ready)
 		return;
 	judging = true;
@@ -254,19 +272,29 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 	if (!judge.on || !absolute(dirfd, path, abs, sizeof abs))
 		goto out;
 	const struct cf_denied *d = secret_of(abs);
-	if (!d && (acc == ACC_READ || in_writable(abs)))
+	const struct cf_protected_row *row = NULL;
+	if (!d && acc == ACC_READ)
+		goto out;
+	if (acc == ACC_META && (d || !in_writable(abs) || (err != EROFS && err != EBUSY)))
+		goto out;
+	/* A write inside a writable location is the fence's only where a row
+	 * of the protected table covers it (a read-only mount: EROFS, EBUSY
+	 * for a mount point renamed over or removed). */
+	if (!d && in_writable(abs) && !(row = cf_protected_match(&judge.scope, abs, loc, sizeof loc)))
 		goto out;
 	/* A secret is the fence's whatever the bits say (in a harness's mount
 	 * namespace access(2) is refused too); a write elsewhere only when
 	 * the bits would allow it. */
-	if (!d && err != EROFS && !bits_allow(abs, acc))
+	if (!d && err != EROFS && !(row && err == EBUSY) && !bits_allow(abs, acc))
 		goto out;
 	if (!first_time(abs))
 		goto out;
 	if (!report(abs, acc) || judge.quiet)
 		goto out;
-	size_t n = cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE, d ? d->holds : NULL,
-				   judge.pol.home);
+	size_t n = row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
+						   judge.pol.home)
+		       : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
+					 d ? d->holds : NULL, judge.pol.home);
 	(void)cf_sys3(SYS_write, 2, line, n);
 out:
 	judging = false;
@@ -276,7 +304,7 @@ out:
 static void after(int dirfd, const char *path, enum access_kind acc)
 {
 	int e = errno;
-	if (e == EACCES || e == EPERM || (e == EROFS && acc == ACC_WRITE))
+	if (e == EACCES || e == EPERM || (acc != ACC_READ && (e == EROFS || e == EBUSY)))
 		explain(dirfd, path, acc, e);
 	errno = e;
 }
@@ -496,4 +524,243 @@ CF_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 	if (r < 0)
 		after(dirfd, path, (mode & W_OK) ? ACC_WRITE : ACC_READ);
 	return r;
+}
+
+/* ---- the write family: what write protection refuses (issue 23) ----
+ *
+ * Inside a writable location a read-only mount over a protected path refuses
+ * a create, rename, unlink, chmod or link there with EROFS (EBUSY for the
+ * mount point itself renamed over or removed: git's config.lock renamed
+ * over .git/config); these calls name it, and the supervisor logs it. The
+ * real ones are resolved in the constructor (unlink and rename are
+ * async-signal-safe: a handler that cleans up must not meet dlsym), and on
+ * first use before it ran (no dlsym, malloc or open makes them). */
+
+static struct {
+	int (*rename)(const char *, const char *);
+	int (*renameat)(int, const char *, int, const char *);
+	int (*renameat2)(int, const char *, int, const char *, unsigned);
+	int (*unlink)(const char *);
+	int (*unlinkat)(int, const char *, int);
+	int (*rmdir)(const char *);
+	int (*remove)(const char *);
+	int (*mkdir)(const char *, mode_t);
+	int (*mkdirat)(int, const char *, mode_t);
+	int (*symlink)(const char *, const char *);
+	int (*symlinkat)(const char *, int, const char *);
+	int (*link)(const char *, const char *);
+	int (*linkat)(int, const char *, int, const char *, int);
+	int (*chmod)(const char *, mode_t);
+	int (*fchmodat)(int, const char *, mode_t, int);
+	int (*chown)(const char *, uid_t, gid_t);
+	int (*lchown)(const char *, uid_t, gid_t);
+	int (*fchownat)(int, const char *, uid_t, gid_t, int);
+	int (*truncate)(const char *, off_t);
+	int (*truncate64)(const char *, off64_t);
+	int (*utimensat)(int, const char *, const struct timespec[2], int);
+	int (*utimes)(const char *, const struct timeval[2]);
+	int (*utime)(const char *, const struct utimbuf *);
+} wreal;
+
+#define WSTORE(name)                                                                              \
+	__atomic_store_n(&wreal.name, (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name),            \
+			 __ATOMIC_RELEASE)
+
+__attribute__((constructor(101))) static void resolve_writes(void)
+{
+	WSTORE(rename);
+	WSTORE(renameat);
+	WSTORE(renameat2);
+	WSTORE(unlink);
+	WSTORE(unlinkat);
+	WSTORE(rmdir);
+	WSTORE(remove);
+	WSTORE(mkdir);
+	WSTORE(mkdirat);
+	WSTORE(symlink);
+	WSTORE(symlinkat);
+	WSTORE(link);
+	WSTORE(linkat);
+	WSTORE(chmod);
+	WSTORE(fchmodat);
+	WSTORE(chown);
+	WSTORE(lchown);
+	WSTORE(fchownat);
+	WSTORE(truncate);
+	WSTORE(truncate64);
+	WSTORE(utimensat);
+	WSTORE(utimes);
+	WSTORE(utime);
+}
+
+/* The real NAME (resolved now if the constructor has not run yet); a failed
+ * call with ENOSYS when there is none. */
+#define WREAL(name, ...)                                                                          \
+	__typeof__(wreal.name) f = __atomic_load_n(&wreal.name, __ATOMIC_ACQUIRE);                \
+	if (!f) {                                                                                 \
+		f = (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name);                              \
+		__atomic_store_n(&wreal.name, f, __ATOMIC_RELEASE);                               \
+	}                                                                                         \
+	if (!f) {                                                                                 \
+		errno = ENOSYS;                                                                   \
+		return -1;                                                                        \
+	}                                                                                         \
+	int r = f(__VA_ARGS__)
+
+/* After a failed write of PATH (relative to DIRFD), and of OTHER (relative to
+ * ODIRFD; NULL: none): the other side of a rename. */
+static int wrote(int r, int dirfd, const char *path, int odirfd, const char *other)
+{
+	if (r < 0) {
+		after(dirfd, path, ACC_WRITE);
+		if (other)
+			after(odirfd, other, ACC_WRITE);
+	}
+	return r;
+}
+
+/* After a failed metadata change of PATH. */
+static int changed(int r, int dirfd, const char *path)
+{
+	if (r < 0)
+		after(dirfd, path, ACC_META);
+	return r;
+}
+
+CF_EXPORT int rename(const char *old, const char *new)
+{
+	WREAL(rename, old, new);
+	return wrote(r, AT_FDCWD, new, AT_FDCWD, old);
+}
+
+CF_EXPORT int renameat(int ofd, const char *old, int nfd, const char *new)
+{
+	WREAL(renameat, ofd, old, nfd, new);
+	return wrote(r, nfd, new, ofd, old);
+}
+
+CF_EXPORT int renameat2(int ofd, const char *old, int nfd, const char *new, unsigned flags)
+{
+	WREAL(renameat2, ofd, old, nfd, new, flags);
+	return wrote(r, nfd, new, ofd, old);
+}
+
+CF_EXPORT int unlink(const char *path)
+{
+	WREAL(unlink, path);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	WREAL(unlinkat, dirfd, path, flags);
+	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int rmdir(const char *path)
+{
+	WREAL(rmdir, path);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int remove(const char *path)
+{
+	WREAL(remove, path);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	WREAL(mkdir, path, mode);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	WREAL(mkdirat, dirfd, path, mode);
+	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int symlink(const char *target, const char *path)
+{
+	WREAL(symlink, target, path);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
+{
+	WREAL(symlinkat, target, dirfd, path);
+	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int link(const char *old, const char *new)
+{
+	WREAL(link, old, new);
+	return wrote(r, AT_FDCWD, new, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int linkat(int ofd, const char *old, int nfd, const char *new, int flags)
+{
+	WREAL(linkat, ofd, old, nfd, new, flags);
+	return wrote(r, nfd, new, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int chmod(const char *path, mode_t mode)
+{
+	WREAL(chmod, path, mode);
+	return changed(r, AT_FDCWD, path);
+}
+
+CF_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	WREAL(fchmodat, dirfd, path, mode, flags);
+	return changed(r, dirfd, path);
+}
+
+CF_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
+{
+	WREAL(chown, path, uid, gid);
+	return changed(r, AT_FDCWD, path);
+}
+
+CF_EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
+{
+	WREAL(lchown, path, uid, gid);
+	return changed(r, AT_FDCWD, path);
+}
+
+CF_EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+	WREAL(fchownat, dirfd, path, uid, gid, flags);
+	return changed(r, dirfd, path);
+}
+
+CF_EXPORT int truncate(const char *path, off_t len)
+{
+	WREAL(truncate, path, len);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int truncate64(const char *path, off64_t len)
+{
+	WREAL(truncate64, path, len);
+	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+}
+
+CF_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+	WREAL(utimensat, dirfd, path, times, flags);
+	return changed(r, dirfd, path);
+}
+
+CF_EXPORT int utimes(const char *path, const struct timeval times[2])
+{
+	WREAL(utimes, path, times);
+	return changed(r, AT_FDCWD, path);
+}
+
+CF_EXPORT int utime(const char *path, const struct utimbuf *times)
+{
+	WREAL(utime, path, times);
+	return changed(r, AT_FDCWD, path);
 }

@@ -320,7 +320,10 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 		env[k++] = fl.preload;
 	env[k++] = marker;
 	env[k] = NULL;
+	/* The harness again keeps the namespace its children enter. */
+	cf_fenced_keep_pass(&cf_shim.keep, true);
 	long rc = cf_sys5(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH);
+	cf_fenced_keep_pass(&cf_shim.keep, false);
 	cf_sys_close(fd);
 	return (int)rc;
 }

@@ -17,6 +17,11 @@
 
 void cf_shim_supervisor_ended(const struct cf_fence *f)
 {
+	cf_shim_supervisor_ended_log(f, -1);
+}
+
+void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
+{
 	char line[256];
 	size_t len = 0;
 	int pid = (int)cf_sys0(SYS_getpid);
@@ -27,7 +32,7 @@ void cf_shim_supervisor_ended(const struct cf_fence *f)
 	cf_json_raw(line, sizeof line, &len, ") has ended; every command the harness starts from now "
 					     "on is refused. Start the harness again.\n");
 	(void)cf_sys3(SYS_write, 2, line, len);
-	int fd = cf_fence_log_open(f);
+	int fd = logfd >= 0 ? logfd : cf_fence_log_open(f);
 	if (fd < 0)
 		return;
 	len = 0;
@@ -37,7 +42,8 @@ void cf_shim_supervisor_ended(const struct cf_fence *f)
 	cf_json_num(line, sizeof line, &len, f->ipc.sup_pid);
 	cf_json_raw(line, sizeof line, &len, "}\n");
 	(void)cf_sys3(SYS_write, fd, line, len);
-	cf_sys_close(fd);
+	if (fd != logfd)
+		cf_sys_close(fd);
 }
 
 void cf_shim_watch_supervisor(const struct cf_fence *f)

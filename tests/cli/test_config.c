@@ -384,8 +384,18 @@ static char *fixture_copy(const char *name)
 	return strdup(dst);
 }
 
+/* JSON (status --json) without its policy_files field, which names the
+ * files read and so differs by them alone. */
+static void drop_policy_files(char *json)
+{
+	char *a = strstr(json, ",\"policy_files\":"), *b = a ? strstr(a, ",\"verdict\":") : NULL;
+	cr_assert(a && b, "no policy_files field: %s", json);
+	memmove(a, b, strlen(b) + 1);
+}
+
 /* Claude Code's documented settings give the policy of the options they
- * stand for: status --json is the same, byte for byte. */
+ * stand for: status --json is the same, byte for byte, but for the policy
+ * files it names. */
 Test(config, claude_code_documented_settings_equal_their_options)
 {
 	cf_test_require_landlock();
@@ -412,6 +422,9 @@ Test(config, claude_code_documented_settings_equal_their_options)
 		cf_fx_credfence(&o, &fx, "status", NULL,
 				CF_ARGV("--json", "--writable", kube, "--deny", aws,
 					"--allow-socket", sock));
+	cr_expect(strstr(from_settings, "\"settings\":true"), "%s", from_settings);
+	drop_policy_files(from_settings);
+	drop_policy_files(o.out);
 	cr_expect_str_eq(from_settings, o.out, "--settings and the options differ");
 	cr_expect(strstr(o.out, kube), "%s", o.out); /* the options did something */
 	free(from_settings);
@@ -608,4 +621,34 @@ Test(config, a_fenced_credfence_reads_no_policy_file)
 	cf_fx_credfence(&o, &fx, "status", (const char *[]){env, NULL}, CF_ARGV(NULL));
 	cr_expect(has_line(o.out, "mode:         best-effort"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "policy files (2):"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* status --json names the policy files read and what each gave, as the text
+ * output does: the same lines, split into took and overridden. */
+Test(config, status_json_lists_the_policy_files)
+{
+	cf_test_require_landlock();
+	policy(user_file(), "{\n  \"mode\": \"best-effort\",\n  \"keep_env\": [\"GH_TOKEN\"]\n}\n");
+	char want[2 * PATH_MAX];
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--json", "--required"));
+	cf_fx_fmt(want, sizeof want,
+		  ",\"policy_files\":[{\"path\":\"%s\",\"settings\":false,\"took\":[\"keep_env: "
+		  "GH_TOKEN\"],\"overridden\":[\"mode: best-effort\"]}],\"verdict\":",
+		  user_file());
+	cr_expect(strstr(o.out, want), "not %s:\n" OUT_FMT, want, OUT_ARGS(o));
+	/* The text output, in step. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--required"));
+	cr_expect(has_line(o.out, "policy files (1):"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "    keep_env: GH_TOKEN"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "    mode: best-effort (overridden by the command line or the "
+				  "environment)"),
+		  OUT_FMT, OUT_ARGS(o));
+	/* None read: an empty list. */
+	cr_assert(unlink(user_file()) == 0);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--json"));
+	cr_expect(strstr(o.out, ",\"policy_files\":[],\"verdict\":"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "GH_TOKEN"), OUT_FMT, OUT_ARGS(o));
 }

@@ -89,3 +89,42 @@ Test(explain, a_missing_file_or_no_file_is_refused)
 	cr_expect(strncmp(o.err, "credfence: explain: give one log file", 37) == 0, "%s", o.err);
 	cf_fx_out_free(&o);
 }
+
+/* A write that write protection refused (issue 23) is grouped by its row, as
+ * credfence check words it, with the lift that would allow it. */
+Test(explain, write_protected_lines_are_grouped_by_row)
+{
+	char log[PATH_MAX + 16], home[PATH_MAX + 8];
+	snprintf(log, sizeof log, "%s/log.jsonl", fx.root);
+	snprintf(home, sizeof home, "HOME=%s", fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, fx.ws, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+		  CF_ARGV("git", "init", "-q", "."));
+	cr_assert_eq(o.status, 0, "git init: %s", o.err);
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "run", NULL,
+			CF_ARGV("--log", log, "--", "/bin/sh", "-c",
+				"git config user.name x; echo x > .git/hooks/pre-commit; "
+				"echo x > .git/hooks/post-checkout; echo done"));
+	cr_assert(strstr(o.out, "done"), "the run did not run: %s", o.err);
+	cf_fx_out_free(&o);
+
+	cf_fx_run(&o, NULL, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "explain", log));
+	cr_expect_eq(o.status, 0, "explain: %d %s", o.status, o.err);
+	cr_expect(strstr(o.out, "Denials (3), by what denied them:\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  runs unfenced later: git hooks (2)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  runs unfenced later: git config (core.fsmonitor, core.hooksPath, "
+				"aliases) (1)\n"),
+		  "%s", o.out);
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof want, "    write %s/.git/hooks/pre-commit by /usr/bin/dash (pid ", fx.ws);
+	cr_expect(strstr(o.out, want), "the hook:\n%s", o.out);
+	snprintf(want, sizeof want, "    write %s/.git/config by /usr/bin/git (pid ", fx.ws);
+	cr_expect(strstr(o.out, want), "the config:\n%s", o.out);
+	snprintf(want, sizeof want, "    to allow: --allow-write-protected %s/.git/hooks\n", fx.ws);
+	cr_expect_eq(count(o.out, want), 1, "one allow line for the hooks:\n%s", o.out);
+	snprintf(want, sizeof want, "    to allow: --allow-write-protected %s/.git/config\n", fx.ws);
+	cr_expect_eq(count(o.out, want), 1, "and for the config:\n%s", o.out);
+	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+}

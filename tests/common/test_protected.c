@@ -1,13 +1,20 @@
 /* The protected table (common/protected.h) and its matcher
  * (common/protected_match.h): whole rows, and which row covers which path
  * under which writable locations, homes and lifts. Strings only: the
- * matcher touches no file. */
+ * matcher touches no file. And the project roots (common/project_root.h),
+ * which the matcher and the mounts' plan share. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "policy.h"
+#include "project_root.h"
 #include "protected.h"
 #include "protected_match.h"
 
@@ -261,4 +268,99 @@ Test(protected_lift, a_secret_never)
 	/* A secret that lies where a row covers: the secret wins. */
 	cr_expect_eq(cf_protected_lift_refusal(&pol, NULL, "/w/.git/keys/id", why, sizeof why), -EINVAL);
 	cr_expect(strstr(why, "lies in the secret location /w/.git/keys"), "%s", why);
+}
+
+/* ---- the project roots (common/project_root.h): one definition ---- */
+
+static bool root(const char *w, const char *cwd, const char *dir)
+{
+	return cf_project_root(w, cwd, dir, strcmp(dir, "/") == 0 ? 0 : strlen(dir));
+}
+
+Test(project_root, the_definition)
+{
+	const char *cwd = "/w/a/b/c";
+	static const char *const yes[] = {"/w", "/w/a", "/w/x", "/w/a/b", "/w/a/b/c", NULL};
+	static const char *const no[] = {"/w/x/y", "/w/a/y", "/w/a/b/d", "/w/a/b/cc",
+					 "/w/a/b/c/d", "/wx", "/", "/other", "/w/a/bb", NULL};
+	for (size_t i = 0; yes[i]; i++)
+		cr_expect(root("/w", cwd, yes[i]), "%s is a root of /w", yes[i]);
+	for (size_t i = 0; no[i]; i++)
+		cr_expect(!root("/w", cwd, no[i]), "%s is no root of /w", no[i]);
+	cr_expect(!root("/w", NULL, "/w/a/b"), "no working directory: one level only");
+	cr_expect(root("/w", NULL, "/w/a"));
+	/* A prefix of a longer path, as the matcher asks. */
+	cr_expect(cf_project_root("/w", cwd, "/w/a/.git/config", 4));
+	cr_expect(!cf_project_root("/w", cwd, "/w/q/r/.git/config", 6));
+	/* / writable: itself, its children, and the way to the cwd. */
+	cr_expect(root("/", "/x/y", "/"));
+	cr_expect(root("/", "/x/y", "/q"));
+	cr_expect(root("/", "/x/y", "/x/y"));
+	cr_expect(!root("/", "/x/y", "/q/r"));
+}
+
+static void mk(const char *base, const char *rel)
+{
+	char p[2 * PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", base, rel);
+	cr_assert(mkdir(p, 0700) == 0, "mkdir %s: %s", p, strerror(errno));
+}
+
+/* Every directory of a small tree, to depth 4 below BASE, into ALL. */
+static void walk(const char *dir, int depth, struct cf_strv *all)
+{
+	cr_assert(cf_strv_add(all, dir) == 0);
+	DIR *d = depth < 4 ? opendir(dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char p[PATH_MAX + 256];
+		struct stat st;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			walk(p, depth + 1, all);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The roots the mounts are planned at (cf_project_roots) are exactly the
+ * directories of the tree that the matcher's definition accepts. */
+Test(project_root, the_mounts_roots_are_the_matchers)
+{
+	char base[] = "/tmp/cf-roots-XXXXXX", w[PATH_MAX + 8], cwd[2 * PATH_MAX], link[PATH_MAX + 8];
+	cr_assert(mkdtemp(base));
+	char canon[PATH_MAX];
+	cr_assert(realpath(base, canon));
+	static const char *const dirs[] = {"w", "w/a", "w/a/b", "w/a/b/c", "w/a/b/d", "w/a/e",
+					   "w/x", "w/x/y", "w/x/y/z", "w/.git", "w/.git/hooks",
+					   "other", NULL};
+	for (size_t i = 0; dirs[i]; i++)
+		mk(canon, dirs[i]);
+	snprintf(link, sizeof link, "%s/w/l", canon);
+	cr_assert(symlink("a", link) == 0);
+	snprintf(w, sizeof w, "%s/w", canon);
+	const char *cwds[] = {NULL, "w", "w/a/b/c", "w/x/y/z", "other"};
+	for (size_t k = 0; k < sizeof cwds / sizeof *cwds; k++) {
+		if (cwds[k])
+			snprintf(cwd, sizeof cwd, "%s/%s", canon, cwds[k]);
+		const char *c = cwds[k] ? cwd : NULL;
+		struct cf_strv roots = {0}, all = {0};
+		cr_assert(cf_project_roots(&roots, w, c) == 0);
+		walk(w, 0, &all);
+		for (size_t i = 0; i < all.n; i++)
+			cr_expect_eq(cf_strv_has(&roots, all.v[i]), root(w, c, all.v[i]),
+				     "cwd %s: %s planned %d, matched %d", c ? c : "(none)", all.v[i],
+				     cf_strv_has(&roots, all.v[i]), root(w, c, all.v[i]));
+		for (size_t i = 0; i < roots.n; i++)
+			cr_expect(cf_strv_has(&all, roots.v[i]), "cwd %s: %s planned, not in the tree",
+				  c ? c : "(none)", roots.v[i]);
+		cr_expect(!cf_strv_has(&roots, link), "a symlink below W is planned as a root");
+		cf_strv_free(&roots);
+		cf_strv_free(&all);
+	}
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
+	cr_expect(system(cmd) == 0);
 }

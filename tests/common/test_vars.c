@@ -28,6 +28,8 @@ Test(vars, every_row_is_whole)
 		 * exports it takes from the parser's slot. */
 		if (r->option)
 			cr_expect(r->parsed && (r->set_by & CF_SET_USER), "%s", r->name);
+		if (r->set_by & CF_SET_RUN)
+			cr_expect(r->set_by & CF_SET_EXPORT, "%s: run exports what harness does", r->name);
 		if (r->set_by & CF_SET_EXPORT)
 			cr_expect(r->parsed && r->option, "%s", r->name);
 		if (r->set_by & (CF_SET_HARNESS | CF_SET_SCRIPT))
@@ -206,6 +208,8 @@ static const char *set_by_words(const struct cf_var_row *r)
 		return "`scripts/credfence` only";
 	if (r->set_by & CF_SET_HARNESS)
 		return "`credfence harness` only";
+	if (r->set_by & CF_SET_RUN)
+		return "you; `credfence run` and `credfence harness` export it";
 	return r->set_by & CF_SET_EXPORT ? "you; `credfence harness` exports it" : "you";
 }
 

@@ -43,8 +43,6 @@ SKIP = {
     "ssh://root@127.0.0.1": "needs an ssh server on port 2222 and an agent "
                             "(tests/tools/test_git_ssh.c runs this recipe end to end)",
     "env -u HOME": "needs a user without a home in the password database (cfdocs has one)",
-    "git -C proj config": "needs the write protection's read-only mounts (issue 23, the "
-                          "enforcement); drop this line when they are merged",
 }
 # Commands shown as the output of an agent (after a harness line), not run.
 TRANSCRIPT_AFTER = ("credfence harness -- python3", "credfence harness -- node",

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
@@ -18,20 +19,52 @@
 CF_SUITE_STATE()
 /* Self mode (LD_PRELOAD, no harness) instead of credfence run. */
 static bool self_mode;
+/* A child of credfence harness instead: "bash" (a bash harness forks and
+ * execs it) or a way of cf-nsharness (fork, vfork, spawn, system,
+ * closefds). */
+static const char *harness_way;
 
 static void setup(void)
 {
 	cf_suite_setup();
 	self_mode = false;
+	harness_way = NULL;
 }
 
 TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+
+/* Run SCRIPT with sh -c in the workspace as a child of credfence harness
+ * (OPTS: its options, may be NULL), started the way harness_way says. */
+static void harness_child(const char *const *env, const char *opt, const char *script)
+{
+	static struct argvb b;
+	b.n = 0;
+	if (opt)
+		argvb_add(&b, "%s", opt);
+	argvb_add(&b, "--");
+	if (!strcmp(harness_way, "bash")) {
+		/* Not the last command: bash would exec it in place, as the harness. */
+		argvb_add(&b, "bash");
+		argvb_add(&b, "-c");
+		argvb_add(&b, "/bin/sh -c \"$1\"; exit $?");
+		argvb_add(&b, "bash");
+	} else {
+		argvb_add(&b, "%s", CF_NSHARNESS);
+		argvb_add(&b, "%s", harness_way);
+	}
+	argvb_add(&b, "%s", script);
+	cf_fx_credfence(&o, &fx, "harness", env, b.v);
+}
 
 /* Run SCRIPT with sh -c in the workspace: fenced (credfence run, or self
  * mode) or plain. */
 static void sh_fenced(const char *const *env, const char *script)
 {
 	cf_fx_out_free(&o);
+	if (harness_way) {
+		harness_child(env, NULL, script);
+		return;
+	}
 	if (!self_mode) {
 		fenced(&o, &fx, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
 		return;
@@ -195,10 +228,24 @@ Test(fenced_ns, the_log_says_metadata_by_mounts)
 	free(text);
 }
 
+static void legit_flows(void);
+
 /* What a fenced command legitimately does in a repository still works. */
 Test(fenced_ns, legit_git_flows_builds_and_venv_work_inside)
 {
 	cf_test_require_landlock();
+	legit_flows();
+}
+
+Test(fenced_ns, legit_git_flows_builds_and_venv_work_in_a_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "spawn";
+	legit_flows();
+}
+
+static void legit_flows(void)
+{
 	repo();
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	cf_test_require_tool("make");
@@ -305,9 +352,25 @@ Test(fenced_ns, devices_fifos_and_ptys_on_read_only_mounts_still_work)
  * move_mount, and not from a new user namespace of its own (its mounts are
  * copied locked). As root too: root keeps its capabilities over exec, so
  * the namespace took CAP_SYS_ADMIN from it. */
+static void no_mount_made_writable(void);
+
 Test(fenced_ns, no_process_inside_can_make_a_mount_writable)
 {
 	cf_test_require_landlock();
+	no_mount_made_writable();
+}
+
+/* A harness child is in a user namespace the guard's helper made, whose
+ * owner is the harness's user: it gave up the capabilities setns gave it. */
+Test(fenced_ns, no_harness_child_can_make_a_mount_writable)
+{
+	cf_test_require_landlock();
+	harness_way = "fork";
+	no_mount_made_writable();
+}
+
+static void no_mount_made_writable(void)
+{
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	repo();
 	char script[4 * PATH_MAX];
@@ -409,4 +472,279 @@ Test(fenced_ns, a_run_after_the_user_renamed_config_over_holds_it_again)
 	cr_expect_str_eq(after, before);
 	free(before);
 	free(after);
+}
+
+/* From a child of credfence harness, on each launch path the shim
+ * intercepts: the namespace the harness's guard made holds every row. */
+Test(fenced_ns, every_attack_fails_from_a_bash_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "bash";
+	attack_and_check(NULL, "a bash harness's child");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_fork_execve_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "fork";
+	attack_and_check(NULL, "fork+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_vfork_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "vfork";
+	attack_and_check(NULL, "vfork+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_posix_spawn_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "spawn";
+	attack_and_check(NULL, "posix_spawn");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_system_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "system";
+	attack_and_check(NULL, "system()");
+}
+
+/* The harness's log: LOG under fx.root (outside every writable location). */
+static void harness_log(char *log, size_t n, char *opt, size_t on)
+{
+	cf_fx_fmt(log, n, "%s/log.jsonl", fx.root);
+	cf_fx_fmt(opt, on, "--log=%s", log);
+}
+
+static const char meta_script[] =
+	"chmod 600 \"$HOME/notes.txt\" 2>&1 | grep -q 'Read-only file system' && echo chmod erofs\n"
+	"chmod 600 a.txt && echo chmod inside ok\n"
+	"echo x > .git/hooks/pre-commit && echo hook written\n"
+	"true\n";
+
+/* Metadata from a harness child: refused by the read-only mounts (EROFS,
+ * which the supervisor never answers: no round trip), allowed inside; the
+ * log says mounts. */
+Test(fenced_ns, a_harness_child_has_metadata_by_mounts)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8];
+	cf_test_require_landlock();
+	repo();
+	harness_way = "fork";
+	harness_log(log, sizeof log, opt, sizeof opt);
+	struct stat before, after;
+	cr_assert_eq(stat(cf_fx_at(fx.home, "notes.txt"), &before), 0);
+	harness_child(NULL, opt, meta_script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod erofs"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod inside ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+	cr_assert_eq(stat(cf_fx_at(fx.home, "notes.txt"), &after), 0);
+	cr_expect_eq(before.st_mode, after.st_mode);
+	cr_expect_eq(before.st_ctim.tv_nsec, after.st_ctim.tv_nsec);
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	cr_expect(strstr(text, "\"metadata\":\"mounts\""), "%s", text);
+	cr_expect(!strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+	/* The supervisor logs each metadata call it refuses: none came to it. */
+	cr_expect(!strstr(text, "metadata_denied"), "%s", text);
+	cr_expect(strstr(text, "\"write_protect\":\"on\""), "%s", text);
+	free(text);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* The fallbacks: user namespaces off (the test switch), and a harness that
+ * closed the descriptors before its child's exec. Metadata is still
+ * refused, by the supervisor; write protection is off, and said so. */
+static void falls_back(const char *const *env, const char *way, const char *says)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8];
+	repo();
+	harness_way = way;
+	harness_log(log, sizeof log, opt, sizeof opt);
+	char script[sizeof meta_script + PATH_MAX];
+	cf_fx_fmt(script, sizeof script, "chmod 600 '%s/notes.txt' || echo chmod refused\n%s",
+		  fx.home, meta_script);
+	harness_child(env, opt, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod refused"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!has_line(o.out, "chmod erofs"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "chmod inside ok"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "hook written"), "the documented fallback: " OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_assert_eq(stat(cf_fx_at(fx.home, "notes.txt"), &st), 0);
+	cr_expect_neq(st.st_mode & 0777, 0600);
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	cr_expect(strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
+	cr_expect(strstr(text, "metadata_denied"), "%s", text);
+	cr_expect(strstr(text, says), "%s", text);
+	free(text);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(fenced_ns, a_harness_without_user_namespaces_falls_back)
+{
+	cf_test_require_landlock();
+	falls_back((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, "fork",
+		   "\"write_protect_off\":\"user namespaces are off for this run");
+	cr_expect(strstr(o.err, "credfence: warning: harness: write protection is off for the "
+				"harness's children: user namespaces are off"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_child_whose_descriptors_were_closed_falls_back)
+{
+	cf_test_require_landlock();
+	falls_back(NULL, "closefds", "\"write_protect_off\":\"the descriptors of the namespace "
+				     "were closed");
+}
+
+/* --write-protect=require: no harness without the namespace, and no child
+ * that lost its descriptors. */
+Test(fenced_ns, require_refuses_a_harness_without_user_namespaces)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "fork";
+	harness_child((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, "--write-protect=require",
+		      "echo ran");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: harness: write protection can not be made for the "
+				"harness's children"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "closefds";
+	harness_child(NULL, "--write-protect=require", "echo ran");
+	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The harness itself is free: it writes the protected files (a bash
+ * harness's own redirection), its children do not. */
+Test(fenced_ns, the_harness_itself_still_writes_the_protected_files)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "bash";
+	static struct argvb b;
+	b.n = 0;
+	argvb_add(&b, "--");
+	argvb_add(&b, "bash");
+	argvb_add(&b, "-c");
+	argvb_add(&b, "echo '#harness' >> .git/config && echo harness wrote; "
+		      "/bin/sh -c 'echo x >> .git/config' || echo child refused; exit 0");
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "harness wrote"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "child refused"), OUT_FMT, OUT_ARGS(o));
+	char *cfg = cf_fx_slurp(cf_fx_at(fx.ws, ".git/config"));
+	cr_assert(cfg);
+	cr_expect(strstr(cfg, "#harness") && !strstr(cfg, "\nx\n"), "%s", cfg);
+	free(cfg);
+}
+
+/* The children's user namespace maps every id to itself for a root
+ * harness, so that a root child's chown and tar -p keep owners as without
+ * the fence; a user's child owns its files as before. */
+Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
+{
+	cf_test_require_landlock();
+	cf_test_require_tool("tar");
+	repo();
+	harness_way = "spawn";
+	char script[512];
+	unsigned uid = geteuid() == 0 ? 12345 : (unsigned)geteuid();
+	unsigned gid = geteuid() == 0 ? 23456 : (unsigned)getegid();
+	cf_fx_fmt(script, sizeof script,
+		  "set -e; mkdir -p o/d && echo x > o/d/f && chown %u:%u o/d/f && "
+		  "tar -cf o.tar o && mkdir x && tar -xpf o.tar -C x && "
+		  "stat -c 'owner %%u:%%g' x/o/d/f",
+		  uid, gid);
+	harness_child(NULL, NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "owner %u:%u", uid, gid), OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_assert_eq(stat(cf_fx_at(fx.ws, "x/o/d/f"), &st), 0);
+	cr_expect(st.st_uid == uid && st.st_gid == gid, "owner %u:%u outside", st.st_uid, st.st_gid);
+}
+
+/* While a harness runs, the user's own `git config` outside renames
+ * config.lock over .git/config: the kernel detaches the read-only bind in
+ * the children's namespace too (SECURITY.md). Each later child finds the
+ * path no longer held: with warn it runs, and stderr and the log say so;
+ * with require it is refused. */
+static void renamed_from_outside(const char *opt)
+{
+	char started[PATH_MAX], renamed[PATH_MAX], watch[3 * PATH_MAX], script[3 * PATH_MAX];
+	repo();
+	cf_fx_fmt(started, sizeof started, "%s/started", fx.root);
+	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.root);
+	cf_fx_fmt(watch, sizeof watch,
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "git config user.name renamed-over && : > '%s'",
+		  started, renamed);
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, watch);
+		_exit(p.status);
+	}
+	cf_fx_fmt(script, sizeof script,
+		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-BEFORE'\n"
+		  ": > '%s'\n"
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
+		  "/bin/sh -c 'echo x >> .git/config && echo WROTE-AFTER'\n"
+		  "exit 0\n",
+		  started, renamed);
+	static struct argvb b;
+	b.n = 0;
+	if (opt)
+		argvb_add(&b, "%s", opt);
+	argvb_add(&b, "--");
+	argvb_add(&b, "bash");
+	argvb_add(&b, "-c");
+	argvb_add(&b, "%s", script);
+	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "WROTE-BEFORE"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, ".git/config was replaced or removed from outside since the harness "
+				"started, and is no longer held read-only; start the harness again"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_is_said_lost)
+{
+	cf_test_require_landlock();
+	renamed_from_outside(NULL);
+	/* The documented limit: the new file is writable to the children. */
+	cr_expect(strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: warning: "), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_file_renamed_over_from_outside_refuses_children_under_require)
+{
+	cf_test_require_landlock();
+	renamed_from_outside("--write-protect=require");
+	cr_expect(!strstr(o.out, "WROTE-AFTER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be kept for this child"),
+		  OUT_FMT, OUT_ARGS(o));
+	char *cfg = cf_fx_slurp(cf_fx_at(fx.ws, ".git/config"));
+	cr_assert(cfg);
+	cr_expect(!strstr(cfg, "\nx\n"), "%s", cfg);
+	free(cfg);
 }

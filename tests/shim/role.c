@@ -13,7 +13,7 @@
 
 static const char *err_name(int e)
 {
-	return e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == ENOENT ? "ENOENT" : "other";
+	return e == EACCES ? "EACCES" : e == EROFS ? "EROFS" : e == EPERM ? "EPERM" : e == ENOENT ? "ENOENT" : "other";
 }
 
 int main(int argc, char **argv)

@@ -40,6 +40,13 @@ void st_harness(struct cf_fx_out *o, const struct st *t, char *const envp[],
 
 /* Occurrences of NEEDLE in HAY. */
 size_t st_count(const char *hay, const char *needle);
+/* A refusal as a fenced child meets it: "Permission denied" (Landlock,
+ * EACCES) or "Read-only file system" (a write outside the writable
+ * locations, in the mount namespace of the fenced tree: EROFS). */
+#define st_count_denied(hay) (st_count((hay), "Permission denied") + \
+			      st_count((hay), "Read-only file system"))
+#define st_has_denied(hay) (strstr((hay), "Permission denied") || \
+			    strstr((hay), "Read-only file system"))
 
 /* Lines of the log holding "sandbox_status" (0 when there is no log). */
 size_t st_log_lines(const struct st *t, const char *also);

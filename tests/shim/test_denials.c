@@ -5,9 +5,13 @@
  * none (the documented absence). The secret's content and a secret
  * variable's value never appear. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "secrets.h"
@@ -158,6 +162,31 @@ Test(shim_denials, c_open_twice_fopen_stat_and_a_successful_read)
 	cf_fx_out_free(&o);
 }
 
+/* What the shim of a fenced program leaves to the first call (the policy
+ * of a denial's notice, the real spawn calls) works when that call comes
+ * first from a fork child or a thread: each first denial explains itself
+ * once, and system, posix_spawnp and popen run (issue 22). */
+Test(shim_denials, first_calls_from_a_fork_child_and_a_thread)
+{
+	const struct cf_fx_secret *other = cf_fx_secret(&t.fx, ".aws/credentials");
+	char script[PATH_MAX * 3];
+	snprintf(script, sizeof script, "\"$CF_T_DENYPROBE\" late \"$CF_T_KEY\" '%s'", other->key);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("late probe", &o);
+	cr_expect_eq(o.status, 0, "the probe failed");
+	cr_expect(strstr(o.out, "fork-open EACCES\n"), "the fork child's open");
+	cr_expect(strstr(o.out, "fork-system 7\n"), "system() in a fork child");
+	cr_expect(strstr(o.out, "thread-open EACCES\n"), "the thread's open");
+	cr_expect(strstr(o.out, "thread-spawn 5\n"), "posix_spawnp from a thread");
+	cr_expect(strstr(o.out, "thread-popen popened 0\n"), "popen from a thread");
+	cr_expect_eq(notices_of(&o, t.key), 1, "the fork child's denial: one notice");
+	cr_expect_eq(notices_of(&o, other->key), 1, "the thread's denial: one notice");
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "nothing else");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 Test(shim_denials, python_node_and_git)
 {
 	/* The tool's path is in a static buffer: each is copied. */
@@ -202,6 +231,28 @@ Test(shim_denials, a_write_outside_names_writable)
 	cr_expect_eq(st_count(o.err, want), 1, "one notice for the write outside");
 	cr_expect_eq(st_count(o.err, NOTICE), 1, "none for the write in the workspace");
 	cf_fx_out_free(&o);
+}
+
+/* A terminal under /dev/pts that the command does not hold: --writable can
+ * not open it (no writable location lies in /dev/pts); --allow-ptys does. */
+Test(shim_denials, a_write_to_a_pty_names_allow_ptys)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC); /* held here only */
+	cr_assert(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0, "no pty: %s", strerror(errno));
+	char pts[64], script[160];
+	cr_assert(ptsname_r(m, pts, sizeof pts) == 0);
+	snprintf(script, sizeof script, "echo x > '%s'; echo rc=$?", pts);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("a write to a pty", &o);
+	cr_expect(strstr(o.out, "rc=") && !strstr(o.out, "rc=0"), "the write to %s succeeded", pts);
+	char want[512];
+	snprintf(want, sizeof want, NOTICE "write of %s (a terminal under /dev/pts that the command "
+		 "did not open); to allow: --allow-ptys, or see: credfence check %s\n", pts, pts);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice naming --allow-ptys:\n%s", o.err);
+	cr_expect_null(strstr(o.err, "--writable"), "the notice names --writable");
+	cf_fx_out_free(&o);
+	close(m);
 }
 
 Test(shim_denials, quiet_denials_option_and_twin)
@@ -335,6 +386,125 @@ Test(shim_denials, a_run_says_a_path_once_whoever_reads_it)
 	cr_expect_eq(notices_of(&o, t.key), 1, "%zu notices for one path in one run",
 		     notices_of(&o, t.key));
 	cr_expect(strstr(o.err, "Permission denied"), "the reads were not refused");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* ---- write protection (issue 23): a refused write of a protected path ---- */
+
+/* A git repository in the workspace, made outside the fence. */
+static void git_repo(void)
+{
+	char home[PATH_MAX + 8];
+	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+		  CF_ARGV("git", "init", "-q", "."));
+	cr_assert_eq(o.status, 0, "git init: %s", o.err);
+	cf_fx_out_free(&o);
+}
+
+#define GIT_CONFIG_ROW "git config (core.fsmonitor, core.hooksPath, aliases)"
+
+Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
+{
+	git_repo();
+	char *before = cf_fx_slurp(cf_fx_at(t.fx.ws, ".git/config"));
+	cr_assert(before);
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "git config user.name x; echo git=$?\n"
+	       "sh -c 'echo x > .git/hooks/pre-commit'; echo hook=$?\n"
+	       "git config user.name y; echo again=$?\n"
+	       "chmod 777 .git/config; echo x > src.txt; echo src=$?\n",
+	       NULL);
+	st_dump("protected writes", &o);
+	cr_expect(strstr(o.out, "git=") && !strstr(o.out, "git=0\n"), "git config wrote");
+	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
+	cr_expect(strstr(o.out, "src=0\n"), "a workspace file was refused");
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
+		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
+		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
+		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+		 "%s/.git/hooks/pre-commit\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
+	cr_expect(strstr(o.err, "Device or resource busy"), "git's own EBUSY is there");
+	/* Nothing changed. */
+	char *after = cf_fx_slurp(cf_fx_at(t.fx.ws, ".git/config"));
+	cr_expect(after && strcmp(before, after) == 0, ".git/config changed");
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(t.fx.ws, ".git/hooks/pre-commit"), &st) != 0, "a hook was made");
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 2, "two lines:\n%s", log);
+	snprintf(want, sizeof want,
+		 "\"program\":\"/usr/bin/git\",\"path\":\"%s/.git/config\",\"row\":\"" GIT_CONFIG_ROW
+		 "\",\"allow\":\"--allow-write-protected %s/.git/config\"}\n", t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "the .git/config line:\n%s", log);
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/hooks/pre-commit\",\"row\":\"git hooks\",\"allow\":"
+		 "\"--allow-write-protected %s/.git/hooks\"}\n", t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "the hook's line:\n%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "a denied line:\n%s", log);
+	free(log);
+	free(before);
+	free(after);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* The supervisor judges by the table, not the caller's word: a forged report
+ * of a path inside the workspace that no row covers logs nothing; one that a
+ * row covers is logged (it says no more than a real write would). */
+Test(shim_denials, a_forged_write_report_of_no_protected_path_logs_nothing)
+{
+	git_repo();
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "mkdir -p deep/er/.git\n"
+	       "\"$CF_T_DENYPROBE\" forge write \"$PWD/deep/er/.git/config\" \"$PWD/.git/configx\" "
+	       "\"$PWD/.gitx/hooks/a\" \"$PWD/.git/objects/x\" \"$PWD/.git/../.git/config\"\n"
+	       "echo next\n"
+	       "\"$CF_T_DENYPROBE\" forge write \"$PWD/.git/hooks/forged\"\n",
+	       NULL);
+	st_dump("forged writes", &o);
+	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 5, "the supervisor answers each:\n%s", o.out);
+	cr_expect(strstr(o.out, "next\nforge OK\n"), "a protected path is judged so:\n%s", o.out);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "/.git/hooks/forged\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
+	free(log);
+	cf_fx_out_free(&o);
+}
+
+/* An option given on credfence run's command line alone reaches the shim's
+ * judge in CMD (as twins): a --deny X read is explained too. */
+Test(shim_denials, a_deny_given_to_run_is_explained)
+{
+	char dir[PATH_MAX + 16], file[PATH_MAX + 32], script[PATH_MAX + 64];
+	snprintf(dir, sizeof dir, "%s/private", t.fx.root);
+	snprintf(file, sizeof file, "%s/notes.txt", dir);
+	cf_fx_write(file, "CF-PRIVATE-MARKER\n");
+	snprintf(script, sizeof script, "cat '%s'; echo rc=$?", file);
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--deny", dir, NULL}, script, NULL);
+	st_dump("--deny", &o);
+	cr_expect(strstr(o.out, "rc=1"), "the denied file was read");
+	cr_expect_null(strstr(o.out, "CF-PRIVATE-MARKER"), "its content came out");
+	char want[3 * PATH_MAX];
+	snprintf(want, sizeof want, NOTICE "read of %s (", file);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the --deny path:\n%s", o.err);
+	snprintf(want, sizeof want, "to allow: --allow-read %s, or see: credfence check %s\n", file,
+		 file);
+	cr_expect_eq(st_count(o.err, want), 1, "naming --allow-read:\n%s", o.err);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
 }

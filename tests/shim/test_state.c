@@ -51,7 +51,7 @@ static void assert_state_writable(const struct cf_fx_out *o)
 	cr_expect(!strstr(o->out, "SETTINGS-WRITE-OK"), "a child rewrote the harness's settings");
 	cr_expect(!strstr(o->out, "CRED-READ-OK"), "a child read the harness's login token");
 	cr_expect(!strstr(o->out, cred_marker) && !strstr(o->err, cred_marker));
-	cr_expect(st_count(o->out, "Permission denied") >= 2);
+	cr_expect(st_count_denied(o->out) >= 2);
 	char *s = cf_fx_slurp(cf_fx_at(claude, "settings.json"));
 	cr_expect_str_eq(s, "{}\n");
 	free(s);

@@ -8,12 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fence.h"
 #include "fixture.h"
+#include "proc.h"
+#include "linux/supervisor.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)
@@ -310,4 +316,119 @@ Test(reuse, harness_children_never_use_a_stale_plan_to_reach_a_secret, .timeout 
 	cr_expect(strstr(o.out, "spawn 1") && strstr(o.out, "fork 1"),
 		  "denied reads expected:\n%s\n%s", o.out, o.err);
 	cf_fx_out_free(&o);
+}
+
+/* ---- the supervisor's answer, waited for after the Landlock layer ---- */
+
+/* A listener on the abstract NAME, or -errno. */
+static int listen_on(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	memcpy(sa.sun_path + 1, name, n);
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + n) ||
+	    listen(s, 4)) {
+		int e = -errno;
+		if (s >= 0)
+			close(s);
+		return e;
+	}
+	return s;
+}
+
+/* Take one handover on LS: the blob and the listener, then ANSWER (sent
+ * when HANG_UP is false; else the connection is closed unanswered). True
+ * when a listener came. */
+static bool serve_one(int ls, int answer, bool hang_up)
+{
+	struct pollfd p = {ls, POLLIN, 0};
+	if (poll(&p, 1, 5000) <= 0)
+		return false;
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return false;
+	static char blob[1 << 16];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {blob, sizeof blob};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+			   .msg_controllen = sizeof cm.b};
+	bool got = false;
+	if (recvmsg(c, &m, MSG_CMSG_CLOEXEC) > 0) {
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		if (h && h->cmsg_type == SCM_RIGHTS) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h), sizeof fd);
+			close(fd);
+			got = true;
+		}
+		if (!hang_up)
+			(void)!send(c, &answer, sizeof answer, MSG_NOSIGNAL);
+	}
+	close(c);
+	return got;
+}
+
+/* A child's fence waits for the supervisor's answer only after its
+ * Landlock layer (issue 22): a refusal, or a supervisor that hangs up
+ * without answering, must still refuse the child, as it did when the
+ * answer came before the layer. The test process stands in for the
+ * supervisor (its own pid and start time in the name, an ancestor of the
+ * child). */
+Test(reuse, a_refusal_after_the_landlock_layer_still_refuses_the_child)
+{
+	struct cf_fence f;
+	prepare(&f);
+	char name[CF_IPC_ADDR_MAX];
+	snprintf(name, sizeof name, "credfence-sup-%d-%llu-reusetest", (int)getpid(),
+		 cf_proc_starttime(getpid()));
+	int ls = listen_on(name);
+	cr_assert(ls >= 0, "listen: %s", strerror(-ls));
+	cr_assert_eq(cf_ipc_set_addr(&f.ipc, name), 0);
+	const char *allowed = cf_fx_at(fx.ws, "allowed.txt");
+	cf_fx_write(allowed, "allowed");
+	for (int round = 0; round < 3; round++) {
+		/* 0: an answer of 0 (the child goes on); 1: a refusal; 2: a hang-up. */
+		int p[2];
+		cr_assert_eq(pipe(p), 0);
+		pid_t pid = fork();
+		cr_assert(pid >= 0);
+		if (pid == 0) {
+			char buf[8192];
+			struct cf_expand_result res;
+			close(p[0]);
+			close(ls);
+			int rc = cf_fence_enter(&f, buf, sizeof buf, &res);
+			if (rc) {
+				char words[1024];
+				cf_fence_words(&f, rc, &res, words, sizeof words);
+				(void)!write(p[1], words, strlen(words));
+				_exit(4);
+			}
+			int fd = open(allowed, O_RDONLY);
+			_exit(fd >= 0 ? 0 : 2);
+		}
+		close(p[1]);
+		bool got = serve_one(ls, round == 1 ? -EPERM : 0, round == 2);
+		char words[1024];
+		ssize_t n = read(p[0], words, sizeof words - 1);
+		words[n > 0 ? n : 0] = '\0';
+		close(p[0]);
+		int st;
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(got, "round %d: no listener was handed over", round);
+		cr_assert(WIFEXITED(st));
+		if (round == 0) {
+			cr_expect_eq(WEXITSTATUS(st), 0, "answered 0: the child must go on (%s)", words);
+		} else {
+			cr_expect_eq(WEXITSTATUS(st), 4, "round %d: the child went on (status %d)", round,
+				     WEXITSTATUS(st));
+			cr_expect(strstr(words, "IPC"), "round %d: the refusal's words: %s", round, words);
+		}
+	}
+	close(ls);
+	cf_fence_free(&f);
 }
