@@ -223,10 +223,16 @@ int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
 		/* Linux 6.6: the trapped thread wakes the supervisor, and the
 		 * answer wakes it, on the waker's own CPU, so that a round trip
 		 * is two switches on one CPU, not two cross-CPU wake-ups. The
-		 * answer is the same; before 6.6 (EINVAL) it is only slower. */
-		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+		 * answer is the same; before 6.6 (EINVAL) it is only slower.
+		 * Since the same release a thread waiting in RECV returns when
+		 * the filter's last process has gone, which the listener's own
+		 * receiver threads need (sup_serve.c); before it, the main
+		 * thread serves the listener. */
+		l->receivers = ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
+		l->receivers = l->receivers && !sup->poll_only;
 		l->fd = lfd;
 		atomic_init(&l->refs, 1);
+		atomic_init(&l->idle, 0);
 		pthread_mutex_lock(&sup->lock);
 		sup->listeners++;
 		pthread_mutex_unlock(&sup->lock);

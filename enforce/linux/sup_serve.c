@@ -1,11 +1,27 @@
 /* The supervisor's serving: see sup_serve.h.
  *
  * Threads: the main thread polls the listening socket, the keeper's pidfd, the
- * clients handing over their listener, and every listener; it receives each
- * notification and decides metadata calls and binds itself (they do not wait
- * on another process). A connect() on a blocking socket may wait for its peer
- * (a full backlog, a remote host), so it goes to a pool of worker threads,
- * which grows on demand: the main thread never waits on a fenced process. */
+ * clients handing over their listener, and every listener.
+ *
+ * Since Linux 6.6 (sup_handover.c) each listener has receiver threads of its
+ * own, waiting in its RECV: the trapped thread wakes one of them on its own
+ * CPU, and that thread decides the call and answers it, a connect included,
+ * with no hand-over to another thread (a wake-up of another thread cost
+ * about half of a loopback connect's round trip; issue 22). A receiver that
+ * is about to connect a blocking socket, which may wait for its peer (a full
+ * backlog, a remote host), first makes sure that another receiver waits, so
+ * that the listener's other calls are still served: a listener that is used
+ * keeps two, one deciding and one waiting, and one that comes back and finds
+ * two others waiting ends. (The kernel wakes every waiting receiver for a
+ * call and one of them gets it: in a bare round trip, a second waiting one
+ * cost 2 to 5 us; the hand-over it replaces cost 25 to 60 us.) The main
+ * thread then only watches the listener for its end.
+ *
+ * Before 6.6 (and with the test switch CF_TEST_NO_RECEIVERS=1) the main
+ * thread receives each notification and decides metadata calls and binds
+ * itself (they do not wait on another process); a connect() on a blocking
+ * socket goes to a pool of worker threads, which grows on demand: the main
+ * thread never waits on a fenced process. */
 #include "sup_serve.h"
 
 #include <limits.h>
@@ -30,6 +46,37 @@
 #include "sup_meta.h"
 #include "sup_socket.h"
 #include "supervisor_pty.h"
+#include "sup_prof.h"
+
+#ifdef CF_SUP_PROF
+_Atomic long long cf_prof_ns[CF_PROF_N], cf_prof_n[CF_PROF_N];
+_Thread_local long long cf_prof_last;
+_Atomic int cf_prof_h[CF_PROF_N][CF_PROF_BUCKETS];
+/* The Q-quantile of STEP's times, in us, from its histogram. */
+static double cf_prof_q(int step, double q)
+{
+	long long want = (long long)(q * (double)cf_prof_n[step]), seen = 0;
+	for (int b = 0; b < CF_PROF_BUCKETS; b++)
+		if ((seen += cf_prof_h[step][b]) > want)
+			return b / 10.0;
+	return CF_PROF_BUCKETS / 10.0;
+}
+void cf_prof_dump(void)
+{
+	static const char *names[] = {
+#define CF_PROF_NAME(n) #n,
+		CF_PROF_STEPS(CF_PROF_NAME)};
+	FILE *f = fopen("/tmp/cf-prof.txt", "w");
+	if (!f)
+		return;
+	for (int i = 0; i < CF_PROF_N; i++)
+		if (cf_prof_n[i])
+			fprintf(f, "cf-prof %-14s %8lld calls median %7.1f us  p10 %7.1f  p90 %7.1f  mean %7.2f\n",
+				names[i], (long long)cf_prof_n[i], cf_prof_q(i, 0.5), cf_prof_q(i, 0.1),
+				cf_prof_q(i, 0.9), (double)cf_prof_ns[i] / (double)cf_prof_n[i] / 1000.0);
+	fclose(f);
+}
+#endif
 
 #if defined(__x86_64__)
 #define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
@@ -40,16 +87,25 @@
 #endif
 
 #define WORKERS_MAX 64
+#define RECEIVERS_MAX 256
 #define CLIENT_DEADLINE_NS (CF_IPC_ANSWER_TIMEOUT * 1000000000LL)
 
 void cf_sup_job_done(struct job *j, long result)
 {
+	CF_PROF_MARK();
 	if (cf_sup_valid(&j->c))
 		cf_sup_respond(j->c.lfd, j->c.id, result, false);
+	CF_PROF(respond);
 	cf_sup_close(j->sock);
 	cf_sup_caller_close(&j->c);
 	cf_sup_listener_put(j->c.sup, j->l);
 	free(j);
+	CF_PROF(close_free);
+#ifdef CF_SUP_PROF
+	static _Atomic long jobs;
+	if (++jobs % 5000 == 0)
+		cf_prof_dump();
+#endif
 }
 
 static void *worker(void *arg)
@@ -67,6 +123,9 @@ static void *worker(void *arg)
 		if (!sup->head)
 			sup->tail = NULL;
 		pthread_mutex_unlock(&sup->lock);
+#ifdef CF_SUP_PROF
+		CF_PROF_FROM(worker_wake, j->t);
+#endif
 		cf_sup_job_done(j, cf_sup_connect_judged(j));
 		pthread_mutex_lock(&sup->lock);
 	}
@@ -120,18 +179,17 @@ void cf_sup_listener_put(struct sup *sup, struct listener *l)
 	free(l);
 }
 
-/* Receive and decide one notification of L. */
-static void notification(struct sup *sup, struct listener *l)
+union notif {
+	struct seccomp_notif n;
+	char b[512];
+};
+
+/* Decide one notification of L and answer it. */
+static void decide(struct sup *sup, struct listener *l, union notif u)
 {
-	union {
-		struct seccomp_notif n;
-		char b[512];
-	} u;
-	memset(&u, 0, sizeof u);
-	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
-		return; /* ENOENT: the caller went away first */
 	struct caller c = {.sup = sup, .lfd = l->fd, .id = u.n.id, .tid = (pid_t)u.n.pid, .pidfd = -1, .pol = &l->pol};
 	long r = cf_sup_caller_open(&c);
+	CF_PROF(caller_open);
 	if (r < 0) {
 		cf_sup_respond(l->fd, c.id, r == -ENOENT ? -ESRCH : -EPERM, false);
 		cf_sup_caller_close(&c);
@@ -181,6 +239,100 @@ static void notification(struct sup *sup, struct listener *l)
 			cf_sup_respond(l->fd, c.id, r, false);
 		cf_sup_caller_close(&c);
 	}
+}
+
+/* Receive and decide one notification of L (the main thread's way). */
+static void notification(struct sup *sup, struct listener *l)
+{
+	union notif u;
+	memset(&u, 0, sizeof u);
+	CF_PROF_MARK();
+	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
+		return; /* ENOENT: the caller went away first */
+	CF_PROF(recv);
+	decide(sup, l, u);
+}
+
+/* ---- the receiver threads (Linux 6.6 and later) ---- */
+
+struct receiver {
+	struct sup *sup;
+	struct listener *l;
+};
+
+/* Whether every process of L's filter has exited. */
+static bool listener_ended(const struct listener *l)
+{
+	struct pollfd p = {.fd = l->fd, .events = POLLIN};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+static void *receiver(void *arg)
+{
+	struct receiver rc = *(struct receiver *)arg;
+	struct listener *l = rc.l;
+	free(arg);
+	for (;;) {
+		union notif u;
+		memset(&u, 0, sizeof u);
+		atomic_fetch_add_explicit(&l->idle, 1, memory_order_acq_rel);
+		CF_PROF_MARK();
+		int r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0 ? -errno : 0;
+		atomic_fetch_sub_explicit(&l->idle, 1, memory_order_acq_rel);
+		if (r == -EINTR)
+			continue;
+		if (r == -ENOENT && !listener_ended(l))
+			continue; /* the caller went away first */
+		if (r < 0)
+			break; /* ENOENT: every process of the filter has exited */
+		CF_PROF(recv);
+		decide(rc.sup, l, u);
+		/* Two others wait (one took over while this one connected):
+		 * this one is not needed. */
+		if (atomic_load_explicit(&l->idle, memory_order_acquire) > 1)
+			break;
+	}
+	pthread_mutex_lock(&rc.sup->lock);
+	rc.sup->receivers--;
+	pthread_mutex_unlock(&rc.sup->lock);
+	cf_sup_listener_put(rc.sup, l);
+	return NULL;
+}
+
+/* Start a receiver thread for L; 0 or -errno. */
+static int receiver_start(struct sup *sup, struct listener *l)
+{
+	struct receiver *rc = malloc(sizeof *rc);
+	if (!rc)
+		return -ENOMEM;
+	*rc = (struct receiver){sup, l};
+	pthread_mutex_lock(&sup->lock);
+	int r = -EAGAIN;
+	if (sup->receivers < RECEIVERS_MAX) {
+		pthread_t t;
+		pthread_attr_t a;
+		cf_sup_listener_get(sup, l); /* the thread's */
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		r = -pthread_create(&t, &a, receiver, rc);
+		pthread_attr_destroy(&a);
+		if (r == 0)
+			sup->receivers++;
+		else
+			atomic_fetch_sub_explicit(&l->refs, 1, memory_order_relaxed); /* never the last: ours */
+	}
+	pthread_mutex_unlock(&sup->lock);
+	if (r < 0)
+		free(rc);
+	return r;
+}
+
+bool cf_sup_may_wait_here(struct sup *sup, struct listener *l)
+{
+	if (!l->receivers)
+		return false; /* the main thread: never */
+	return atomic_load_explicit(&l->idle, memory_order_acquire) > 0 || receiver_start(sup, l) == 0;
 }
 
 /* ---- the loop ---- */
@@ -319,8 +471,16 @@ _Noreturn void cf_sup_serve(struct sup *sup, int ls, int keeper, int sfd, pid_t 
 					continue;
 				close(fd);
 				t.p[i].fd = -1;
-				if (l && add(&t, l->fd, K_NOTIF, l) < 0)
+				if (l && add(&t, l->fd, K_NOTIF, l) < 0) {
 					cf_sup_listener_put(sup, l);
+				} else if (l && l->receivers) {
+					/* Its receivers serve it; this thread
+					 * watches only for its end (POLLHUP). */
+					if (receiver_start(sup, l) == 0)
+						t.p[t.n - 1].events = 0;
+					else
+						l->receivers = false;
+				}
 			} else if (ev & POLLIN) {
 				notification(sup, s->l);
 			} else if (ev & (POLLHUP | POLLERR | POLLNVAL)) {

@@ -5,6 +5,7 @@
 #ifndef CF_SUP_SERVE_H
 #define CF_SUP_SERVE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "sup_state.h"
@@ -14,6 +15,10 @@ void cf_sup_listener_get(struct sup *sup, struct listener *l);
 void cf_sup_listener_put(struct sup *sup, struct listener *l);
 /* Answer the job's caller with RESULT, and free the job. */
 void cf_sup_job_done(struct job *j, long result);
+/* Whether the thread deciding a call of L may wait on a fenced process's
+ * peer: a receiver thread of L, once another one waits for L's next call
+ * (started here when none does). False on the main thread. */
+bool cf_sup_may_wait_here(struct sup *sup, struct listener *l);
 /* Hand a connect that may wait on its peer to the worker pool. */
 void cf_sup_enqueue(struct sup *sup, struct job *j);
 

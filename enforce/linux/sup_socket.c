@@ -23,6 +23,7 @@
 
 #include "sup_caller.h"
 #include "sup_serve.h"
+#include "sup_prof.h"
 
 #ifndef SO_COOKIE
 #define SO_COOKIE 57
@@ -202,22 +203,29 @@ static long connect_unix(struct job *j)
 	memcpy(path, sa->sun_path, plen);
 	path[plen] = '\0';
 	struct stat st;
+	CF_PROF_MARK();
 	int p = cf_sup_pin(&j->c, AT_FDCWD, path, true, false);
 	if (p < 0)
 		return p;
+	CF_PROF(unix_pin);
 	if (fstat(p, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		close(p);
 		return -ECONNREFUSED;
 	}
+	CF_PROF(unix_fstat);
 	for (size_t i = 0; i < pol->nsp && !ok; i++)
 		ok = pol->spid[i].st_ino != 0 && pol->spid[i].st_dev == st.st_dev &&
 		     pol->spid[i].st_ino == st.st_ino;
+	CF_PROF(unix_policy);
 	if (!ok) {
 		pthread_mutex_lock(&sup->lock);
 		ok = bound_inside(sup, &st, NULL);
 		pthread_mutex_unlock(&sup->lock);
 	}
-	if (!ok || !cf_sup_same_creds(&j->c)) {
+	CF_PROF(unix_bound);
+	bool same = ok && cf_sup_same_creds(&j->c);
+	CF_PROF(unix_creds);
+	if (!ok || !same) {
 		char where[PATH_MAX], link[64];
 		snprintf(link, sizeof link, "/proc/self/fd/%d", p);
 		ssize_t n = readlink(link, where, sizeof where - 1);
@@ -232,6 +240,7 @@ static long connect_unix(struct job *j)
 	snprintf(to.sun_path, sizeof to.sun_path, "/proc/self/fd/%d", p);
 	long r = connect(j->sock, (const struct sockaddr *)&to, sizeof to) < 0 ? -errno : 0;
 	close(p);
+	CF_PROF(connect);
 	return r;
 }
 
@@ -241,7 +250,10 @@ long cf_sup_connect_judged(struct job *j)
 		return connect_unix(j);
 	/* Any other family is connected here too, with the copy: continued, a
 	 * thread of the caller could rewrite it to AF_UNIX first. */
-	return connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
+	CF_PROF_MARK();
+	long r = connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
+	CF_PROF(connect);
+	return r;
 }
 
 void cf_sup_handle_connect(struct listener *l, struct caller *c, const struct seccomp_notif *n)
@@ -263,22 +275,34 @@ void cf_sup_handle_connect(struct listener *l, struct caller *c, const struct se
 		goto done;
 	}
 	j->len = (socklen_t)len;
+	CF_PROF(dispatch);
 	if ((r = cf_sup_peek(c, n->data.args[1], &j->sa, len)) < 0)
 		goto done;
+	CF_PROF(peek);
 	if ((r = cf_sup_take_fd(c, (int)n->data.args[0])) < 0)
 		goto done;
+	CF_PROF(take_fd);
 	j->sock = (int)r;
 	if (!cf_sup_valid(c)) {
 		r = -ENOENT;
 		goto done;
 	}
+	CF_PROF(valid);
 	int fl = fcntl(j->sock, F_GETFL);
 	cf_sup_listener_get(sup, l);
-	if (fl >= 0 && (fl & O_NONBLOCK)) {
-		cf_sup_job_done(j, cf_sup_connect_judged(j)); /* can not wait on its peer */
+	CF_PROF(fcntl);
+	/* A non-blocking socket can not wait on its peer; a blocking one is
+	 * connected here when another receiver serves the listener meanwhile,
+	 * else by a worker. */
+	if ((fl >= 0 && (fl & O_NONBLOCK)) || cf_sup_may_wait_here(sup, l)) {
+		cf_sup_job_done(j, cf_sup_connect_judged(j));
 		return;
 	}
+#ifdef CF_SUP_PROF
+	j->t = cf_prof_now();
+#endif
 	cf_sup_enqueue(sup, j);
+	CF_PROF(enqueue);
 	return;
 done:
 	cf_sup_listener_get(sup, l);

@@ -52,6 +52,11 @@ struct listener {
 	int fd;
 	atomic_int refs; /* cf_sup_listener_get/put (sup_serve.c) */
 	struct policy pol;
+	/* Linux 6.6 and later (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP was set):
+	 * the listener's own receiver threads wait in its RECV and decide
+	 * each call where it arrived (sup_serve.c); IDLE of them are waiting. */
+	bool receivers;
+	atomic_int idle;
 };
 
 /* A socket bound by a fenced process: its identity (inode and cookie, which
@@ -90,6 +95,9 @@ struct job {
 	int sock;
 	struct sockaddr_storage sa;
 	socklen_t len;
+#ifdef CF_SUP_PROF
+	long long t;
+#endif
 };
 
 struct sup {
@@ -104,6 +112,10 @@ struct sup {
 	uint32_t diag_seq;
 	struct job *head, *tail;
 	int workers, idle, listeners;
+	int receivers; /* the listeners' receiver threads (sup_serve.c) */
+	/* CF_TEST_NO_RECEIVERS=1 (a test switch): the main thread serves every
+	 * listener, as before Linux 6.6, so that this way stays tested. */
+	bool poll_only;
 	/* Above mode (cf_supervisor_start_above): the waiter's pipe, to which
 	 * the keeper's end is reported; -1 otherwise. */
 	int status_fd;

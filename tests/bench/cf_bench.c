@@ -25,6 +25,11 @@
  *       UDP socket of this process (read back after each); per send, as
  *       above: what a datagram send pays now, against a trapped call
  *       (SECURITY.md, datagrams)
+ *   cf-bench notif N
+ *       the floor under every trapped call: a child traps getppid(2) with a
+ *       seccomp user notification (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set,
+ *       as the supervisor does) and this process answers each at once, one
+ *       thread waiting in RECV; per call, in the child, as above
  *   cf-bench envfilter N with|without
  *       N times the environment a fenced child of the harness gets from
  *       this process's own (shim/env.c cf_env_for_child), with the secret
@@ -34,15 +39,24 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -336,6 +350,89 @@ static int envfilter(int n, const char *how)
 	return 0;
 }
 
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW('!', 4, uint64_t)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+static int notif_child(int n, int sock)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
+	double *t = calloc((size_t)n, sizeof *t);
+	char c;
+	if (!t || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return 1;
+	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	struct iovec io = {&c, 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	u.h = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
+	memcpy(CMSG_DATA(&u.h), &l, sizeof l);
+	if (l < 0 || sendmsg(sock, &m, 0) != 1 || read(sock, &c, 1) != 1)
+		return 1;
+	close(l);
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		if (syscall(SYS_getppid) != 7)
+			return 1;
+		t[i] = now_us() - a;
+	}
+	stats(t, n);
+	fflush(stdout);
+	return 0;
+}
+
+static int notifs(int n)
+{
+	int sv[2];
+	char c = 'g';
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return 1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(notif_child(n, sv[1]));
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec io = {&c, 1};
+	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	int l = -1;
+	if (recvmsg(sv[0], &m, 0) == 1 && CMSG_FIRSTHDR(&m))
+		memcpy(&l, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof l);
+	if (l < 0 || ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) != 0 ||
+	    write(sv[0], &c, 1) != 1) {
+		perror("cf-bench: notif");
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	for (;;) {
+		struct seccomp_notif q;
+		struct seccomp_notif_resp r;
+		memset(&q, 0, sizeof q);
+		if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &q) != 0)
+			break; /* ENOENT: the child has exited */
+		memset(&r, 0, sizeof r);
+		r.id = q.id;
+		r.val = 7;
+		(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	}
+	int st;
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && strcmp(argv[1], "launch") == 0)
@@ -354,10 +451,13 @@ int main(int argc, char **argv)
 		return unix_sock(atoi(argv[2]), argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dgram") == 0)
 		return dgrams(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "notif") == 0)
+		return notifs(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "envfilter") == 0)
 		return envfilter(atoi(argv[2]), argv[3]);
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
-	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | envfilter N with|without\n",
+	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | notif N | "
+	      "envfilter N with|without\n",
 	      stderr);
 	return 2;
 }

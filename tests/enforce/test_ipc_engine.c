@@ -1426,6 +1426,213 @@ Test(ipc_engine, a_waiting_connect_does_not_stall_the_others)
 	cf_ipc_free(&s.ipc);
 }
 
+/* ---- a connect made by the supervisor behaves as the caller's own ---- */
+
+struct semantics {
+	struct sockaddr_in refused; /* bound, not listening */
+	struct sockaddr_in open;    /* listening, accepted by nobody */
+	struct sockaddr_in full;    /* listening with a full backlog: connects wait */
+	char unix_path[PATH_MAX];   /* a Unix socket the child binds, backlog full */
+};
+
+static long ms_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000 + (b.tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/* Each connect's errno in sh->e[0..6], the timed waits' milliseconds in
+ * sh->e[10..11]. */
+static int child_semantics(void *arg)
+{
+	struct semantics *se = arg;
+	struct timeval tv = {.tv_usec = 200000};
+	struct timespec t0;
+	/* A refused port: ECONNREFUSED, blocking and not. */
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sh->e[0] = connect(s, (struct sockaddr *)&se->refused, sizeof se->refused) < 0 ? errno : 0;
+	close(s);
+	/* Non-blocking: EINPROGRESS (or at once), then it completes. */
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int r = connect(s, (struct sockaddr *)&se->open, sizeof se->open) < 0 ? errno : 0;
+	sh->e[1] = r == EINPROGRESS ? 0 : r == 0 ? 0 : r;
+	struct pollfd pf = {s, POLLOUT, 0};
+	int err = -1;
+	socklen_t el = sizeof err;
+	sh->e[2] = poll(&pf, 1, 5000) == 1 && getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el) == 0 ? err : -1;
+	close(s);
+	/* A second connect of a connected socket: EISCONN. */
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r = connect(s, (struct sockaddr *)&se->open, sizeof se->open);
+	sh->e[3] = r == 0 && connect(s, (struct sockaddr *)&se->open, sizeof se->open) < 0 ? errno : -1;
+	close(s);
+	/* A blocking connect to a full backlog, with SO_SNDTIMEO: it waits
+	 * the timeout and no more (EINPROGRESS). */
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sh->e[4] = connect(s, (struct sockaddr *)&se->full, sizeof se->full) < 0 ? errno : 0;
+	sh->e[10] = (int)ms_since(&t0);
+	close(s);
+	/* A Unix socket bound inside with its backlog full: blocking with
+	 * SO_SNDTIMEO waits the timeout (EAGAIN), non-blocking fails at once. */
+	struct sockaddr_un ua;
+	socklen_t ul;
+	addr_of(&ua, &ul, se->unix_path);
+	unlink(se->unix_path);
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&ua, ul) != 0 || listen(l, 0) != 0)
+		return 3;
+	int filler[4];
+	for (int i = 0; i < 4; i++) {
+		filler[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		(void)!connect(filler[i], (struct sockaddr *)&ua, ul);
+	}
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sh->e[5] = connect(s, (struct sockaddr *)&ua, ul) < 0 ? errno : 0;
+	sh->e[11] = (int)ms_since(&t0);
+	close(s);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	sh->e[6] = connect(s, (struct sockaddr *)&ua, ul) < 0 ? errno : 0;
+	close(s);
+	for (int i = 0; i < 4; i++)
+		close(filler[i]);
+	close(l);
+	unlink(se->unix_path);
+	return 0;
+}
+
+static void semantics_setup(struct semantics *se, int *fds)
+{
+	socklen_t al = sizeof se->refused;
+	fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	se->refused = (struct sockaddr_in){.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert(fds[0] >= 0 && bind(fds[0], (struct sockaddr *)&se->refused, sizeof se->refused) == 0 &&
+		  getsockname(fds[0], (struct sockaddr *)&se->refused, &al) == 0);
+	fds[1] = tcp_listener(64, &se->open);
+	fds[2] = tcp_listener(0, &se->full);
+	/* Fill the full one's queue from here (its connects are never accepted). */
+	for (int i = 3; i < 6; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		(void)!connect(fds[i], (struct sockaddr *)&se->full, sizeof se->full);
+	}
+	usleep(50000);
+	cf_fx_fmt(se->unix_path, sizeof se->unix_path, "%s/full.sock", fx.ws);
+}
+
+Test(ipc_engine, a_connect_keeps_the_callers_errors_and_timeouts)
+{
+	struct sup s;
+	struct semantics se;
+	int fds[6], plain[12];
+	semantics_setup(&se, fds);
+	/* The control, unfenced. */
+	run(NULL, child_semantics, &se);
+	memcpy(plain, sh->e, sizeof plain);
+	cr_expect_eq(plain[0], ECONNREFUSED, "unfenced: %s", strerror(plain[0]));
+	memset(sh->e, 0, sizeof sh->e);
+	sup_start(&s, NULL);
+	run(&s, child_semantics, &se);
+	static const char *what[] = {"a refused port", "a non-blocking connect",
+				     "its completion (SO_ERROR)", "connect of a connected socket",
+				     "a full TCP backlog with SO_SNDTIMEO",
+				     "a full Unix backlog with SO_SNDTIMEO", "a full Unix backlog, non-blocking"};
+	for (int i = 0; i < 7; i++)
+		cr_expect_eq(sh->e[i], plain[i], "%s: fenced %d (%s), unfenced %d (%s)", what[i], sh->e[i],
+			     strerror(sh->e[i]), plain[i], strerror(plain[i]));
+	cr_expect_eq(sh->e[3], EISCONN);
+	cr_expect_eq(sh->e[6], EAGAIN);
+	/* The timeout is the caller's own: about 200 ms, not forever. */
+	for (int i = 10; i < 12; i++)
+		cr_expect(sh->e[i] >= 150 && sh->e[i] < 3000, "%s waited %d ms (unfenced %d ms)",
+			  what[i - 6], sh->e[i], plain[i]);
+	for (int i = 0; i < 6; i++)
+		close(fds[i]);
+	cf_ipc_free(&s.ipc);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Another thread's connect while the first one waits: answered at once. */
+static void *refused_later(void *arg)
+{
+	struct semantics *se = arg;
+	struct timespec t0;
+	usleep(150000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sh->e[2] = connect(s, (struct sockaddr *)&se->refused, sizeof se->refused) < 0 ? errno : 0;
+	sh->e[11] = (int)ms_since(&t0);
+	close(s);
+	return NULL;
+}
+
+/* A blocking connect that waits (a full backlog; SO_SNDTIMEO 1 s) gets a
+ * signal without SA_RESTART at 100 ms; another thread connects at 150 ms. */
+static int child_interrupted(void *arg)
+{
+	struct semantics *se = arg;
+	struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct timeval tv = {.tv_sec = 1};
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	pthread_t t;
+	if (pthread_create(&t, NULL, refused_later, se) != 0)
+		return 3;
+	struct itimerval it = {.it_value.tv_usec = 100000};
+	setitimer(ITIMER_REAL, &it, NULL);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sh->e[0] = connect(s, (struct sockaddr *)&se->full, sizeof se->full) < 0 ? errno : 0;
+	sh->e[10] = (int)ms_since(&t0);
+	pthread_join(t, NULL);
+	/* Again on the same socket, non-blocking: still connecting. */
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	sh->e[1] = connect(s, (struct sockaddr *)&se->full, sizeof se->full) < 0 ? errno : 0;
+	close(s);
+	return 0;
+}
+
+/* Unfenced, the signal ends the wait with EINTR. Fenced, the trapped thread
+ * waits killable only (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, so that no call
+ * the supervisor made is made again by a restart): the connect ends as the
+ * supervisor's did, by the caller's own timeout here (1 s), and then the handler
+ * runs (SECURITY.md). Either way the process's other calls are answered
+ * meanwhile, and the socket is left as unfenced. */
+Test(ipc_engine, a_connect_interrupted_by_a_signal_leaves_all_consistent)
+{
+	struct sup s;
+	struct semantics se;
+	int fds[6], plain[12];
+	semantics_setup(&se, fds);
+	run(NULL, child_interrupted, &se);
+	memcpy(plain, sh->e, sizeof plain);
+	cr_expect_eq(plain[0], EINTR, "unfenced: %s", strerror(plain[0]));
+	memset(sh->e, 0, sizeof sh->e);
+	sup_start(&s, NULL);
+	run(&s, child_interrupted, &se);
+	cr_log_info("fenced: %s after %d ms; unfenced: %s after %d ms", strerror(sh->e[0]), sh->e[10],
+		    strerror(plain[0]), plain[10]);
+	cr_expect(sh->e[0] == EINTR || (sh->e[0] == EINPROGRESS && sh->e[10] >= 900),
+		  "interrupted: %s after %d ms", strerror(sh->e[0]), sh->e[10]);
+	cr_expect_lt(sh->e[10], 4000, "the interrupted connect took %d ms", sh->e[10]);
+	cr_expect_eq(sh->e[1], plain[1], "again on the socket: fenced %s, unfenced %s", strerror(sh->e[1]),
+		     strerror(plain[1]));
+	cr_expect_eq(sh->e[2], ECONNREFUSED, "the other thread's connect: %s", strerror(sh->e[2]));
+	/* Well before the waiting connect's end (1 s): not stalled behind it. */
+	cr_expect_lt(sh->e[11], 500, "the other thread's connect took %d ms", sh->e[11]);
+	for (int i = 0; i < 6; i++)
+		close(fds[i]);
+	cf_ipc_free(&s.ipc);
+}
+
 /* Yama's ptrace_scope, read from a file the test writes: which setups leave
  * the supervisor unable to take the descriptors of what it serves. The test
  * runs as root (CAP_SYS_PTRACE) in CI and may run as an ordinary user
