@@ -593,6 +593,22 @@ __attribute__((constructor(101))) static void resolve_writes(void)
 	WSTORE(utime);
 }
 
+/* ThreadSanitizer's runtime calls mkdir() while it starts (each directory
+ * of its log_path), before it can track a thread: the instrumentation at a
+ * function's entry then crashes, and the crash deadlocks in its report. So
+ * the write family carries none (clang's disable_sanitizer_instrumentation;
+ * the sanitized builds are clang's), and calls into the instrumented code
+ * only after a failure worth explaining. */
+#if defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define CF_UNTRACKED __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef CF_UNTRACKED
+#define CF_UNTRACKED
+#endif
+#define WORTH(e) ((e) == EACCES || (e) == EPERM || (e) == EROFS || (e) == EBUSY)
+
 /* The real NAME (resolved now if the constructor has not run yet); a failed
  * call with ENOSYS when there is none. */
 #define WREAL(name, ...)                                                                          \
@@ -627,140 +643,186 @@ static int changed(int r, int dirfd, const char *path)
 	return r;
 }
 
-CF_EXPORT int rename(const char *old, const char *new)
+CF_EXPORT CF_UNTRACKED int rename(const char *old, const char *new)
 {
 	WREAL(rename, old, new);
-	return wrote(r, AT_FDCWD, new, AT_FDCWD, old);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, new, AT_FDCWD, old);
+	return r;
 }
 
-CF_EXPORT int renameat(int ofd, const char *old, int nfd, const char *new)
+CF_EXPORT CF_UNTRACKED int renameat(int ofd, const char *old, int nfd, const char *new)
 {
 	WREAL(renameat, ofd, old, nfd, new);
-	return wrote(r, nfd, new, ofd, old);
+	if (r < 0 && WORTH(errno))
+		wrote(r, nfd, new, ofd, old);
+	return r;
 }
 
-CF_EXPORT int renameat2(int ofd, const char *old, int nfd, const char *new, unsigned flags)
+CF_EXPORT CF_UNTRACKED int renameat2(int ofd, const char *old, int nfd, const char *new, unsigned flags)
 {
 	WREAL(renameat2, ofd, old, nfd, new, flags);
-	return wrote(r, nfd, new, ofd, old);
+	if (r < 0 && WORTH(errno))
+		wrote(r, nfd, new, ofd, old);
+	return r;
 }
 
-CF_EXPORT int unlink(const char *path)
+CF_EXPORT CF_UNTRACKED int unlink(const char *path)
 {
 	WREAL(unlink, path);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+CF_EXPORT CF_UNTRACKED int unlinkat(int dirfd, const char *path, int flags)
 {
 	WREAL(unlinkat, dirfd, path, flags);
-	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, dirfd, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int rmdir(const char *path)
+CF_EXPORT CF_UNTRACKED int rmdir(const char *path)
 {
 	WREAL(rmdir, path);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int remove(const char *path)
+CF_EXPORT CF_UNTRACKED int remove(const char *path)
 {
 	WREAL(remove, path);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int mkdir(const char *path, mode_t mode)
+CF_EXPORT CF_UNTRACKED int mkdir(const char *path, mode_t mode)
 {
 	WREAL(mkdir, path, mode);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+CF_EXPORT CF_UNTRACKED int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	WREAL(mkdirat, dirfd, path, mode);
-	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, dirfd, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int symlink(const char *target, const char *path)
+CF_EXPORT CF_UNTRACKED int symlink(const char *target, const char *path)
 {
 	WREAL(symlink, target, path);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
+CF_EXPORT CF_UNTRACKED int symlinkat(const char *target, int dirfd, const char *path)
 {
 	WREAL(symlinkat, target, dirfd, path);
-	return wrote(r, dirfd, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, dirfd, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int link(const char *old, const char *new)
+CF_EXPORT CF_UNTRACKED int link(const char *old, const char *new)
 {
 	WREAL(link, old, new);
-	return wrote(r, AT_FDCWD, new, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, new, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int linkat(int ofd, const char *old, int nfd, const char *new, int flags)
+CF_EXPORT CF_UNTRACKED int linkat(int ofd, const char *old, int nfd, const char *new, int flags)
 {
 	WREAL(linkat, ofd, old, nfd, new, flags);
-	return wrote(r, nfd, new, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, nfd, new, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int chmod(const char *path, mode_t mode)
+CF_EXPORT CF_UNTRACKED int chmod(const char *path, mode_t mode)
 {
 	WREAL(chmod, path, mode);
-	return changed(r, AT_FDCWD, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, AT_FDCWD, path);
+	return r;
 }
 
-CF_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+CF_EXPORT CF_UNTRACKED int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
 	WREAL(fchmodat, dirfd, path, mode, flags);
-	return changed(r, dirfd, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, dirfd, path);
+	return r;
 }
 
-CF_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
+CF_EXPORT CF_UNTRACKED int chown(const char *path, uid_t uid, gid_t gid)
 {
 	WREAL(chown, path, uid, gid);
-	return changed(r, AT_FDCWD, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, AT_FDCWD, path);
+	return r;
 }
 
-CF_EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
+CF_EXPORT CF_UNTRACKED int lchown(const char *path, uid_t uid, gid_t gid)
 {
 	WREAL(lchown, path, uid, gid);
-	return changed(r, AT_FDCWD, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, AT_FDCWD, path);
+	return r;
 }
 
-CF_EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+CF_EXPORT CF_UNTRACKED int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
 	WREAL(fchownat, dirfd, path, uid, gid, flags);
-	return changed(r, dirfd, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, dirfd, path);
+	return r;
 }
 
-CF_EXPORT int truncate(const char *path, off_t len)
+CF_EXPORT CF_UNTRACKED int truncate(const char *path, off_t len)
 {
 	WREAL(truncate, path, len);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int truncate64(const char *path, off64_t len)
+CF_EXPORT CF_UNTRACKED int truncate64(const char *path, off64_t len)
 {
 	WREAL(truncate64, path, len);
-	return wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	if (r < 0 && WORTH(errno))
+		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
+	return r;
 }
 
-CF_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+CF_EXPORT CF_UNTRACKED int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
 {
 	WREAL(utimensat, dirfd, path, times, flags);
-	return changed(r, dirfd, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, dirfd, path);
+	return r;
 }
 
-CF_EXPORT int utimes(const char *path, const struct timeval times[2])
+CF_EXPORT CF_UNTRACKED int utimes(const char *path, const struct timeval times[2])
 {
 	WREAL(utimes, path, times);
-	return changed(r, AT_FDCWD, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, AT_FDCWD, path);
+	return r;
 }
 
-CF_EXPORT int utime(const char *path, const struct utimbuf *times)
+CF_EXPORT CF_UNTRACKED int utime(const char *path, const struct utimbuf *times)
 {
 	WREAL(utime, path, times);
-	return changed(r, AT_FDCWD, path);
+	if (r < 0 && WORTH(errno))
+		changed(r, AT_FDCWD, path);
+	return r;
 }
