@@ -205,11 +205,22 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 	}
 	if (unshared) {
 		rc = unshared;
-		snprintf(k->off_why, sizeof k->off_why,
-			 "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user namespaces are off: "
-			 "sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or "
-			 "AppArmor's kernel.apparmor_restrict_unprivileged_userns); allow user "
-			 "namespaces", strerror(-rc));
+		/* EINVAL: the helper runs more than one thread (a sanitizer's
+		 * runtime starts one in every forked child), as for userns.c. */
+		if (rc == -EINVAL)
+			snprintf(k->off_why, sizeof k->off_why,
+				 "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s: the kernel gives a user "
+				 "namespace only to a process of one thread, and the helper that makes "
+				 "it runs more (something loaded into credfence started them: a "
+				 "sanitizer's runtime, such as ThreadSanitizer's, or a library in "
+				 "LD_PRELOAD); run credfence without it",
+				 strerror(-rc));
+		else
+			snprintf(k->off_why, sizeof k->off_why,
+				 "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user namespaces are "
+				 "off: sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+				 "or AppArmor's kernel.apparmor_restrict_unprivileged_userns); allow user "
+				 "namespaces", strerror(-rc));
 		goto out;
 	}
 	if ((rc = write_maps(pid, k->root, k->off_why, sizeof k->off_why)))
