@@ -73,6 +73,10 @@ extern __thread struct cf_checked cf_shim_checked __attribute__((tls_model("init
 
 long long cf_shim_now_ns(void);
 
+/* close_range(2) that leaves the harness's descriptors for the namespace of
+ * the fenced tree open (fdkeep.c): 0 or -errno. Raw system calls only. */
+long cf_shim_close_range(unsigned first, unsigned last, unsigned flags);
+
 /* Calls that come before the constructor has decided the role (early.c): from
  * another library's constructor, an IFUNC resolver, a thread or a signal
  * handler that ran first, or a vfork child of any of them. Raw syscalls and

@@ -1,7 +1,8 @@
 /* syscall(): made by the shim itself with the system call instruction, so
  * that it needs nothing resolved and works wherever it is called (before the
  * constructor, in an IFUNC resolver, a vfork child or a signal handler).
- * syscall(SYS_execve, ...) and syscall(SYS_execveat, ...) are execs too. */
+ * syscall(SYS_execve, ...) and syscall(SYS_execveat, ...) are execs too;
+ * syscall(SYS_close_range, ...) is fdkeep.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,6 +11,10 @@
 
 #include "shim.h"
 #include "sys.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 /* The system call, with the real syscall()'s return: -1 and errno for an
  * error (a result between -4095 and -1), the result otherwise. */
@@ -76,6 +81,10 @@ CF_EXPORT long syscall(long n, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (n == SYS_close_range) {
+		long rc = cf_shim_close_range((unsigned)a[0], (unsigned)a[1], (unsigned)a[2]);
+		return rc < 0 ? fail((int)-rc) : rc;
+	}
 	if (n != SYS_execve && n != SYS_execveat)
 		return raw(n, a);
 	return exec_call(n, a);

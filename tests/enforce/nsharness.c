@@ -3,10 +3,12 @@
  * of the mount namespace of the fenced tree reach a harness child by each
  * launch path the shim intercepts.
  *
- *   cf-nsharness fork|vfork|spawn|system|closefds|moved SCRIPT
+ *   cf-nsharness fork|vfork|spawn|system|closefds|closerange|moved SCRIPT
  *
- * closefds: fork, close every descriptor above 2 (as CPython's close_fds
- * does in its child), then execve: the documented fallback.
+ * closefds: fork, close every descriptor above 2 one by one with close(),
+ * then execve: the documented fallback. closerange: the same with one
+ * close_range(3, ~0U, 0), as CPython's close_fds does in its child: the
+ * shim closes around the namespace's descriptors.
  *
  * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
  * environment: it moves a secret, so the shim relaunches the child through
@@ -71,7 +73,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "reach"))
 		return reach(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|moved SCRIPT\n");
+		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|closerange|moved "
+				"SCRIPT\n");
 		return 2;
 	}
 	const char *how = argv[1];
@@ -114,11 +117,18 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		free(env);
-	} else if (!strcmp(how, "fork") || !strcmp(how, "closefds")) {
+	} else if (!strcmp(how, "fork") || !strcmp(how, "closefds") ||
+		   !strcmp(how, "closerange")) {
 		pid = fork();
 		if (pid == 0) {
+			/* One by one, as an older CPython or a harness's own loop:
+			 * the fallback. */
 			if (!strcmp(how, "closefds"))
-				closefrom(3);
+				for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
+					close((int)fd);
+			/* As CPython's close_fds since 3.10 on glibc 2.34+. */
+			if (!strcmp(how, "closerange"))
+				close_range(3, ~0U, 0);
 			execve(av[0], av, environ);
 			_exit(127);
 		}

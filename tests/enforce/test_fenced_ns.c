@@ -20,8 +20,8 @@ CF_SUITE_STATE()
 /* Self mode (LD_PRELOAD, no harness) instead of credfence run. */
 static bool self_mode;
 /* A child of credfence harness instead: "bash" (a bash harness forks and
- * execs it) or a way of cf-nsharness (fork, vfork, spawn, system,
- * closefds, moved). */
+ * execs it), "python" (subprocess.run), or a way of cf-nsharness (fork,
+ * vfork, spawn, system, closefds, closerange, moved). */
 static const char *harness_way;
 
 static void setup(void)
@@ -42,7 +42,14 @@ static void harness_child(const char *const *env, const char *opt, const char *s
 	if (opt)
 		argvb_add(&b, "%s", opt);
 	argvb_add(&b, "--");
-	if (!strcmp(harness_way, "bash")) {
+	if (!strcmp(harness_way, "python")) {
+		/* A Python harness: subprocess closes every descriptor above 2 in
+		 * its child (close_fds=True, by close_range). */
+		argvb_add(&b, "/usr/bin/python3");
+		argvb_add(&b, "-c");
+		argvb_add(&b, "import subprocess, sys\n"
+			      "sys.exit(subprocess.run(['/bin/sh', '-c', sys.argv[1]]).returncode)");
+	} else if (!strcmp(harness_way, "bash")) {
 		/* Not the last command: bash would exec it in place, as the harness. */
 		argvb_add(&b, "bash");
 		argvb_add(&b, "-c");
@@ -509,6 +516,24 @@ Test(fenced_ns, every_attack_fails_from_a_system_harness_child)
 	cf_test_require_landlock();
 	harness_way = "system";
 	attack_and_check(NULL, "system()");
+}
+
+/* A harness that closes every descriptor in its child with close_range
+ * (CPython's close_fds) keeps the namespace for it: the shim closes around
+ * the namespace's descriptors. Before, such a child fell back to the read
+ * fence alone, and the hook and config attacks got through. */
+Test(fenced_ns, every_attack_fails_from_a_close_range_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "closerange";
+	attack_and_check(NULL, "fork+close_range+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_python_subprocess_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "python";
+	attack_and_check(NULL, "python subprocess.run");
 }
 
 /* A child whose environment moves a secret (KUBECONFIG) is relaunched by
