@@ -251,7 +251,7 @@ static int restrict_fenced(const struct cf_ipc *ipc, int ruleset)
 	int pending = -1;
 	int rc = cf_ll_restrict_with(ruleset, ipc_between, &(struct ipc_step){ipc, &pending});
 	if (pending >= 0) {
-		int answer = ipc_code(cf_ipc_enter_end(pending));
+		int answer = ipc_code(cf_ipc_enter_end(ipc, pending));
 		if (answer)
 			rc = answer;
 	}

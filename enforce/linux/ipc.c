@@ -566,10 +566,16 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 	return 0;
 }
 
-int cf_ipc_enter_end(int pending)
+int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending)
 {
 	long r = answer(pending);
 	cf_sys_close(pending);
+	/* No answer: the supervisor that took the listener died before it gave
+	 * one (killed under the child, as the takeover race does). That is
+	 * the supervisor ending, which refuses the child in best-effort mode
+	 * too, not a broken connection it may go on after. */
+	if ((r == -ECONNRESET || r == -EPIPE) && !cf_ipc_supervisor_alive(ipc))
+		return -CF_EIPC_ENDED;
 	if (r < 0)
 		return (int)-(CF_EIPC - r);
 	return 0;
@@ -579,7 +585,7 @@ int cf_ipc_enter(const struct cf_ipc *ipc)
 {
 	int pending;
 	int rc = cf_ipc_enter_begin(ipc, &pending);
-	return rc ? rc : cf_ipc_enter_end(pending);
+	return rc ? rc : cf_ipc_enter_end(ipc, pending);
 }
 
 /* ---- words ---- */

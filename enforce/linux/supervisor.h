@@ -95,7 +95,7 @@ int cf_ipc_enter(const struct cf_ipc *ipc);
  * caller that got 0 from BEGIN must call END before it runs anything else,
  * and treat its failure as cf_ipc_enter's. Raw system calls and stack. */
 int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
-int cf_ipc_enter_end(int pending);
+int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending);
 
 /* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
  * time and it is no zombie. Raw syscalls and stack: callable after fork. */
