@@ -530,6 +530,24 @@ bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)
 	       state != 'Z' && state != 'X';
 }
 
+/* The supervisor cut the connection without an answer (ECONNRESET, EPIPE,
+ * or an end of file): it was killed under the child, and its death shows
+ * in /proc a little after its sockets close (they go first, as it exits).
+ * Whether it ended within 100 ms: the child is then refused as for a
+ * supervisor that has ended, in best-effort mode too. Raw system calls. */
+static bool ended_after_cut(const struct cf_ipc *ipc, long r)
+{
+	if (r != -ECONNRESET && r != -EPIPE)
+		return false;
+	for (int i = 0; i < 50; i++) {
+		if (!cf_ipc_supervisor_alive(ipc))
+			return true;
+		struct timespec ts = {0, 2000000};
+		(void)cf_sys2(SYS_nanosleep, &ts, NULL);
+	}
+	return !cf_ipc_supervisor_alive(ipc);
+}
+
 int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 {
 	*pending = -1;
@@ -560,7 +578,7 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 	cf_sys_close((int)l);
 	if (r < 0) {
 		cf_sys_close(s);
-		return (int)-(CF_EIPC - r);
+		return ended_after_cut(ipc, r) ? -CF_EIPC_ENDED : (int)-(CF_EIPC - r);
 	}
 	*pending = s;
 	return 0;
@@ -574,7 +592,7 @@ int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending)
 	 * one (killed under the child, as the takeover race does). That is
 	 * the supervisor ending, which refuses the child in best-effort mode
 	 * too, not a broken connection it may go on after. */
-	if ((r == -ECONNRESET || r == -EPIPE) && !cf_ipc_supervisor_alive(ipc))
+	if (ended_after_cut(ipc, r))
 		return -CF_EIPC_ENDED;
 	if (r < 0)
 		return (int)-(CF_EIPC - r);

@@ -114,8 +114,12 @@ Test(shim_follow, an_interpreted_harness_relaunching_itself_stays_the_harness)
 	cr_expect(strstr(o.out, "RELAUNCHED fenced write=EACCES marker=other\n") ||
 			  strstr(o.out, "RELAUNCHED fenced write=EROFS marker=other\n"),
 		  "the relaunch started by a fenced shell was not fenced");
-	cr_expect(strstr(o.out, "OTHER EACCES\n"), "python -c was not fenced");
-	cr_expect(strstr(o.out, "OTHER-SCRIPT EACCES\n"), "another script was not fenced");
+	/* Python's subprocess children keep the namespace since the shim closes
+	 * around its descriptors (fdkeep.c): EROFS there too. */
+	cr_expect(strstr(o.out, "OTHER EACCES\n") || strstr(o.out, "OTHER EROFS\n"),
+		  "python -c was not fenced");
+	cr_expect(strstr(o.out, "OTHER-SCRIPT EACCES\n") || strstr(o.out, "OTHER-SCRIPT EROFS\n"),
+		  "another script was not fenced");
 	cr_expect(exists(".state-top") && exists(".state-subprocess") && exists(".state-spawn"));
 	cr_expect(!exists(".state-fenced") && !exists(".state-other") && !exists(".state-other-script"));
 	/* Each relaunch's children are fenced, as the first harness's are. */
