@@ -108,7 +108,12 @@ static void expect_withheld(const struct cf_fx_out *o, const char *const *ways, 
 		n_ways++;
 	if (!keep)
 		cf_fx_assert_no_marker(&t.fx, o);
-	cr_expect_null(strstr(o->out, upper_hex), "an AWS key id leaked");
+	/* The AWS-style key ids hold the tag's hex in upper case. A hex of
+	 * digits only (one fixture in about 280) is the tag's own, which a kept
+	 * variable's value holds by right (--keep-env): the per-case values
+	 * below still catch each id whole. */
+	if (strpbrk(upper_hex, "ABCDEF"))
+		cr_expect_null(strstr(o->out, upper_hex), "an AWS key id leaked");
 	for (size_t i = 0; i < n_cases; i++) {
 		const char *v = value_of(cases[i].entry);
 		if (keep && named(cases[i].entry, keep)) {
