@@ -22,31 +22,12 @@
 #include "sys.h"
 #include "userns.h"
 
-#ifndef MS_REC
-#define MS_REC 16384
-#endif
-#ifndef MS_SLAVE
-#define MS_SLAVE (1 << 19)
-#endif
-
 /* What the helper tells the guard. */
 struct result {
 	int rc;
 	size_t held;
 	char why[512];
 };
-
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(text);
-	ssize_t w = write(fd, text, len);
-	int rc = w < 0 ? -errno : (size_t)w == len ? 0 : -EIO;
-	close(fd);
-	return rc;
-}
 
 /* The helper's id maps, written by the guard (which holds CAP_SETUID over
  * the helper's parent namespace; the helper does not). Root: every id
@@ -58,7 +39,7 @@ static int write_maps(pid_t pid, bool root, char *why, size_t n)
 	int rc = 0;
 	if (!root) {
 		snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
-		if ((rc = write_text(path, "deny")))
+		if ((rc = cf_userns_write(path, "deny")))
 			return snprintf(why, n, "can not write %s: %s", path, strerror(-rc)), rc;
 	}
 	for (int g = 0; g < 2; g++) {
@@ -68,7 +49,7 @@ static int write_maps(pid_t pid, bool root, char *why, size_t n)
 			snprintf(map, sizeof map, "0 0 4294967295");
 		else
 			snprintf(map, sizeof map, "%u %u 1", id, id);
-		if ((rc = write_text(path, map)))
+		if ((rc = cf_userns_write(path, map)))
 			return snprintf(why, n, "can not write %s: %s", path, strerror(-rc)), rc;
 	}
 	return 0;
@@ -117,7 +98,7 @@ static void helper(struct cf_fenced_ns *ns, pid_t guard, int in, int out, int so
 	(void)!write(out, &r.rc, sizeof r.rc);
 	if (r.rc || !read_all(in, &go, 1))
 		_exit(0);
-	r.rc = (int)cf_sys5(SYS_mount, "none", "/", NULL, MS_REC | MS_SLAVE, NULL);
+	r.rc = cf_userns_slave();
 	if (r.rc)
 		snprintf(r.why, sizeof r.why, "can not make the mounts private: %s",
 			 strerror(-r.rc));

@@ -25,7 +25,7 @@ static size_t text_len(const char *s)
 	return n;
 }
 
-static int write_file(const char *path, const char *text)
+int cf_userns_write(const char *path, const char *text)
 {
 	int fd = cf_sys_openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -68,18 +68,23 @@ int cf_userns_own(int *step)
 		if ((rc = (int)cf_sys1(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS)))
 			return rc;
 		*step = CF_USERNS_SETGROUPS;
-		if ((rc = write_file("/proc/self/setgroups", "deny")))
+		if ((rc = cf_userns_write("/proc/self/setgroups", "deny")))
 			return rc;
 		*step = CF_USERNS_UID_MAP;
 		self_map(uid, map);
-		if ((rc = write_file("/proc/self/uid_map", map)))
+		if ((rc = cf_userns_write("/proc/self/uid_map", map)))
 			return rc;
 		*step = CF_USERNS_GID_MAP;
 		self_map(gid, map);
-		if ((rc = write_file("/proc/self/gid_map", map)))
+		if ((rc = cf_userns_write("/proc/self/gid_map", map)))
 			return rc;
 	}
 	*step = CF_USERNS_SLAVE;
+	return cf_userns_slave();
+}
+
+int cf_userns_slave(void)
+{
 	return (int)cf_sys5(SYS_mount, "none", "/", NULL, MS_REC | MS_SLAVE, NULL);
 }
 

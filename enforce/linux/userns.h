@@ -21,6 +21,15 @@ enum cf_userns_step {
  * step that failed. */
 int cf_userns_own(int *step);
 
+/* TEXT written to PATH (a /proc file: one write): 0 or -errno. Raw system
+ * calls and stack only. The id maps of another process go through it too
+ * (fenced_keep.c writes its helper's). */
+int cf_userns_write(const char *path, const char *text);
+
+/* The caller's mounts made slaves of the namespace it came from (the last
+ * step of cf_userns_own): 0 or -errno. Raw system calls. */
+int cf_userns_slave(void);
+
 /* The failure RC of STEP in words, into WHY (N bytes); returns RC. Normal
  * context: it reads /proc/self/status to tell a many-threaded process from
  * a machine where user namespaces are off. */
