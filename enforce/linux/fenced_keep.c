@@ -392,11 +392,12 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 		*why = k->off_why;
 		return -ENOENT;
 	}
-	/* A harness that closed every descriptor before it forked this child
-	 * (CPython's close_fds), or put another file in their place. */
+	/* A harness that closed the descriptors one by one before this
+	 * child's exec (a close_range over them is closed around them,
+	 * shim/linux/fdkeep.c), or put another file in their place. */
 	if (!is_ns(k->user_fd, k->user_ino, k->dev) || !is_ns(k->mnt_fd, k->mnt_ino, k->dev)) {
-		*why = "the descriptors of the namespace were closed before this child's exec "
-		       "(a close_fds, or a closefrom)";
+		*why = "the descriptors of the namespace were closed or replaced before this "
+		       "child's exec";
 		return -EBADF;
 	}
 	rc = (int)cf_sys2(SYS_getcwd, cwd, sizeof cwd);

@@ -3,12 +3,14 @@
  * of the mount namespace of the fenced tree reach a harness child by each
  * launch path the shim intercepts.
  *
- *   cf-nsharness fork|vfork|spawn|system|closefds|closerange|moved SCRIPT
+ *   cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved SCRIPT
  *
  * closefds: fork, close every descriptor above 2 one by one with close(),
  * then execve: the documented fallback. closerange: the same with one
  * close_range(3, ~0U, 0), as CPython's close_fds does in its child: the
- * shim closes around the namespace's descriptors.
+ * shim closes around the namespace's descriptors. clobber: fork, put
+ * /dev/null in the place of the namespace's two descriptors, then execve:
+ * the child must see that they are not the namespaces.
  *
  * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
  * environment: it moves a secret, so the shim relaunches the child through
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "reach"))
 		return reach(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|closerange|moved "
+		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved "
 				"SCRIPT\n");
 		return 2;
 	}
@@ -117,6 +119,25 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		free(env);
+	} else if (!strcmp(how, "clobber")) {
+		/* Another file put in the place of the namespace's descriptors
+		 * (their numbers: the first two fields of CREDFENCE_FENCED_NS,
+		 * which the shim rewrote when it moved them). */
+		const char *v = getenv("CREDFENCE_FENCED_NS");
+		int ufd = -1, mfd = -1;
+		if (!v || sscanf(v, "%d,%d", &ufd, &mfd) != 2 || ufd < 3 || mfd < 3) {
+			fprintf(stderr, "cf-nsharness: clobber needs CREDFENCE_FENCED_NS (%s)\n",
+				v ? v : "unset");
+			return 2;
+		}
+		pid = fork();
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDONLY);
+			if (nul < 0 || dup2(nul, ufd) < 0 || dup2(nul, mfd) < 0)
+				_exit(126);
+			execve(av[0], av, environ);
+			_exit(127);
+		}
 	} else if (!strcmp(how, "fork") || !strcmp(how, "closefds") ||
 		   !strcmp(how, "closerange")) {
 		pid = fork();

@@ -834,7 +834,7 @@ Test(fenced_ns, a_child_whose_descriptors_were_closed_falls_back)
 {
 	cf_test_require_landlock();
 	falls_back(NULL, "closefds", "\"write_protect_off\":\"the descriptors of the namespace "
-				     "were closed");
+				     "were closed or replaced");
 }
 
 /* --write-protect=require: no harness without the namespace, and no child
@@ -863,6 +863,31 @@ Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
 	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child"),
 		  OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A harness that puts another file in the place of the namespace's
+ * descriptors (here /dev/null, by dup2, before its child's exec): the
+ * child checks them by inode and device, so it does not take them for the
+ * namespace. Under require it is refused; under warn it runs with the read
+ * fence alone, and its log line says why. */
+Test(fenced_ns, a_child_whose_descriptors_were_replaced_is_refused_under_require)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "clobber";
+	harness_child(NULL, "--write-protect=require", "echo ran");
+	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child: the "
+				"descriptors of the namespace were closed or replaced"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_child_whose_descriptors_were_replaced_falls_back)
+{
+	cf_test_require_landlock();
+	falls_back(NULL, "clobber", "\"write_protect_off\":\"the descriptors of the namespace "
+				    "were closed or replaced");
 }
 
 /* The harness itself is free: it writes the protected files (a bash
