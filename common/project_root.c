@@ -35,7 +35,7 @@ bool cf_project_root(const char *w, const char *cwd, const char *dir, size_t len
 static int add_if_root(struct cf_strv *roots, const char *w, const char *cwd, const char *dir)
 {
 	size_t len = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
-	return cf_project_root(w, cwd, dir, len) ? cf_strv_add_unique(roots, dir) : 0;
+	return cf_project_root(w, cwd, dir, len) ? cf_strv_add(roots, dir) : 0;
 }
 
 int cf_project_roots(struct cf_strv *roots, const char *w, const char *cwd)
@@ -56,8 +56,12 @@ int cf_project_roots(struct cf_strv *roots, const char *w, const char *cwd)
 		struct stat st;
 		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
+		/* The entry's type as the directory holds it: no lstat() a
+		 * directory, unless the file system does not say (DT_UNKNOWN). */
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
 		snprintf(buf, sizeof buf, "%s%s%s", w, strcmp(w, "/") ? "/" : "", e->d_name);
-		if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+		if (e->d_type == DT_DIR || (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode)))
 			rc = add_if_root(roots, w, cwd, buf);
 	}
 	if (d)

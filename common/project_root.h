@@ -24,9 +24,11 @@
 bool cf_project_root(const char *w, const char *cwd, const char *dir, size_t len);
 
 /* The project roots of W for CWD (may be NULL) that exist now, added to
- * ROOTS (unique): W, CWD and its ancestors inside W, and each directory
- * directly below W that is no symlink; each one cf_project_root accepts.
- * 0 or -ENOMEM. */
+ * ROOTS: W, CWD and its ancestors inside W, and each directory directly
+ * below W that is no symlink; each one cf_project_root accepts. A root may
+ * be added twice (on the way to CWD and directly below W, or by two calls):
+ * the caller skips a repeat, so that a /tmp with thousands of directories
+ * costs no search per entry. 0 or -ENOMEM. */
 int cf_project_roots(struct cf_strv *roots, const char *w, const char *cwd);
 
 #endif

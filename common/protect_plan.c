@@ -37,22 +37,109 @@ static int items_by_length(const void *a, const void *b)
 
 enum walk { WALK_OK, WALK_ABSENT, WALK_LINK };
 
+/* One plan's answers of lstat(), and the paths it has planned: every row
+ * of every project root shares the root's own components, so each is asked
+ * once (a /tmp with 60 directories cost 5 600 lstat() calls before), and a
+ * path is looked up in constant time, not against every path planned so far
+ * (that search was a third of `credfence run`'s start). Open addressing on
+ * cf_path_hash(), the path compared in full. Out of memory, a lookup asks
+ * the kernel (slower, never a different plan), and a set fails with -ENOMEM,
+ * as the list it replaces did. */
+struct memo_slot {
+	char *path;
+	int rc;      /* lstat(): 0 or -errno; MEMO_NONE for a set's member */
+	mode_t mode;
+};
+
+struct memo {
+	struct memo_slot *t;
+	size_t cap, n; /* cap a power of two, 0 before the first use */
+};
+
+#define MEMO_NONE 1
+
+static struct memo_slot *memo_find(const struct memo *m, const char *path)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = (size_t)cf_path_hash(path) & mask;; i = (i + 1) & mask)
+		if (!m->t[i].path || strcmp(m->t[i].path, path) == 0)
+			return &m->t[i];
+}
+
+/* The slot for PATH, new (path NULL) or found; NULL when out of memory. */
+static struct memo_slot *memo_slot(struct memo *m, const char *path)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct memo bigger = {calloc(m->cap ? 2 * m->cap : 256, sizeof *m->t),
+				      m->cap ? 2 * m->cap : 256, m->n};
+		if (!bigger.t)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->t[i].path)
+				*memo_find(&bigger, m->t[i].path) = m->t[i];
+		free(m->t);
+		*m = bigger;
+	}
+	return memo_find(m, path);
+}
+
+static void memo_free(struct memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->t[i].path);
+	free(m->t);
+	memset(m, 0, sizeof *m);
+}
+
+/* lstat(PATH): 0 and its mode, or -errno. */
+static int memo_lstat(struct memo *m, const char *path, mode_t *mode)
+{
+	struct memo_slot *s = memo_slot(m, path);
+	if (s && s->path) {
+		*mode = s->mode;
+		return s->rc;
+	}
+	struct stat st;
+	int rc = lstat(path, &st) ? -errno : 0;
+	*mode = rc ? 0 : st.st_mode;
+	char *dup = s ? strdup(path) : NULL;
+	if (dup) {
+		*s = (struct memo_slot){dup, rc, *mode};
+		m->n++;
+	}
+	return rc;
+}
+
+/* Adds PATH to the set: 1 when it is new, 0 when it was there, -ENOMEM. */
+static int set_add(struct memo *m, const char *path)
+{
+	struct memo_slot *s = memo_slot(m, path);
+	if (s && s->path)
+		return 0;
+	char *dup = s ? strdup(path) : NULL;
+	if (!dup)
+		return -ENOMEM;
+	*s = (struct memo_slot){dup, MEMO_NONE, 0};
+	m->n++;
+	return 1;
+}
+
 /* Every component of P below W, up to P's parent, is a directory that is no
  * symlink (P is canonical, so a symlink means it changed since). */
-static enum walk walk_down(const char *w, const char *p)
+static enum walk walk_down(struct memo *m, const char *w, const char *p)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(w);
 	snprintf(buf, sizeof buf, "%s", p);
 	for (char *s = buf + n + 1; (s = strchr(s, '/')); s++) {
-		struct stat st;
+		mode_t mode;
 		*s = '\0';
-		int rc = lstat(buf, &st);
+		int rc = memo_lstat(m, buf, &mode);
 		*s = '/';
 		if (rc)
 			return WALK_ABSENT;
-		if (!S_ISDIR(st.st_mode))
-			return S_ISLNK(st.st_mode) ? WALK_LINK : WALK_ABSENT;
+		if (!S_ISDIR(mode))
+			return S_ISLNK(mode) ? WALK_LINK : WALK_ABSENT;
 	}
 	return WALK_OK;
 }
@@ -80,28 +167,29 @@ static bool lifted(const struct cf_strv *allow, const char *p)
 	return false;
 }
 
-static int plan_path(struct cf_protect_plan *pp, struct cf_strv *seen, const struct cf_policy *pol,
+static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo *st_memo,
+		     const struct cf_policy *pol,
 		     const struct cf_strv *allow, const struct cf_protected_row *row,
 		     const char *p, bool may_make)
 {
 	const char *w = holder(pol, p);
-	if (!w || strcmp(w, p) == 0 || cf_strv_has(seen, p))
+	if (!w || strcmp(w, p) == 0)
 		return 0;
-	int rc = cf_strv_add(seen, p);
-	if (rc)
+	int rc = set_add(seen, p);
+	if (rc <= 0)
 		return rc;
 	if (lifted(allow, p)) {
 		pp->lifted++;
 		return 0;
 	}
-	enum walk wk = walk_down(w, p);
+	enum walk wk = walk_down(st_memo, w, p);
 	if (wk == WALK_LINK) {
 		pp->links++;
 		return 0;
 	}
-	struct stat st;
-	bool exists = wk == WALK_OK && lstat(p, &st) == 0;
-	if (exists && S_ISLNK(st.st_mode)) {
+	mode_t mode = 0;
+	bool exists = wk == WALK_OK && memo_lstat(st_memo, p, &mode) == 0;
+	if (exists && S_ISLNK(mode)) {
 		pp->links++;
 		return 0;
 	}
@@ -151,7 +239,8 @@ static int plan_keep_rw(struct cf_protect_plan *pp, const struct cf_strv *lifts)
 int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
 			  const struct cf_strv *allow_in, const char *cwd)
 {
-	struct cf_strv roots = {0}, seen = {0}, lifts = {0};
+	struct cf_strv roots = {0}, lifts = {0};
+	struct memo seen = {0}, root_set = {0}, st_memo = {0};
 	const struct cf_strv *allow = &lifts;
 	char p[PATH_MAX];
 	const char *bad;
@@ -180,6 +269,11 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 	 * the working directory and its ancestors inside it), not in /tmp, a
 	 * cache or every directory below a writable location. */
 	for (size_t r = 0; !rc && r < roots.n; r++) {
+		/* cf_project_roots may name a root twice (a directory directly
+		 * below one writable location and on the way to CWD in another). */
+		if ((rc = set_add(&root_set, roots.v[r])) <= 0)
+			continue;
+		rc = 0;
 		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
 			       (strcmp(roots.v[r], pol->workspace) == 0 ||
 				cf_path_within(cwd, roots.v[r]));
@@ -188,7 +282,7 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			if (row->base != CF_PROT_PROJECT)
 				continue;
 			snprintf(p, sizeof p, "%s/%s", roots.v[r], row->rel);
-			rc = plan_path(pp, &seen, pol, allow, row, p, at_work);
+			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, at_work);
 		}
 	}
 	/* A home row counts where it lies inside a writable location (the home
@@ -200,12 +294,14 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			if (row->base != CF_PROT_HOME)
 				continue;
 			snprintf(p, sizeof p, "%s/%s", homes[h], row->rel);
-			rc = plan_path(pp, &seen, pol, allow, row, p, true);
+			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, true);
 		}
 	if (!rc)
 		rc = plan_keep_rw(pp, &lifts);
 	cf_strv_free(&roots);
-	cf_strv_free(&seen);
+	memo_free(&seen);
+	memo_free(&root_set);
+	memo_free(&st_memo);
 	cf_strv_free(&lifts);
 	if (rc) {
 		cf_protect_plan_free(pp);

@@ -430,3 +430,76 @@ Test(protect_plan, lifts_inside_a_row_are_kept_writable)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
 	cr_expect(system(cmd) == 0);
 }
+
+/* The plan over many roots, some named twice (a writable location inside
+ * another, the working directory's ancestors, directories directly below
+ * each): every row that exists is planned once, at every root, and none at
+ * a symlink or a file that is no directory. 600 directories below W make
+ * the memo and the sets grow several times. */
+Test(protect_plan, every_root_once_among_many)
+{
+	char base[] = "/tmp/cf-plan-XXXXXX", canon[PATH_MAX], w[PATH_MAX + 8], inner[PATH_MAX + 16];
+	char cwd[PATH_MAX + 32], p[PATH_MAX + 64];
+	cr_assert(mkdtemp(base));
+	cr_assert(realpath(base, canon));
+	mk(canon, "w");
+	snprintf(w, sizeof w, "%s/w", canon);
+	enum { N = 600 };
+	for (int i = 0; i < N; i++) {
+		snprintf(p, sizeof p, "d%04d", i);
+		mk(w, p);
+		if (i % 3 == 0) {
+			snprintf(p, sizeof p, "d%04d/.git", i);
+			mk(w, p);
+			snprintf(p, sizeof p, "d%04d/.git/hooks", i);
+			mk(w, p);
+		}
+		if (i % 5 == 0) {
+			snprintf(p, sizeof p, "d%04d/.envrc", i);
+			put(w, p);
+		}
+	}
+	/* A file and a symlink directly below W: no roots. */
+	put(w, "f");
+	snprintf(p, sizeof p, "%s/l", w);
+	cr_assert(symlink("d0000", p) == 0);
+	/* A writable location inside W, the working directory below it: its
+	 * roots are also W's (d0003 directly below W, on the way to CWD). */
+	snprintf(inner, sizeof inner, "%s/d0003", w);
+	mk(inner, "sub");
+	mk(inner, "sub/.vscode");
+	snprintf(cwd, sizeof cwd, "%s/sub", inner);
+	struct cf_policy pol;
+	memset(&pol, 0, sizeof pol);
+	pol.workspace = w;
+	cr_assert(cf_strv_add(&pol.writable, w) == 0);
+	cr_assert(cf_strv_add(&pol.writable, inner) == 0);
+	struct cf_protect_plan pp;
+	cr_assert(cf_protect_plan_build(&pp, &pol, NULL, cwd) == 0);
+	size_t hooks = 0, envrc = 0, vscode = 0, other = 0;
+	for (size_t i = 0; i < pp.n_items; i++) {
+		const char *q = pp.items[i].path;
+		for (size_t k = 0; k < i; k++)
+			cr_expect(strcmp(pp.items[k].path, q) != 0, "%s planned twice", q);
+		if (strstr(q, "/.git/hooks"))
+			hooks++;
+		else if (strstr(q, "/.envrc"))
+			envrc++;
+		else if (strstr(q, "/sub/.vscode"))
+			vscode++;
+		else if (!pp.items[i].make)
+			other++;
+	}
+	cr_expect_eq(hooks, N / 3, "%zu .git/hooks planned, %d exist", hooks, N / 3);
+	cr_expect_eq(envrc, N / 5, "%zu .envrc planned, %d exist", envrc, N / 5);
+	cr_expect_eq(vscode, 1, "the working directory's .vscode planned %zu times", vscode);
+	cr_expect_eq(other, 0, "%zu items that exist are no row made here", other);
+	for (size_t i = 0; i < pp.mids.n; i++)
+		for (size_t k = 0; k < i; k++)
+			cr_expect(strcmp(pp.mids.v[k], pp.mids.v[i]) != 0, "mid %s twice", pp.mids.v[i]);
+	cf_protect_plan_free(&pp);
+	cf_strv_free(&pol.writable);
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
+	cr_expect(system(cmd) == 0);
+}
