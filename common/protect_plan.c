@@ -1,11 +1,14 @@
 #include "protect_plan.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "project_root.h"
@@ -122,6 +125,94 @@ static int set_add(struct memo *m, const char *path)
 	*s = (struct memo_slot){dup, MEMO_NONE, 0};
 	m->n++;
 	return 1;
+}
+
+/* The lstat() answer for NAME in DIR, from DIR's listing: d_type is the
+ * entry's own type, a symlink not followed, as lstat() says it. */
+static void memo_put(struct memo *m, const char *dir, const char *name, int rc, mode_t mode)
+{
+	char p[PATH_MAX];
+	if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) >= sizeof p)
+		return;
+	struct memo_slot *s = memo_slot(m, p);
+	char *dup = s && !s->path ? strdup(p) : NULL;
+	if (dup) {
+		*s = (struct memo_slot){dup, rc, mode};
+		m->n++;
+	}
+}
+
+#define LIST_MAX 512 /* entries: a larger root is probed row by row */
+
+/* Each of NAMES in ROOT, from one listing of ROOT instead of one lstat()
+ * each (a root's rows start with 24 names; most are absent). Only a
+ * listing read to its end counts: with more than LIST_MAX entries, an
+ * entry whose type the file system does not give (DT_UNKNOWN), or an
+ * error, the names are left to lstat(). */
+static void memo_list(struct memo *m, const char *root, const char *const *names, size_t n)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	mode_t mode[64] = {0};
+	bool found[64] = {0}, whole = n <= 64;
+	struct dirent *e;
+	size_t seen = 0;
+	errno = 0;
+	while (whole && (e = readdir(d))) {
+		if (++seen > LIST_MAX) {
+			whole = false;
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(e->d_name, names[i]) != 0)
+				continue;
+			static const unsigned char dt[] = {DT_DIR, DT_REG, DT_LNK, DT_FIFO, DT_SOCK, DT_CHR, DT_BLK};
+			static const mode_t md[] = {S_IFDIR, S_IFREG, S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK};
+			size_t k = 0;
+			while (k < sizeof dt && dt[k] != e->d_type)
+				k++;
+			if (k == sizeof dt) {
+				whole = false; /* DT_UNKNOWN */
+				break;
+			}
+			found[i] = true;
+			mode[i] = md[k];
+		}
+	}
+	if (whole && errno == 0)
+		for (size_t i = 0; i < n; i++)
+			memo_put(m, root, names[i], found[i] ? 0 : -ENOENT, mode[i]);
+	closedir(d);
+}
+
+/* The first component of each project row, once each, into NAMES (at most
+ * CAP): what memo_list looks for. */
+static size_t first_names(char names[][64], size_t cap)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < cf_protected_count; k++) {
+		const struct cf_protected_row *row = &cf_protected_table[k];
+		if (row->base != CF_PROT_PROJECT)
+			continue;
+		size_t len = strcspn(row->rel, "/");
+		if (len >= 64)
+			return cap + 1;
+		bool dup = false;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = strlen(names[i]) == len && strncmp(names[i], row->rel, len) == 0;
+		if (dup)
+			continue;
+		if (n == cap)
+			return cap + 1;
+		memcpy(names[n], row->rel, len);
+		names[n++][len] = '\0';
+	}
+	return n;
 }
 
 /* Every component of P below W, up to P's parent, is a directory that is no
@@ -268,12 +359,19 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 	/* Placeholders only at the roots a user works in (the workspace, and
 	 * the working directory and its ancestors inside it), not in /tmp, a
 	 * cache or every directory below a writable location. */
+	char names[64][64];
+	const char *name_v[64];
+	size_t n_names = first_names(names, 64);
+	for (size_t i = 0; i < n_names && n_names <= 64; i++)
+		name_v[i] = names[i];
 	for (size_t r = 0; !rc && r < roots.n; r++) {
 		/* cf_project_roots may name a root twice (a directory directly
 		 * below one writable location and on the way to CWD in another). */
 		if ((rc = set_add(&root_set, roots.v[r])) <= 0)
 			continue;
 		rc = 0;
+		if (n_names <= 64)
+			memo_list(&st_memo, roots.v[r], name_v, n_names);
 		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
 			       (strcmp(roots.v[r], pol->workspace) == 0 ||
 				cf_path_within(cwd, roots.v[r]));
