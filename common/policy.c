@@ -172,6 +172,11 @@ static int remember(struct cf_policy *p, const char *input, const char *cwd, con
 				: snprintf(abs, sizeof abs, "%s/%s", cwd, input);
 	if (k < 0 || (size_t)k >= sizeof abs)
 		return -ENAMETOOLONG;
+	/* Once a pair: cf_policy_resolves_same resolves each again at every
+	 * launch that checks it. */
+	for (size_t i = 0; i + 1 < p->resolved.n; i += 2)
+		if (strcmp(p->resolved.v[i], abs) == 0 && strcmp(p->resolved.v[i + 1], canon) == 0)
+			return 0;
 	if (cf_strv_add(&p->resolved, abs) || cf_strv_add(&p->resolved, canon))
 		return -ENOMEM;
 	return 0;
@@ -192,13 +197,32 @@ bool cf_policy_resolves_same(const struct cf_policy *p)
 	return true;
 }
 
+/* cf_canon_links' context in canonical_secret: whether a symlink was
+ * followed on the way. */
+struct followed {
+	struct cf_policy *p;
+	bool link;
+};
+
+static void note_lookup_of(void *ctx, const char *dir)
+{
+	note_lookup(((struct followed *)ctx)->p, dir);
+}
+
+static void note_followed(void *ctx, const char *link)
+{
+	(void)link;
+	((struct followed *)ctx)->link = true;
+}
+
 /* A secret is denied by its name (parent resolved, last component kept) and,
  * when that name is a symlink, at the target too. */
 static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, const char *holds,
 			    const char *why, const char *cwd)
 {
 	char full[PATH_MAX], parent[PATH_MAX], name[PATH_MAX + 1];
-	int rc = cf_canon(path, cwd, full, sizeof full, note_lookup, p);
+	struct followed fl = {p, false};
+	int rc = cf_canon_links(path, cwd, full, sizeof full, note_lookup_of, note_followed, &fl);
 	if (rc == 0)
 		rc = remember(p, path, cwd, full);
 	if (rc == -ENOMEM)
@@ -220,8 +244,13 @@ static int canonical_secret(struct cf_policy *p, size_t *cap, const char *path, 
 	if (strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && *base) {
 		char dir[PATH_MAX * 2];
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - lexical), lexical);
-		if (cf_canon(dir, cwd, parent, sizeof parent, note_lookup, p) == 0) {
-			if ((rc = remember(p, dir, cwd, parent)) == -ENOMEM)
+		/* No symlink on the way: the parent is the full path's, and the
+		 * full path's pair covers it (a link that appears on the way to
+		 * the parent is on the way to the full path too). */
+		int pc = fl.link ? cf_canon(dir, cwd, parent, sizeof parent, note_lookup, p)
+				 : (cf_path_parent(full, parent, sizeof parent), 0);
+		if (pc == 0) {
+			if (fl.link && (rc = remember(p, dir, cwd, parent)) == -ENOMEM)
 				return rc;
 			snprintf(name, sizeof name, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
 				 base);
