@@ -64,7 +64,9 @@ struct memo {
 static struct memo_slot *memo_find(const struct memo *m, const char *path)
 {
 	size_t mask = m->cap - 1;
-	for (size_t i = (size_t)cf_path_hash(path) & mask;; i = (i + 1) & mask)
+	/* cf_path_hash sets its lowest bit (0 marks a free slot elsewhere):
+	 * not a bit to index by. */
+	for (size_t i = (size_t)(cf_path_hash(path) >> 1) & mask;; i = (i + 1) & mask)
 		if (!m->t[i].path || strcmp(m->t[i].path, path) == 0)
 			return &m->t[i];
 }
