@@ -150,18 +150,22 @@ static void memo_put(struct memo *m, const char *dir, const char *name, int rc, 
  * each (a root's rows start with 24 names; most are absent). Only a
  * listing read to its end counts: with more than LIST_MAX entries, an
  * entry whose type the file system does not give (DT_UNKNOWN), or an
- * error, the names are left to lstat(). */
-static void memo_list(struct memo *m, const char *root, const char *const *names, size_t n)
+ * error, the names are left to lstat() and it returns false. True: FOUND
+ * says which of NAMES are in ROOT; the names found are remembered, and
+ * with ALL the absent ones too. */
+static bool memo_list(struct memo *m, const char *root, const char *const *names, size_t n,
+		      bool found[64], bool all)
 {
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return false;
 	}
 	mode_t mode[64] = {0};
-	bool found[64] = {0}, whole = n <= 64;
+	bool whole = n <= 64;
+	memset(found, 0, 64 * sizeof *found);
 	struct dirent *e;
 	size_t seen = 0;
 	errno = 0;
@@ -186,28 +190,31 @@ static void memo_list(struct memo *m, const char *root, const char *const *names
 			mode[i] = md[k];
 		}
 	}
-	if (whole && errno == 0)
-		for (size_t i = 0; i < n; i++)
+	whole = whole && errno == 0;
+	for (size_t i = 0; whole && i < n; i++)
+		if (found[i] || all)
 			memo_put(m, root, names[i], found[i] ? 0 : -ENOENT, mode[i]);
 	closedir(d);
+	return whole;
 }
 
 /* The first component of each project row, once each, into NAMES (at most
- * CAP): what memo_list looks for. */
-static size_t first_names(char names[][64], size_t cap)
+ * CAP), and for each row of the table the index of its own in AT: what
+ * memo_list looks for. More than CAP: CAP + 1. */
+static size_t first_names(char names[][64], size_t cap, size_t *at)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < cf_protected_count; k++) {
 		const struct cf_protected_row *row = &cf_protected_table[k];
 		if (row->base != CF_PROT_PROJECT)
 			continue;
-		size_t len = strcspn(row->rel, "/");
+		size_t len = strcspn(row->rel, "/"), i = 0;
 		if (len >= 64)
 			return cap + 1;
-		bool dup = false;
-		for (size_t i = 0; i < n && !dup; i++)
-			dup = strlen(names[i]) == len && strncmp(names[i], row->rel, len) == 0;
-		if (dup)
+		while (i < n && !(strlen(names[i]) == len && strncmp(names[i], row->rel, len) == 0))
+			i++;
+		at[k] = i;
+		if (i < n)
 			continue;
 		if (n == cap)
 			return cap + 1;
@@ -363,7 +370,8 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 	 * cache or every directory below a writable location. */
 	char names[64][64];
 	const char *name_v[64];
-	size_t n_names = first_names(names, 64);
+	size_t *name_at = calloc(cf_protected_count ? cf_protected_count : 1, sizeof *name_at);
+	size_t n_names = name_at ? first_names(names, 64, name_at) : 65;
 	for (size_t i = 0; i < n_names && n_names <= 64; i++)
 		name_v[i] = names[i];
 	for (size_t r = 0; !rc && r < roots.n; r++) {
@@ -372,15 +380,23 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		if ((rc = set_add(&root_set, roots.v[r])) <= 0)
 			continue;
 		rc = 0;
-		if (n_names <= 64)
-			memo_list(&st_memo, roots.v[r], name_v, n_names);
+		bool found[64];
 		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
 			       (strcmp(roots.v[r], pol->workspace) == 0 ||
 				cf_path_within(cwd, roots.v[r]));
+		bool listed = n_names <= 64 &&
+			      memo_list(&st_memo, roots.v[r], name_v, n_names, found, at_work);
 		for (size_t k = 0; !rc && k < cf_protected_count; k++) {
 			const struct cf_protected_row *row = &cf_protected_table[k];
 			if (row->base != CF_PROT_PROJECT)
 				continue;
+			/* Its first name is not in the root, and no placeholder is
+			 * made here: nothing to hold (most rows of most roots). */
+			if (listed && !found[name_at[k]] &&
+			    !(at_work && row->placeholder && !strchr(row->rel, '/'))) {
+				pp->absent++;
+				continue;
+			}
 			snprintf(p, sizeof p, "%s/%s", roots.v[r], row->rel);
 			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, at_work);
 		}
@@ -398,6 +414,7 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		}
 	if (!rc)
 		rc = plan_keep_rw(pp, &lifts);
+	free(name_at);
 	cf_strv_free(&roots);
 	memo_free(&seen);
 	memo_free(&root_set);
