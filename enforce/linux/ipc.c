@@ -391,7 +391,8 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	 * Landlock refuses mount, umount, move_mount and pivot_root to a
 	 * sandboxed process, but not mount_setattr: one that holds
 	 * CAP_SYS_ADMIN in the namespace's owner (root, who keeps it over
-	 * exec) could clear MOUNT_ATTR_RDONLY. */
+	 * exec) could clear MOUNT_ATTR_RDONLY. The x32 and i386 tables have
+	 * it too (442, a struct of the same layout): refused there as well. */
 	arm(&t, NR_MOUNT_SETATTR, meta_by_mounts ? L_DENY : L_ALLOW);
 	for (unsigned i = 0; i < N_NATIVE; i++)
 		arm(&t, native_trap[i], native_to(i, meta_by_mounts));
@@ -430,6 +431,8 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	arm(&t, X32_IOCTL, L_X_IOCTL);
 	for (unsigned i = 0; i < N_NATIVE; i++)
 		arm(&t, native_trap[i], L_DENY);
+	if (meta_by_mounts) /* as natively: the mounts must stay read-only */
+		arm(&t, NR_MOUNT_SETATTR, L_DENY);
 	chain(&p, &t, L_ALLOW);
 	place(&p, L_X_IOCTL);
 	load(&p, LOW(1));
@@ -453,6 +456,8 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	arm(&t, COMPAT_IOCTL, L_C_IOCTL);
 	for (unsigned i = 0; i < sizeof compat_deny / sizeof *compat_deny; i++)
 		arm(&t, compat_deny[i], L_DENY);
+	if (meta_by_mounts)
+		arm(&t, NR_MOUNT_SETATTR, L_DENY);
 	chain(&p, &t, L_ALLOW);
 	/* socketcall(call, args): SYS_BIND is 2, SYS_CONNECT 3. */
 	place(&p, L_C_SOCKETCALL);
