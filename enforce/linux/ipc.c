@@ -231,24 +231,21 @@ static void arm(struct arms *t, uint32_t key, enum label to)
  * arm that goes where the rest goes is left out. */
 static void chain(struct prog *p, const struct arms *t, enum label otherwise)
 {
+	unsigned end = t->n; /* past the last arm that goes elsewhere */
 	p->over |= t->over;
-	for (unsigned i = 0; i < t->n; i++) {
+	while (end > 0 && t->a[end - 1].to == otherwise)
+		end--;
+	if (end == 0) /* nothing to compare: straight on */
+		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, (uint8_t)otherwise, (uint8_t)otherwise,
+		    JT_LABEL | JF_LABEL);
+	for (unsigned i = 0; i < end; i++) {
 		if (t->a[i].to == otherwise)
 			continue;
-		bool last = true;
-		for (unsigned j = i + 1; j < t->n; j++)
-			last = last && t->a[j].to == otherwise;
-		if (last)
+		if (i + 1 == end)
 			if_eq(p, t->a[i].key, (enum label)t->a[i].to, otherwise);
 		else
 			put(p, BPF_JMP | BPF_JEQ | BPF_K, t->a[i].key, t->a[i].to, 0, JT_LABEL);
 	}
-	bool any = false;
-	for (unsigned i = 0; i < t->n; i++)
-		any = any || t->a[i].to != otherwise;
-	if (!any) /* nothing to compare: straight on */
-		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, (uint8_t)otherwise, (uint8_t)otherwise,
-		    JT_LABEL | JF_LABEL);
 }
 
 static void add_span(struct span *s, unsigned *n, uint32_t lo, uint8_t to)
