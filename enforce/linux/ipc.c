@@ -112,203 +112,397 @@
 #define LOW(i) (offsetof(struct seccomp_data, args[i]) + 4)
 #endif
 
+/* The program is built (cf_ipc_filter_build), not written as a table, so
+ * that the native numbers can be a search tree. Installing a filter makes
+ * the kernel run it once for every number of the native table that every
+ * filter below still allows whatever the arguments, to fill its action
+ * cache (kernel/seccomp.c, seccomp_cache_prepare_bitmap): about 1.35 us of
+ * every fenced child's start for each instruction on the way to an
+ * answer (docs/bench.md). Walking a list (the x32 test, five numbers of
+ * their own, 24 trapped ones) took 34 instructions for most numbers; a
+ * search over the intervals of numbers that share an answer takes
+ * ceil(log2(intervals)) comparisons, 6 here (4 with the metadata calls
+ * left to the mounts, which leaves them out of the tree).
+ * The rest (ioctl cmds, x32, i386) stay lists, in the order of the tables:
+ * none of it is in that run, and a list is half the size of a tree.
+ *
+ * The builder runs in the child between fork and exec: OUT, the stack and
+ * the constant tables of this file, no call outside it. */
+
+/* Where a comparison may lead: a block, known by its label until the
+ * program is laid out. */
+enum label {
+	L_NATIVE,
+	L_IOCTL,  /* native ioctl: its cmd decides */
+	L_DENIAL, /* a denial's report, ioctl(CF_DENIAL_FD, CF_DENIAL_IOCTL) (sup_denied.h) */
+	L_PRCTL,
+	L_PRCTL_ARG,
+	L_X32,
+	L_X_IOCTL,
+	L_NOT_NATIVE,
+	L_C,
+	L_C_SOCKETCALL,
+	L_C_IOCTL,
+	L_ALLOW,
+	L_TRAP,
+	L_ENOSYS,
+	L_DENY,
+	L_FAKE_OK,
+	L_KILL,
+	L_COUNT
+};
+
+#define JT_LABEL 1
+#define JF_LABEL 2
+#define ARMS_MAX 40
+
+struct prog {
+	struct sock_filter *f;
+	uint8_t how[CF_IPC_FILTER_MAX]; /* JT_LABEL, JF_LABEL: jt, jf hold a label */
+	int at[L_COUNT];                /* a label's instruction, -1 until placed */
+	unsigned pc;
+	bool over;
+};
+
+/* One answer of a table: KEY (a number, a cmd) goes to the block TO. */
+struct arm {
+	uint32_t key;
+	uint8_t to;
+};
+
+struct arms {
+	struct arm a[ARMS_MAX];
+	unsigned n;
+	bool over;
+};
+
+/* The interval of keys from LO up to the next span's LO goes to TO. */
+struct span {
+	uint32_t lo;
+	uint8_t to;
+};
+
+static void put(struct prog *p, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf, uint8_t how)
+{
+	if (p->pc >= CF_IPC_FILTER_MAX) {
+		p->over = true;
+		return;
+	}
+	p->f[p->pc] = (struct sock_filter){code, jt, jf, k};
+	p->how[p->pc++] = how;
+}
+
+static void load(struct prog *p, uint32_t off)
+{
+	put(p, BPF_LD | BPF_W | BPF_ABS, off, 0, 0, 0);
+}
+
+static void ret(struct prog *p, enum label l, uint32_t v)
+{
+	p->at[l] = (int)p->pc;
+	put(p, BPF_RET | BPF_K, v, 0, 0, 0);
+}
+
+static void if_eq(struct prog *p, uint32_t k, enum label yes, enum label no)
+{
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, (uint8_t)yes, (uint8_t)no, JT_LABEL | JF_LABEL);
+}
+
+static void place(struct prog *p, enum label l)
+{
+	p->at[l] = (int)p->pc;
+}
+
+/* A table's answers in the order they are given; the first for a key wins,
+ * as the first comparison of a list does. */
+static void arm(struct arms *t, uint32_t key, enum label to)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->a[i].key == key)
+			return;
+	if (t->n >= ARMS_MAX) {
+		t->over = true;
+		return;
+	}
+	t->a[t->n++] = (struct arm){key, (uint8_t)to};
+}
+
+/* A list: one comparison an arm, in the table's order, then OTHERWISE. An
+ * arm that goes where the rest goes is left out. */
+static void chain(struct prog *p, const struct arms *t, enum label otherwise)
+{
+	unsigned end = t->n; /* past the last arm that goes elsewhere */
+	p->over |= t->over;
+	while (end > 0 && t->a[end - 1].to == otherwise)
+		end--;
+	if (end == 0) /* nothing to compare: straight on */
+		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, (uint8_t)otherwise, (uint8_t)otherwise,
+		    JT_LABEL | JF_LABEL);
+	for (unsigned i = 0; i < end; i++) {
+		if (t->a[i].to == otherwise)
+			continue;
+		if (i + 1 == end)
+			if_eq(p, t->a[i].key, (enum label)t->a[i].to, otherwise);
+		else
+			put(p, BPF_JMP | BPF_JEQ | BPF_K, t->a[i].key, t->a[i].to, 0, JT_LABEL);
+	}
+}
+
+static void add_span(struct span *s, unsigned *n, uint32_t lo, uint8_t to)
+{
+	if (*n && s[*n - 1].lo == lo) { /* an empty interval before it */
+		(*n)--;
+	}
+	if (*n && s[*n - 1].to == to)
+		return;
+	s[(*n)++] = (struct span){lo, to};
+}
+
+/* The intervals of all 2^32 keys: the arms sorted, neighbours with one
+ * answer joined, the gaps to OTHERWISE, and every key from TOP_LO on to
+ * TOP_TO (above every arm). At most 2 * ARMS_MAX + 2 spans. */
+static unsigned spans_of(const struct arms *t, enum label otherwise, uint32_t top_lo, enum label top_to,
+			 struct span *s)
+{
+	struct arm a[ARMS_MAX];
+	unsigned n = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		unsigned j = n++;
+		for (; j > 0 && a[j - 1].key > t->a[i].key; j--)
+			a[j] = a[j - 1];
+		a[j] = t->a[i];
+	}
+	unsigned ns = 0;
+	add_span(s, &ns, 0, (uint8_t)otherwise);
+	for (unsigned i = 0; i < n && a[i].key < top_lo; i++) {
+		add_span(s, &ns, a[i].key, a[i].to);
+		if (a[i].key + 1 != top_lo && (i + 1 == n || a[i + 1].key != a[i].key + 1))
+			add_span(s, &ns, a[i].key + 1, (uint8_t)otherwise);
+	}
+	add_span(s, &ns, top_lo, (uint8_t)top_to);
+	return ns;
+}
+
+/* A search over spans A..B: one BPF_JGE a split, the lower half laid out
+ * first; a half of one span jumps to its block. B - A - 1 instructions. */
+static void tree(struct prog *p, const struct span *s, unsigned a, unsigned b)
+{
+	if (b - a < 2)
+		return;
+	unsigned mid = a + (b - a) / 2;
+	uint8_t how = 0, jt = 0, jf = 0;
+	if (b - mid == 1)
+		jt = s[mid].to, how |= JT_LABEL;
+	else if (mid - a - 1 > 255)
+		p->over = true;
+	else
+		jt = (uint8_t)(mid - a - 1); /* past the lower half */
+	if (mid - a == 1)
+		jf = s[a].to, how |= JF_LABEL;
+	put(p, BPF_JMP | BPF_JGE | BPF_K, s[mid].lo, jt, jf, how);
+	tree(p, s, a, mid);
+	tree(p, s, mid, b);
+}
+
+static void search(struct prog *p, const struct arms *t, enum label otherwise, uint32_t top_lo,
+		   enum label top_to)
+{
+	struct span s[2 * ARMS_MAX + 2];
+	p->over |= t->over;
+	unsigned n = spans_of(t, otherwise, top_lo, top_to, s);
+	if (n == 1)
+		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, s[0].to, s[0].to, JT_LABEL | JF_LABEL);
+	tree(p, s, 0, n);
+}
+
+/* Labels to relative jumps: the program's length, or 0 when a jump does not
+ * reach (over 255 instructions ahead) or the program does not fit. */
+static unsigned lay_out(struct prog *p)
+{
+	if (p->over)
+		return 0;
+	for (unsigned pc = 0; pc < p->pc; pc++) {
+		struct sock_filter *i = &p->f[pc];
+		for (int side = 0; side < 2; side++) {
+			uint8_t *j = side ? &i->jf : &i->jt;
+			if (!(p->how[pc] & (side ? JF_LABEL : JT_LABEL)))
+				continue;
+			int at = *j < L_COUNT ? p->at[*j] : -1;
+			if (at <= (int)pc || at - (int)pc - 1 > 255)
+				return 0;
+			*j = (uint8_t)(at - (int)pc - 1);
+		}
+	}
+	return p->pc;
+}
+
+#define NR_OF(name, nr) nr,
 #define POS_N(name, nr) P_N_##name,
-#define POS_C(name, nr) P_C_##name,
 #define POS_IOC(name, cmd, what) P_IOC_##name,
 enum { NATIVE_TRAP(POS_N) N_NATIVE };
 enum { CF_META_IOCTLS(POS_IOC) N_IOC };
+static const uint32_t native_trap[] = {NATIVE_TRAP(NR_OF)};
 #ifdef COMPAT_DENY
-enum { COMPAT_DENY(POS_C) N_COMPAT };
+static const uint32_t compat_deny[] = {COMPAT_DENY(NR_OF)};
 #endif
-
-enum {
-	I_ARCH,
-	I_IS_NATIVE,
-	I_NR,
-#ifdef X32_BIT
-	I_IS_X32,
-#endif
-	I_IOCTL,
-	I_URING,
-	I_FILE_SETATTR,
-	I_PRCTL,
-	I_MOUNT_SETATTR,
-	I_N_LIST,
-	I_N_ALLOW = I_N_LIST + N_NATIVE,
-	I_N_CMD,
-	I_N_IOC,
-	I_N_PTPEER = I_N_IOC + N_IOC,
-	I_N_DENIAL_CMD, /* a denial's report, ioctl(-1, CF_DENIAL_IOCTL) (sup_denied.h) */
-	I_N_DENIAL_LOAD_FD,
-	I_N_DENIAL_FD,
-	I_N_IOC_ALLOW,
-	I_N_IOC_DENY,
-	I_TRAP,
-	I_PRCTL_OP,
-	I_PRCTL_IS_DUMPABLE,
-	I_PRCTL_ARG,
-	I_PRCTL_IS_ZERO,
-	I_PRCTL_ALLOW,
-	I_FAKE_OK,
-	I_ENOSYS,
-#ifdef X32_BIT
-	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
-	I_X_CLEAR,
-	I_X_IOCTL_A,
-	I_X_IOCTL_B,
-	I_X_LIST,
-	I_X_ALLOW = I_X_LIST + N_NATIVE,
-	I_X_CMD,
-	I_X_IOC,
-	I_X_IOC_ALLOW = I_X_IOC + N_IOC,
-#endif
-	I_IS_COMPAT,
-#ifdef COMPAT_DENY
-	I_C_NR,
-	I_C_SOCKETCALL,
-	I_C_IOCTL,
-	I_C_LIST,
-	I_C_ALLOW = I_C_LIST + N_COMPAT,
-	I_C_CALL,
-	I_C_BIND,
-	I_C_CONNECT,
-	I_C_CALL_ALLOW,
-	I_C_CMD,
-	I_C_IOC,
-	I_C_IOC_ALLOW = I_C_IOC + N_IOC,
-	I_DENY,
-#endif
-	I_KILL,
-	I_COUNT
-};
-
-
-#define IN_LIST(base, pos, nr, yes) [(base) + (pos)] = IF_EQ((base) + (pos), (nr), (yes), (base) + (pos) + 1),
-#define N_ENTRY(name, nr) IN_LIST(I_N_LIST, P_N_##name, nr, I_TRAP)
-#define X_ENTRY(name, nr) IN_LIST(I_X_LIST, P_N_##name, nr, I_DENY)
-#define C_ENTRY(name, nr) IN_LIST(I_C_LIST, P_C_##name, nr, I_DENY)
-/* The metadata ioctls (supervisor_wire.h): natively TRAP or DENY by the table's
- * word; x32 and compat refuse them all. */
-#define IOC_TARGET_TRAP I_TRAP
-#define IOC_TARGET_DENY I_N_IOC_DENY
-#define NI_ENTRY(name, cmd, what) IN_LIST(I_N_IOC, P_IOC_##name, cmd, IOC_TARGET_##what)
-#define XI_ENTRY(name, cmd, what) IN_LIST(I_X_IOC, P_IOC_##name, cmd, I_DENY)
-#define CI_ENTRY(name, cmd, what) IN_LIST(I_C_IOC, P_IOC_##name, cmd, I_DENY)
-
-#define ALLOW_V SECCOMP_RET_ALLOW
-#define DENY_V (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
-
-static const struct sock_filter cf_ipcfilter[I_COUNT] = {
-	[I_ARCH] = LOAD(offsetof(struct seccomp_data, arch)),
-	[I_IS_NATIVE] = IF_EQ(I_IS_NATIVE, NATIVE_ARCH, I_NR, I_IS_COMPAT),
-	[I_NR] = LOAD(offsetof(struct seccomp_data, nr)),
-#ifdef X32_BIT
-	[I_IS_X32] = IF_GE(I_IS_X32, X32_BIT, I_X_CLEAR, I_IOCTL),
-#endif
-	[I_IOCTL] = IF_EQ(I_IOCTL, NATIVE_IOCTL, I_N_CMD, I_URING),
-	[I_URING] = IF_EQ(I_URING, NR_IO_URING_SETUP, I_ENOSYS, I_FILE_SETATTR),
-	[I_FILE_SETATTR] = IF_EQ(I_FILE_SETATTR, NR_FILE_SETATTR, I_ENOSYS, I_PRCTL),
-	[I_PRCTL] = IF_EQ(I_PRCTL, NATIVE_PRCTL, I_PRCTL_OP, I_MOUNT_SETATTR),
-	/* Allowed here; refused in the mount namespace of the fenced tree
-	 * (leave_meta_to_mounts). */
-	[I_MOUNT_SETATTR] = IF_EQ(I_MOUNT_SETATTR, NR_MOUNT_SETATTR, I_N_ALLOW, I_N_LIST),
-	NATIVE_TRAP(N_ENTRY)
-	[I_N_ALLOW] = RET(ALLOW_V),
-	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
-	[I_N_CMD] = LOAD(LOW(1)),
-	CF_META_IOCTLS(NI_ENTRY)
-	/* A new pty's slave, opened by the supervisor (supervisor_pty.h). */
-	[I_N_PTPEER] = IF_EQ(I_N_PTPEER, (uint32_t)TIOCGPTPEER, I_TRAP, I_N_DENIAL_CMD),
-	[I_N_DENIAL_CMD] = IF_EQ(I_N_DENIAL_CMD, (uint32_t)CF_DENIAL_IOCTL, I_N_DENIAL_LOAD_FD, I_N_IOC_ALLOW),
-	[I_N_DENIAL_LOAD_FD] = LOAD(LOW(0)),
-	[I_N_DENIAL_FD] = IF_EQ(I_N_DENIAL_FD, CF_DENIAL_FD, I_TRAP, I_N_IOC_ALLOW),
-	[I_N_IOC_ALLOW] = RET(ALLOW_V),
-	[I_N_IOC_DENY] = RET(DENY_V),
-	[I_TRAP] = RET(SECCOMP_RET_USER_NOTIF),
-	[I_PRCTL_OP] = LOAD(LOW(0)),
-	[I_PRCTL_IS_DUMPABLE] = IF_EQ(I_PRCTL_IS_DUMPABLE, PR_SET_DUMPABLE_, I_PRCTL_ARG, I_PRCTL_ALLOW),
-	[I_PRCTL_ARG] = LOAD(LOW(1)),
-	[I_PRCTL_IS_ZERO] = IF_EQ(I_PRCTL_IS_ZERO, 0, I_FAKE_OK, I_PRCTL_ALLOW),
-	[I_PRCTL_ALLOW] = RET(ALLOW_V),
-	[I_FAKE_OK] = RET(SECCOMP_RET_ERRNO | 0),
-	[I_ENOSYS] = RET(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-#ifdef X32_BIT
-	[I_X_CLEAR] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
-	[I_X_IOCTL_A] = IF_EQ(I_X_IOCTL_A, NATIVE_IOCTL, I_X_CMD, I_X_IOCTL_B),
-	[I_X_IOCTL_B] = IF_EQ(I_X_IOCTL_B, X32_IOCTL, I_X_CMD, I_X_LIST),
-	NATIVE_TRAP(X_ENTRY)
-	[I_X_ALLOW] = RET(ALLOW_V),
-	[I_X_CMD] = LOAD(LOW(1)),
-	CF_META_IOCTLS(XI_ENTRY)
-	[I_X_IOC_ALLOW] = RET(ALLOW_V),
-#endif
-#ifdef COMPAT_DENY
-	[I_IS_COMPAT] = IF_EQ(I_IS_COMPAT, COMPAT_ARCH, I_C_NR, I_KILL),
-	[I_C_NR] = LOAD(offsetof(struct seccomp_data, nr)),
-	[I_C_SOCKETCALL] = IF_EQ(I_C_SOCKETCALL, COMPAT_SOCKETCALL, I_C_CALL, I_C_IOCTL),
-	[I_C_IOCTL] = IF_EQ(I_C_IOCTL, COMPAT_IOCTL, I_C_CMD, I_C_LIST),
-	COMPAT_DENY(C_ENTRY)
-	[I_C_ALLOW] = RET(ALLOW_V),
-	/* socketcall(call, args): SYS_BIND is 2, SYS_CONNECT 3. */
-	[I_C_CALL] = LOAD(LOW(0)),
-	[I_C_BIND] = IF_EQ(I_C_BIND, 2, I_DENY, I_C_CONNECT),
-	[I_C_CONNECT] = IF_EQ(I_C_CONNECT, 3, I_DENY, I_C_CALL_ALLOW),
-	[I_C_CALL_ALLOW] = RET(ALLOW_V),
-	[I_C_CMD] = LOAD(LOW(1)),
-	CF_META_IOCTLS(CI_ENTRY)
-	[I_C_IOC_ALLOW] = RET(ALLOW_V),
-	[I_DENY] = RET(DENY_V),
-#else
-	[I_IS_COMPAT] = RET(SECCOMP_RET_KILL_PROCESS),
-#endif
-	[I_KILL] = RET(SECCOMP_RET_KILL_PROCESS),
-};
-
-const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
-{
-	*len = I_COUNT;
-	return cf_ipcfilter;
-}
+#define IOC_CMD(name, cmd, what) (uint32_t)(cmd),
+#define IOC_TO(name, cmd, what) L_##what,
+static const uint32_t ioc_cmd[] = {CF_META_IOCTLS(IOC_CMD)};
+static const uint8_t ioc_to[] = {CF_META_IOCTLS(IOC_TO)};
 
 /* In the mount namespace of the fenced tree (fenced_ns.h) every mount but
  * the writable locations is read-only: the kernel itself refuses a metadata
  * change outside them with EROFS, and inside them it is allowed anyway. The
  * metadata calls then go to the kernel directly; the sockets stay trapped,
  * and so do the ioctls the read-only mount does not refuse. */
-static void leave_meta_to_mounts(struct sock_filter *p)
+static enum label native_to(unsigned pos, bool meta_by_mounts)
 {
-	for (size_t i = 0; i < N_NATIVE; i++) {
-		if (i != P_N_connect && i != P_N_bind)
-			p[I_N_LIST + i].jt = (uint8_t)(I_N_ALLOW - (I_N_LIST + i) - 1);
-	}
-	/* Landlock refuses mount, umount, move_mount and pivot_root to a
+	return meta_by_mounts && pos != P_N_connect && pos != P_N_bind ? L_ALLOW : L_TRAP;
+}
+
+static enum label ioctl_to(unsigned pos, bool meta_by_mounts)
+{
+	if (meta_by_mounts && (pos == P_IOC_FS_IOC_SETFLAGS || pos == P_IOC_FS_IOC32_SETFLAGS ||
+			       pos == P_IOC_FS_IOC_FSSETXATTR))
+		return L_ALLOW;
+	return (enum label)ioc_to[pos];
+}
+
+unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
+{
+	struct prog p = {.f = out};
+	struct arms t;
+	for (unsigned l = 0; l < L_COUNT; l++)
+		p.at[l] = -1;
+
+	load(&p, offsetof(struct seccomp_data, arch));
+	if_eq(&p, NATIVE_ARCH, L_NATIVE, L_NOT_NATIVE);
+	place(&p, L_NATIVE);
+	load(&p, offsetof(struct seccomp_data, nr));
+	t.n = 0, t.over = false;
+	arm(&t, NATIVE_IOCTL, L_IOCTL);
+	arm(&t, NR_IO_URING_SETUP, L_ENOSYS);
+	arm(&t, NR_FILE_SETATTR, L_ENOSYS);
+	arm(&t, NATIVE_PRCTL, L_PRCTL);
+	/* Allowed here; refused in the mount namespace of the fenced tree.
+	 * Landlock refuses mount, umount, move_mount and pivot_root to a
 	 * sandboxed process, but not mount_setattr: one that holds
 	 * CAP_SYS_ADMIN in the namespace's owner (root, who keeps it over
-	 * exec) could clear MOUNT_ATTR_RDONLY. */
-	p[I_MOUNT_SETATTR].jt = (uint8_t)(I_N_IOC_DENY - I_MOUNT_SETATTR - 1);
-	static const unsigned ro_ioctls[] = {P_IOC_FS_IOC_SETFLAGS, P_IOC_FS_IOC32_SETFLAGS,
-					     P_IOC_FS_IOC_FSSETXATTR};
-	for (size_t i = 0; i < sizeof ro_ioctls / sizeof *ro_ioctls; i++) {
-		unsigned at = I_N_IOC + ro_ioctls[i];
-		p[at].jt = (uint8_t)(I_N_IOC_ALLOW - at - 1);
-	}
+	 * exec) could clear MOUNT_ATTR_RDONLY. The x32 and i386 tables have
+	 * it too (442, a struct of the same layout): refused there as well. */
+	arm(&t, NR_MOUNT_SETATTR, meta_by_mounts ? L_DENY : L_ALLOW);
+	for (unsigned i = 0; i < N_NATIVE; i++)
+		arm(&t, native_trap[i], native_to(i, meta_by_mounts));
+#ifdef X32_BIT
+	search(&p, &t, L_ALLOW, X32_BIT, L_X32);
+#else
+	search(&p, &t, L_ALLOW, UINT32_MAX, L_ALLOW);
+#endif
+
+	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
+	place(&p, L_IOCTL);
+	load(&p, LOW(1));
+	t.n = 0, t.over = false;
+	for (unsigned i = 0; i < N_IOC; i++)
+		arm(&t, ioc_cmd[i], ioctl_to(i, meta_by_mounts));
+	arm(&t, (uint32_t)TIOCGPTPEER, L_TRAP); /* a new pty's slave, opened by the supervisor */
+	arm(&t, (uint32_t)CF_DENIAL_IOCTL, L_DENIAL);
+	chain(&p, &t, L_ALLOW);
+	place(&p, L_DENIAL);
+	load(&p, LOW(0));
+	if_eq(&p, CF_DENIAL_FD, L_TRAP, L_ALLOW);
+
+	place(&p, L_PRCTL);
+	load(&p, LOW(0));
+	if_eq(&p, PR_SET_DUMPABLE_, L_PRCTL_ARG, L_ALLOW);
+	place(&p, L_PRCTL_ARG);
+	load(&p, LOW(1));
+	if_eq(&p, 0, L_FAKE_OK, L_ALLOW);
+
+#ifdef X32_BIT
+	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
+	place(&p, L_X32);
+	put(&p, BPF_ALU | BPF_AND | BPF_K, ~X32_BIT, 0, 0, 0);
+	t.n = 0, t.over = false;
+	arm(&t, NATIVE_IOCTL, L_X_IOCTL);
+	arm(&t, X32_IOCTL, L_X_IOCTL);
+	for (unsigned i = 0; i < N_NATIVE; i++)
+		arm(&t, native_trap[i], L_DENY);
+	if (meta_by_mounts) /* as natively: the mounts must stay read-only */
+		arm(&t, NR_MOUNT_SETATTR, L_DENY);
+	chain(&p, &t, L_ALLOW);
+	place(&p, L_X_IOCTL);
+	load(&p, LOW(1));
+	t.n = 0, t.over = false;
+	for (unsigned i = 0; i < N_IOC; i++)
+		arm(&t, ioc_cmd[i], L_DENY);
+	chain(&p, &t, L_ALLOW);
+#endif
+
+	place(&p, L_NOT_NATIVE);
+#ifdef COMPAT_DENY
+	if_eq(&p, COMPAT_ARCH, L_C, L_KILL);
+	place(&p, L_C);
+	/* A load the answer does not depend on: it keeps the 32-bit numbers out
+	 * of the action cache's run, as in the terminal filter (ttyfilter.c),
+	 * whether or not that filter is below this one. */
+	load(&p, offsetof(struct seccomp_data, instruction_pointer));
+	load(&p, offsetof(struct seccomp_data, nr));
+	t.n = 0, t.over = false;
+	arm(&t, COMPAT_SOCKETCALL, L_C_SOCKETCALL);
+	arm(&t, COMPAT_IOCTL, L_C_IOCTL);
+	for (unsigned i = 0; i < sizeof compat_deny / sizeof *compat_deny; i++)
+		arm(&t, compat_deny[i], L_DENY);
+	if (meta_by_mounts)
+		arm(&t, NR_MOUNT_SETATTR, L_DENY);
+	chain(&p, &t, L_ALLOW);
+	/* socketcall(call, args): SYS_BIND is 2, SYS_CONNECT 3. */
+	place(&p, L_C_SOCKETCALL);
+	load(&p, LOW(0));
+	t.n = 0, t.over = false;
+	arm(&t, 2, L_DENY);
+	arm(&t, 3, L_DENY);
+	chain(&p, &t, L_ALLOW);
+	place(&p, L_C_IOCTL);
+	load(&p, LOW(1));
+	t.n = 0, t.over = false;
+	for (unsigned i = 0; i < N_IOC; i++)
+		arm(&t, ioc_cmd[i], L_DENY);
+	chain(&p, &t, L_ALLOW);
+#endif
+	ret(&p, L_KILL, SECCOMP_RET_KILL_PROCESS);
+	ret(&p, L_ALLOW, SECCOMP_RET_ALLOW);
+	ret(&p, L_TRAP, SECCOMP_RET_USER_NOTIF);
+	ret(&p, L_ENOSYS, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+	ret(&p, L_DENY, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+	ret(&p, L_FAKE_OK, SECCOMP_RET_ERRNO | 0);
+	return lay_out(&p);
+}
+
+const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
+{
+	static struct sock_filter f[CF_IPC_FILTER_MAX];
+	*len = (unsigned short)cf_ipc_filter_build(f, false);
+	return *len ? f : NULL;
 }
 
 static long install_filter(unsigned long flags, bool meta_by_mounts)
 {
-	struct sock_filter copy[I_COUNT];
-	/* The kernel copies the program; it never writes through this pointer. */
-	struct sock_fprog prog = {.len = I_COUNT, .filter = (struct sock_filter *)(uintptr_t)cf_ipcfilter};
-	if (meta_by_mounts) {
-		for (size_t i = 0; i < I_COUNT; i++)
-			copy[i] = cf_ipcfilter[i];
-		leave_meta_to_mounts(copy);
-		prog.filter = copy;
-	}
+	struct sock_filter f[CF_IPC_FILTER_MAX];
+	struct sock_fprog prog = {.len = (unsigned short)cf_ipc_filter_build(f, meta_by_mounts), .filter = f};
+	if (prog.len == 0)
+		return -E2BIG; /* a table outgrew the builder: fail closed */
 	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
 
 #else
+
+unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
+{
+	(void)out;
+	(void)meta_by_mounts;
+	return 0;
+}
 
 const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
 {

@@ -30,6 +30,22 @@
  *       seccomp user notification (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set,
  *       as the supervisor does) and this process answers each at once, one
  *       thread waiting in RECV; per call, in the child, as above
+ *   cf-bench ipcfilter N
+ *       the IPC filter's install as a fenced child makes it (no_new_privs,
+ *       the terminal filter, then the IPC filter with its listener), timed
+ *       from building the program to the listener, in N children for each
+ *       of four programs taken in turn: "before" (the list of main at
+ *       9ec1a32, tests/enforce/ipc_reference.h) and "tree" (built by
+ *       cf_ipc_filter_build), each as is and with the metadata calls left
+ *       to the mounts; a line each: "NAME min median max mean" in us
+ *   cf-bench ipccall N
+ *       per call under each of those four programs (with the terminal
+ *       filter under it), in one child each, taken in turn: a chmod the
+ *       filter traps (natively; answered at once by this process, the
+ *       notification's floor, as in notif) and an ioctl(FIONREAD) that it
+ *       lets through (every ioctl runs the filters: no cache for it), in
+ *       samples of 100; a line each: "NAME chmod min median max mean" in us
+ *       a call, "NAME ioctl_ns ..." in ns a call
  *   cf-bench envfilter N with|without
  *       N times the environment a fenced child of the harness gets from
  *       this process's own (shim/env.c cf_env_for_child), with the secret
@@ -51,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -64,6 +81,9 @@
 
 #include "fence.h"
 #include "shim.h"
+#include "supervisor_wire.h"
+#include "ttyfilter.h"
+#include "../enforce/ipc_reference.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)
@@ -433,8 +453,165 @@ static int notifs(int n)
 	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+#ifdef CF_HAVE_IPC_REFERENCE
+static const char *const filter_name[4] = {"before", "tree", "before-mounts", "tree-mounts"};
+
+/* Program WHICH of filter_name into F: its length. */
+static unsigned ipc_program(int which, struct sock_filter *f)
+{
+	bool mounts = which >= 2;
+	return which % 2 ? cf_ipc_filter_build(f, mounts) : ref_ipc_filter(f, mounts);
+}
+
+/* no_new_privs, the terminal filter and program WHICH, as a fenced child
+ * installs them: the listener, or -1. In *US the IPC filter's part. */
+static int install_as_child(int which, double *us)
+{
+	struct sock_filter f[CF_IPC_FILTER_MAX];
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || cf_ttyfilter_install() != 0)
+		return -1;
+	double a = now_us();
+	struct sock_fprog prog = {.len = (unsigned short)ipc_program(which, f), .filter = f};
+	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	*us = now_us() - a;
+	return (int)l;
+}
+
+static int ipcfilter(int n)
+{
+	double *t = mmap(NULL, 4 * (size_t)n * sizeof *t, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
+	if (t == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < n; i++)
+		for (int w = 0; w < 4; w++) {
+			int st;
+			pid_t pid = fork();
+			if (pid == 0)
+				_exit(install_as_child(w, &t[w * n + i]) < 0);
+			if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+				fprintf(stderr, "cf-bench: ipcfilter: the child of %s failed\n", filter_name[w]);
+				return 1;
+			}
+		}
+	for (int w = 0; w < 4; w++) {
+		printf("%s ", filter_name[w]);
+		stats(t + w * n, n);
+	}
+	return 0;
+}
+
+static int ipccall_child(int which, int n, int sock, double *t)
+{
+	double us;
+	char c;
+	char path[] = "/tmp/cf-bench-ipccall-XXXXXX";
+	int fd = mkstemp(path), p[2];
+	if (fd < 0 || pipe(p) != 0)
+		return 1;
+	int l = install_as_child(which, &us);
+	struct iovec io = {&c, 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	u.h = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
+	memcpy(CMSG_DATA(&u.h), &l, sizeof l);
+	if (l < 0 || sendmsg(sock, &m, 0) != 1 || read(sock, &c, 1) != 1)
+		return 1;
+	close(l);
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		if (chmod(path, i % 2 ? 0600 : 0644) != 0)
+			return 1;
+		t[i] = now_us() - a;
+	}
+	for (int i = 0; i < n; i++) { /* 100 a sample, in ns a call */
+		int avail;
+		double a = now_us();
+		for (int k = 0; k < 100; k++)
+			if (ioctl(p[0], FIONREAD, &avail) != 0)
+				return 1;
+		t[n + i] = (now_us() - a) * 10;
+	}
+	unlink(path);
+	return 0;
+}
+
+/* Answer every notification of the listener the child sends on SOCK with
+ * success, until the child is gone. */
+static int answer_all(int sock)
+{
+	char c = 'g';
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec io = {&c, 1};
+	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	int l = -1;
+	if (recvmsg(sock, &m, 0) == 1 && CMSG_FIRSTHDR(&m))
+		memcpy(&l, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof l);
+	if (l < 0 || ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) != 0 ||
+	    write(sock, &c, 1) != 1)
+		return -1;
+	for (;;) {
+		struct seccomp_notif q;
+		struct seccomp_notif_resp r;
+		memset(&q, 0, sizeof q);
+		if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &q) != 0)
+			break;
+		memset(&r, 0, sizeof r);
+		r.id = q.id;
+		(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	}
+	close(l);
+	return 0;
+}
+
+static int ipccall(int n)
+{
+	double *t = mmap(NULL, 8 * (size_t)n * sizeof *t, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
+	if (t == MAP_FAILED)
+		return 1;
+	fflush(stdout);
+	for (int w = 0; w < 4; w++) {
+		int sv[2], st;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+			return 1;
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(ipccall_child(w, n, sv[1], t + 2 * w * n));
+		close(sv[1]);
+		int a = answer_all(sv[0]);
+		close(sv[0]);
+		if (a < 0 || pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "cf-bench: ipccall: the child of %s failed\n", filter_name[w]);
+			kill(pid, SIGKILL);
+			return 1;
+		}
+	}
+	for (int w = 0; w < 4; w++) {
+		printf("%s chmod ", filter_name[w]);
+		stats(t + 2 * w * n, n);
+		printf("%s ioctl_ns ", filter_name[w]);
+		stats(t + 2 * w * n + n, n);
+	}
+	return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef CF_HAVE_IPC_REFERENCE
+	if (argc == 3 && strcmp(argv[1], "ipcfilter") == 0)
+		return ipcfilter(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "ipccall") == 0)
+		return ipccall(atoi(argv[2]));
+#endif
 	if (argc >= 5 && strcmp(argv[1], "launch") == 0)
 		return launch(atoi(argv[2]), argv[3], argv + 4);
 	if (argc == 5 && strcmp(argv[1], "plan") == 0)
@@ -457,7 +634,7 @@ int main(int argc, char **argv)
 		return envfilter(atoi(argv[2]), argv[3]);
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
 	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | notif N | "
-	      "envfilter N with|without\n",
+	      "envfilter N with|without | ipcfilter N | ipccall N\n",
 	      stderr);
 	return 2;
 }
