@@ -65,6 +65,14 @@ static bool current(const struct cf_fence *f)
 	return c;
 }
 
+int cf_shim_supervisor_watched(const struct cf_fence *f)
+{
+	pthread_mutex_lock(&watch_lock);
+	int alive = cf_fence_supervisor_watched(f);
+	pthread_mutex_unlock(&watch_lock);
+	return alive;
+}
+
 /* Current, and built from the environment the harness has now: a harness
  * that sets GNUPGHOME after it started gets a fence that denies it. */
 static bool fits(const struct cf_fence *f)
