@@ -147,6 +147,11 @@ void cf_fence_unwatch(struct cf_fence *f);
  * Normal context only; not thread-safe (see cf_fence_watch). */
 bool cf_fence_current_watched(const struct cf_fence *f);
 
+/* How many stamped paths F's watch leaves to the stats, or -1 when the
+ * stats answer for all (no watch, or it heard a change). cf-bench
+ * currency and the tests. */
+long cf_fence_watch_stats(const struct cf_fence *f);
+
 /* F's supervisor by its pidfd: 1 alive, 0 ended, -1 not known by the watch
  * (ask /proc: cf_ipc_supervisor_alive). As cf_fence_current_watched. */
 int cf_fence_supervisor_watched(const struct cf_fence *f);

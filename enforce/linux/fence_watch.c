@@ -347,3 +347,8 @@ int cf_fence_supervisor_watched(const struct cf_fence *f)
 		return -1;
 	return n == 0;
 }
+
+long cf_fence_watch_stats(const struct cf_fence *f)
+{
+	return f->watch && !f->watch->changed ? (long)f->watch->n_stat : -1;
+}

@@ -213,7 +213,8 @@ static int currency(const char *home, const char *ws, int n)
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp_double);
 	qsort(t + n, (size_t)n, sizeof *t, cmp_double);
-	printf("stats %.2f %.2f watch %.2f %.2f\n", t[0], t[n / 2], t[n], t[n + n / 2]);
+	printf("stats %.2f %.2f watch %.2f %.2f stat_left %ld\n", t[0], t[n / 2], t[n], t[n + n / 2],
+	       cf_fence_watch_stats(&f));
 	cf_fence_free(&f);
 	free(t);
 	return 0;
