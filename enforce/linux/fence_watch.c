@@ -69,12 +69,9 @@ struct cf_fence_watch {
 
 /* File systems whose every change passes through this kernel's VFS, so
  * through inotify. */
-static bool local_fs(const char *path)
+static bool local_type(unsigned long type)
 {
-	struct statfs s;
-	if (statfs(path, &s))
-		return false;
-	switch ((unsigned long)s.f_type) {
+	switch (type) {
 	case EXT4_SUPER_MAGIC: /* ext2 and ext3 too */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -85,6 +82,24 @@ static bool local_fs(const char *path)
 	default:
 		return false;
 	}
+}
+
+/* PATH (whose lstat is ST) is on such a file system. The answer of the
+ * last device asked is kept: the stamped paths lie on a few. */
+struct fs_seen {
+	dev_t dev;
+	bool local, known;
+};
+
+static bool local_fs(const char *path, const struct stat *st, struct fs_seen *seen)
+{
+	struct statfs s;
+	if (seen->known && seen->dev == st->st_dev)
+		return seen->local;
+	if (statfs(path, &s))
+		return false;
+	*seen = (struct fs_seen){st->st_dev, local_type((unsigned long)s.f_type), true};
+	return seen->local;
 }
 
 static bool same_file(int fd, const struct stat *was)
@@ -191,6 +206,7 @@ static void watch_paths(const struct cf_fence *f, struct cf_fence_watch *w, bool
 {
 	size_t n = n_paths(f), max = 0;
 	const struct cf_stamp *st;
+	struct fs_seen seen = {0};
 	for (size_t i = 0; i < n; i++) {
 		const char *p = path_at(f, i, &st);
 		if (p && depth(p) > max)
@@ -212,7 +228,7 @@ static void watch_paths(const struct cf_fence *f, struct cf_fence_watch *w, bool
 				continue;
 			}
 			struct stat now;
-			if (lstat(p, &now) || !local_fs(p))
+			if (lstat(p, &now) || !local_fs(p, &now, &seen))
 				continue;
 			/* Refused (a secret the harness's guard covers with an
 			 * unreadable tmpfs is EACCES), none left (ENOSPC), gone:
