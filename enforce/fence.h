@@ -137,7 +137,8 @@ int cf_fence_may_create(const char *path);
  * stamped directories, the mount table's poll, the supervisor's pidfd), so
  * that the harness's check at a launch is a poll. Set after the stamps were
  * taken, then checked against them once. 0, or -errno: no watch, and
- * cf_fence_current_watched asks the stats. Normal context, the harness's
+ * cf_fence_current_watched asks the stats. Tried once a fence: -EALREADY
+ * after a failure, or after cf_fence_unwatch. Normal context, the harness's
  * fence cache only, which serializes these calls. */
 int cf_fence_watch(struct cf_fence *f);
 void cf_fence_unwatch(struct cf_fence *f);

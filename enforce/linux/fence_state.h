@@ -30,6 +30,7 @@ struct cf_fence {
 				      second: its mtime may not show the next change */
 	struct cf_fence_watch *watch; /* the stamped directories watched, or NULL
 					 (cf_fence_watch) */
+	bool watch_tried;          /* cf_fence_watch was called: not again */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
 	struct cf_fenced_ns ns;    /* the mount namespace of the fenced tree, when planned

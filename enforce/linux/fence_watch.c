@@ -276,6 +276,9 @@ int cf_fence_watch(struct cf_fence *f)
 {
 	if (f->watch)
 		return 0;
+	if (f->watch_tried)
+		return -EALREADY;
+	f->watch_tried = true;
 	if (f->inherited || !f->ready || f->racy)
 		return -EINVAL;
 	size_t n = n_paths(f);
@@ -300,6 +303,7 @@ int cf_fence_watch(struct cf_fence *f)
 
 void cf_fence_unwatch(struct cf_fence *f)
 {
+	f->watch_tried = true; /* a replaced generation is not watched again */
 	if (!f->watch)
 		return;
 	close_all(f->watch);
