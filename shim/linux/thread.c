@@ -57,9 +57,23 @@ const struct cf_envsnap *cf_shim_snap(void)
 	return __atomic_load_n(&snap, __ATOMIC_ACQUIRE);
 }
 
+/* Under WATCH_LOCK: the generation checked last. */
+static const struct cf_fence *checked_once;
+
 static bool current(const struct cf_fence *f)
 {
 	pthread_mutex_lock(&watch_lock);
+	/* The current generation is watched at its second check: setting the
+	 * watch costs a few checks by the stats (145 us against 22 to 56,
+	 * docs/bench.md), which a generation used once (a wrapper that execs
+	 * the real harness, a home that changes between launches) would not
+	 * win back. */
+	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	if (cur == f && !f->watch && !f->watch_tried) {
+		if (checked_once == f)
+			(void)cf_fence_watch(cur);
+		checked_once = f;
+	}
 	bool c = cf_fence_current_watched(f);
 	pthread_mutex_unlock(&watch_lock);
 	return c;
@@ -113,10 +127,6 @@ static bool build(struct generation *out)
 		return false;
 	if (cf_fence_prepare(f, cf_shim_harness_options(), environ, NULL) == 0 &&
 	    (s = cf_envsnap_take(f, environ))) {
-		/* Not published yet: no other thread checks it. Without a
-		 * watch (a change within its last 50 ms, no inotify left), the
-		 * stats. */
-		(void)cf_fence_watch(f);
 		*out = (struct generation){.fence = f, .snap = s};
 		return true;
 	}
@@ -223,6 +233,5 @@ void cf_shim_thread_init(void)
 	 * first generation. Out of memory: no snapshot, and every launch then
 	 * rebuilds and finds out for itself. */
 	snap = cf_envsnap_take(cf_shim.fence, environ);
-	(void)cf_fence_watch(cf_shim.fence);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
