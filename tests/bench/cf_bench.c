@@ -10,8 +10,8 @@
  *       the harness's check that its fence is current, N times each way,
  *       with the stats (cf_fence_current) and by the watch
  *       (cf_fence_current_watched); per check, in microseconds: "min
- *       median" of each, and how many stamped paths the watch left to the
- *       stats
+ *       median" of each, how many stamped paths the watch left to the
+ *       stats, and what setting the watch took
  *   cf-bench rss CMD [ARG...]
  *       run CMD once; print its peak resident set in KiB
  *   cf-bench chmod N FILE
@@ -192,7 +192,9 @@ static int currency(const char *home, const char *ws, int n)
 		fprintf(stderr, "cf-bench: %s\n", reason_of(&f.pol));
 		return 1;
 	}
+	double armed = now_us();
 	int rc = cf_fence_watch(&f);
+	armed = now_us() - armed;
 	if (rc) {
 		fprintf(stderr, "cf-bench: no watch: %s\n", strerror(-rc));
 		return 1;
@@ -213,8 +215,8 @@ static int currency(const char *home, const char *ws, int n)
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp_double);
 	qsort(t + n, (size_t)n, sizeof *t, cmp_double);
-	printf("stats %.2f %.2f watch %.2f %.2f stat_left %ld\n", t[0], t[n / 2], t[n], t[n + n / 2],
-	       cf_fence_watch_stats(&f));
+	printf("stats %.2f %.2f watch %.2f %.2f stat_left %ld arm %.1f\n", t[0], t[n / 2], t[n],
+	       t[n + n / 2], cf_fence_watch_stats(&f), armed);
 	cf_fence_free(&f);
 	free(t);
 	return 0;
