@@ -690,3 +690,163 @@ Test(reuse, watch_tells_the_supervisor_ended_by_its_pidfd)
 	cr_assert_not(cf_ipc_supervisor_alive(&f.ipc), "/proc disagrees with the pidfd");
 	cf_fence_free(&f);
 }
+
+/* ---- the watch in a harness ---- */
+
+/* ~/.ssh -> keys-a (the key denied at its target); keys-b an ordinary
+ * sibling holding a copy of the key. */
+static void ssh_as_a_symlink(void)
+{
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char a[PATH_MAX], b[PATH_MAX];
+	cf_fx_fmt(a, sizeof a, "%s/keys-a", fx.home);
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_rmtree(ssh->path);
+	cf_fx_write(cf_fx_at(a, "id_ed25519"), ssh->marker);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	cr_assert_eq(symlink("keys-a", ssh->path), 0);
+}
+
+/* A Python harness that launches a few times (the watch is set at the
+ * second check), then closes the watch's inotify descriptors or puts a
+ * quiet pipe in their place (argv[1]), retargets ~/.ssh to keys-b, and
+ * launches cat of the key by posix_spawn and by fork. */
+static const char lost_harness[] =
+	"import os, subprocess, sys\n"
+	"home = os.environ['HOME']\n"
+	"key = os.path.join(home, '.ssh', 'id_ed25519')\n"
+	"def launch(how):\n"
+	"    argv = ['/bin/cat', key]\n"
+	"    kw = dict(close_fds=False) if how == 'spawn' else dict(preexec_fn=lambda: None)\n"
+	"    p = subprocess.run(argv, capture_output=True, **kw)\n"
+	"    return p.returncode, (p.stdout + p.stderr).decode()\n"
+	"for i in range(3):\n"
+	"    launch('spawn')\n"
+	"fds = []\n"
+	"for fd in range(3, 4096):\n"
+	"    try:\n"
+	"        if os.readlink('/proc/self/fd/%d' % fd) == 'anon_inode:inotify': fds.append(fd)\n"
+	"    except OSError: pass\n"
+	"print('inotify', len(fds))\n"
+	"r, w = os.pipe()\n"
+	"for fd in fds:\n"
+	"    if sys.argv[1] == 'close': os.close(fd)\n"
+	"    else: os.dup2(r, fd)\n"
+	"tmp = os.path.join(home, '.ssh.tmp')\n"
+	"os.symlink('keys-b', tmp); os.rename(tmp, os.path.join(home, '.ssh'))\n"
+	"for how in ('spawn', 'fork'):\n"
+	"    code, out = launch(how)\n"
+	"    print(how, code, out.strip())\n"
+	"    sys.stdout.flush()\n";
+
+static void harness_loses_its_watch(const char *how)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	char script[PATH_MAX];
+	ssh_as_a_symlink();
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_write(script, lost_harness);
+	settle();
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", (char *)py, script, (char *)how));
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	cr_assert(strstr(o.out, "inotify 2"), "the harness held no watch to lose:\n%s\n%s", o.out, o.err);
+	cf_fx_assert_no_marker(&fx, &o);
+	cr_expect(strstr(o.out, "spawn 1") && strstr(o.out, "fork 1"),
+		  "the retargeted key must be refused on both paths:\n%s\n%s", o.out, o.err);
+	cf_fx_out_free(&o);
+}
+
+Test(reuse, harness_that_closes_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+{
+	harness_loses_its_watch("close");
+}
+
+Test(reuse, harness_that_replaces_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+{
+	harness_loses_its_watch("dup2");
+}
+
+/* No change, no rebuild: a harness's 20 launches make one generation,
+ * one inotify instance, and are answered by the watch (a poll each); a
+ * new entry in ~ then makes one more generation, watched at its second
+ * check. Counted with strace in the harness process (the one that runs
+ * python3). The fixture's ancestors outside it (/tmp) change when other
+ * programs of the machine work there, and the stats would see that too:
+ * a run that saw one is run again, 5 times at most. */
+struct counts {
+	int inits_quiet, inits, polls_quiet;
+};
+
+static struct counts count_generations(const char *py, const char *strace, const char *script,
+				       const char *trace)
+{
+	struct counts c = {0, 0, 0};
+	struct cf_fx_out o;
+	char **env = cf_fx_env(&fx, NULL);
+	unlink(cf_fx_at(fx.home, "made-now"));
+	settle();
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV((char *)strace, "-f", "-qq", "-s", "4096", "-e", "signal=none", "-e",
+			  "trace=execve,inotify_init1,poll,write", "-o", (char *)trace,
+			  (char *)cf_fx_bin(), "harness", "--home", fx.home, "--workspace", fx.ws, "--",
+			  (char *)py, (char *)script));
+	cf_fx_env_free(env);
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	cr_assert(strstr(o.out, "quiet done"), "%s\n%s", o.out, o.err);
+	cf_fx_out_free(&o);
+	char *t = cf_fx_slurp(trace);
+	cr_assert(t);
+	/* The harness: the process that execve'd python3 with the script. */
+	long harness = -1;
+	for (char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strstr(l, "execve(\"") && strstr(l, script) && strstr(l, ") = 0") &&
+		    strstr(l, "python3"))
+			harness = strtol(l, NULL, 10);
+	cr_assert_gt(harness, 0, "no harness process in the trace");
+	bool after = false;
+	for (char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char *call;
+		if (strtol(l, &call, 10) != harness)
+			continue;
+		call += strspn(call, " ");
+		if (strncmp(call, "write(1, \"quiet done", 19) == 0)
+			after = true;
+		if (strncmp(call, "inotify_init1(", 14) == 0) {
+			c.inits++;
+			c.inits_quiet += !after;
+		}
+		if (strncmp(call, "poll([{fd=", 10) == 0 && strstr(call, "POLLPRI") && !after)
+			c.polls_quiet++;
+	}
+	free(t);
+	return c;
+}
+
+Test(reuse, harness_rebuilds_only_after_a_change, .timeout = 180)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	const char *strace = cf_test_require_tool("strace");
+	char script[PATH_MAX], trace[PATH_MAX];
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_fmt(trace, sizeof trace, "%s/strace.out", fx.root);
+	cf_fx_write(script,
+		"import os, subprocess, time\n"
+		"for i in range(20):\n"
+		"    subprocess.run(['/bin/true'], close_fds=False)\n"
+		"print('quiet done', flush=True)\n"
+		"open(os.path.join(os.environ['HOME'], 'made-now'), 'w').close()\n"
+		"time.sleep(0.2)\n" /* past the 50 ms of a racy fence */
+		"for i in range(3):\n"
+		"    subprocess.run(['/bin/true'], close_fds=False)\n");
+	struct counts c;
+	for (int i = 0; i < 5; i++) {
+		c = count_generations(py, strace, script, trace);
+		if (c.inits_quiet == 1 && c.inits == 2)
+			break;
+	}
+	cr_expect_eq(c.inits_quiet, 1, "20 launches with nothing changed set %d watches", c.inits_quiet);
+	cr_expect_geq(c.polls_quiet, 18, "the watch answered %d of 20 launches", c.polls_quiet);
+	cr_expect_eq(c.inits, 2, "a new entry in ~ must make one more generation (%d watches)",
+		     c.inits);
+}
