@@ -42,6 +42,7 @@
 
 #include "fence.h"
 #include "paths.h"
+#include "sys.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -188,7 +189,7 @@ static void watch_supervisor(const struct cf_fence *f, struct cf_fence_watch *w)
 {
 	if (f->ipc.sup_pid <= 0)
 		return;
-	int fd = high_fd((int)syscall(SYS_pidfd_open, f->ipc.sup_pid, 0));
+	int fd = high_fd((int)cf_sys2(SYS_pidfd_open, f->ipc.sup_pid, 0));
 	if (fd < 0)
 		return;
 	if (fstat(fd, &w->sup_st) || w->sup_st.st_ino == w->ino_st.st_ino ||
@@ -249,7 +250,7 @@ static int arm(struct cf_fence *f, struct cf_fence_watch *w, bool *covered, bool
 	w->twin = fcntl(w->ino, F_DUPFD_CLOEXEC, w->ino + 1);
 	if (w->twin < 0 || fstat(w->ino, &w->ino_st))
 		return -errno;
-	if (syscall(SYS_kcmp, w->owner, w->owner, KCMP_FILE, w->ino, w->twin) != 0)
+	if (cf_sys5(SYS_kcmp, w->owner, w->owner, KCMP_FILE, w->ino, w->twin) != 0)
 		return -ENOSYS; /* no kcmp: a stand-in could not be told */
 	/* The mount table before the stats below: a mount after them is
 	 * seen by the poll, one before them by the stats. */
@@ -326,7 +327,7 @@ static bool quiet(struct cf_fence_watch *w)
 	 * unless the harness put one of its own at both (SECURITY.md). */
 	if (self != w->owner || poll(p, 2, 0) != 0 || !same_file(w->ino, &w->ino_st) ||
 	    ioctl(w->ino, FIONREAD, &queued) != 0 || queued != 0 ||
-	    syscall(SYS_kcmp, self, self, KCMP_FILE, w->ino, w->twin) != 0 ||
+	    cf_sys5(SYS_kcmp, self, self, KCMP_FILE, w->ino, w->twin) != 0 ||
 	    !same_file(w->mounts, &w->mounts_st))
 		w->changed = true;
 	return !w->changed;
