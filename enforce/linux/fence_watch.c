@@ -52,10 +52,13 @@
 #endif
 
 /* Every change that alters what a stat of the directory (or of the path)
- * would see; IN_UNMOUNT, IN_Q_OVERFLOW and IN_IGNORED come unasked. */
+ * would see; IN_UNMOUNT, IN_Q_OVERFLOW and IN_IGNORED come unasked. One
+ * event a directory is all it takes: IN_ONESHOT then removes the watch, so
+ * that a busy directory does not fill the queue (16384 events, kernel
+ * memory of the user) while the harness launches nothing. */
 #define CF_WATCH_MASK                                                                          \
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF |     \
-	 IN_MOVE_SELF | IN_DONT_FOLLOW)
+	 IN_MOVE_SELF | IN_DONT_FOLLOW | IN_ONESHOT)
 
 struct cf_fence_watch {
 	int ino, twin;   /* the inotify instance, twice: kcmp tells ours from a stand-in */
