@@ -707,8 +707,8 @@ static void ssh_as_a_symlink(void)
 	cr_assert_eq(symlink("keys-a", ssh->path), 0);
 }
 
-/* A Python harness that launches a few times (the watch is set at the
- * second check), then closes the watch's inotify descriptors or puts a
+/* A Python harness that launches until its fence is watched (at a
+ * generation's second check), then closes the watch's inotify descriptors or puts a
  * quiet pipe in their place (argv[1]), retargets ~/.ssh to keys-b, and
  * launches cat of the key by posix_spawn and by fork. */
 static const char lost_harness[] =
@@ -720,13 +720,19 @@ static const char lost_harness[] =
 	"    kw = dict(close_fds=False) if how == 'spawn' else dict(preexec_fn=lambda: None)\n"
 	"    p = subprocess.run(argv, capture_output=True, **kw)\n"
 	"    return p.returncode, (p.stdout + p.stderr).decode()\n"
-	"for i in range(3):\n"
+	"def watch_fds():\n"
+	"    fds = []\n"
+	"    for fd in range(3, 4096):\n"
+	"        try:\n"
+	"            if os.readlink('/proc/self/fd/%d' % fd) == 'anon_inode:inotify': fds.append(fd)\n"
+	"        except OSError: pass\n"
+	"    return fds\n"
+	/* A change elsewhere on the machine (in an ancestor outside the
+	 * fixture) makes a new generation, watched at its second launch. */
+	"for i in range(30):\n"
 	"    launch('spawn')\n"
-	"fds = []\n"
-	"for fd in range(3, 4096):\n"
-	"    try:\n"
-	"        if os.readlink('/proc/self/fd/%d' % fd) == 'anon_inode:inotify': fds.append(fd)\n"
-	"    except OSError: pass\n"
+	"    fds = watch_fds()\n"
+	"    if len(fds) == 2: break\n"
 	"print('inotify', len(fds))\n"
 	"r, w = os.pipe()\n"
 	"for fd in fds:\n"
