@@ -133,6 +133,30 @@ int cf_fence_resolve(void);
  * -EINVAL when the kernel can not be asked. credfence check. */
 int cf_fence_may_create(const char *path);
 #else
+/* Watch what cf_fence_current stats (linux/fence_watch.c: inotify on the
+ * stamped directories, the mount table's poll, the supervisor's pidfd), so
+ * that the harness's check at a launch is a poll. Set after the stamps were
+ * taken, then checked against them once. 0, or -errno: no watch, and
+ * cf_fence_current_watched asks the stats. Tried once a fence: -EALREADY
+ * after a failure, or after cf_fence_unwatch. Normal context, the harness's
+ * fence cache only, which serializes these calls. */
+int cf_fence_watch(struct cf_fence *f);
+void cf_fence_unwatch(struct cf_fence *f);
+
+/* cf_fence_current's answer, by the watch while it is intact and heard
+ * nothing (the paths it can not cover are stat'ed), else by the stats.
+ * Normal context only; not thread-safe (see cf_fence_watch). */
+bool cf_fence_current_watched(const struct cf_fence *f);
+
+/* How many stamped paths F's watch leaves to the stats, or -1 when the
+ * stats answer for all (no watch, or it heard a change). cf-bench
+ * currency and the tests. */
+long cf_fence_watch_stats(const struct cf_fence *f);
+
+/* F's supervisor by its pidfd: 1 alive, 0 ended, -1 not known by the watch
+ * (ask /proc: cf_ipc_supervisor_alive). As cf_fence_current_watched. */
+int cf_fence_supervisor_watched(const struct cf_fence *f);
+
 /* cf_fence_enter, for a caller that checked in normal context, just before
  * it forked, that F was current (cf_fence_current): the child skips the
  * check. */

@@ -113,6 +113,9 @@ void *cf_shim_dlnext(const char *name);
  * when the IPC supervisor of F has ended, say so once on stderr and in the
  * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
 void cf_shim_watch_supervisor(const struct cf_fence *f);
+/* Whether F's supervisor lives, by the fence's watch (thread.c): 1, 0, or
+ * -1 when the watch can not tell. */
+int cf_shim_supervisor_watched(const struct cf_fence *f);
 /* The same report, once, for a supervisor found ended (by the watch, or by a
  * child's cf_ipc_enter). Raw syscalls and stack: callable in a vfork child,
  * where it marks the harness's own memory. */

@@ -20,8 +20,6 @@
 #include "userns.h"
 
 
-#define CF_STAMP_SKIP 2
-
 /* A directory changed so shortly before it was read that a next change could
  * get the same timestamp. Times with nanoseconds come from the kernel's clock,
  * whose coarse tick is at most 10 ms (HZ >= 100): 50 ms is safe. Times in whole
@@ -202,6 +200,7 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 
 void cf_fence_free(struct cf_fence *f)
 {
+	cf_fence_unwatch(f);
 	if (f->ruleset >= 0)
 		close(f->ruleset);
 	free(f->stamps);

@@ -13,6 +13,11 @@
 #include "policy.h"
 #include "supervisor.h"
 
+/* A lookup stamp its ancestor's stamp covers (not taken). */
+#define CF_STAMP_SKIP 2
+
+struct cf_fence_watch;
+
 struct cf_fence {
 	struct cf_policy pol;
 	struct cf_plan plan;
@@ -23,6 +28,9 @@ struct cf_fence {
 	struct cf_stamp *lookup_stamps; /* one per directory canonicalization looked in */
 	bool racy;                 /* a stamped directory changed within the last
 				      second: its mtime may not show the next change */
+	struct cf_fence_watch *watch; /* the stamped directories watched, or NULL
+					 (cf_fence_watch) */
+	bool watch_tried;          /* cf_fence_watch was called: not again */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
 	struct cf_fenced_ns ns;    /* the mount namespace of the fenced tree, when planned

@@ -8,7 +8,12 @@
  * readers that take no lock); a launch only borrows it (struct
  * cf_fence_loan). A replaced generation moves into the graveyard, which owns
  * it until it is freed, CF_RETIRE_SECONDS later. Only rebuild() moves a
- * generation, under LOCK. */
+ * generation, under LOCK.
+ *
+ * Each generation is watched (enforce/linux/fence_watch.c): its check at a
+ * launch is a poll while nothing changed. WATCH_LOCK serializes the checks
+ * (the mount table's poll reports a change to one caller only) and keeps a
+ * replaced generation's watch from being closed under one. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -41,6 +46,8 @@ struct retired {
 #define CF_RETIRE_SECONDS 10
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Taken after LOCK when both are. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct retired *graveyard;
 /* The current generation's snapshot; its fence is cf_shim.fence. */
 static struct cf_envsnap *snap;
@@ -50,12 +57,42 @@ const struct cf_envsnap *cf_shim_snap(void)
 	return __atomic_load_n(&snap, __ATOMIC_ACQUIRE);
 }
 
+/* Under WATCH_LOCK: the generation checked last. */
+static const struct cf_fence *checked_once;
+
+static bool current(const struct cf_fence *f)
+{
+	pthread_mutex_lock(&watch_lock);
+	/* The current generation is watched at its second check: setting the
+	 * watch costs a few checks by the stats (145 us against 22 to 56,
+	 * docs/bench.md), which a generation used once (a wrapper that execs
+	 * the real harness, a home that changes between launches) would not
+	 * win back. */
+	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
+	if (cur == f && !f->watch && !f->watch_tried) {
+		if (checked_once == f)
+			(void)cf_fence_watch(cur);
+		checked_once = f;
+	}
+	bool c = cf_fence_current_watched(f);
+	pthread_mutex_unlock(&watch_lock);
+	return c;
+}
+
+int cf_shim_supervisor_watched(const struct cf_fence *f)
+{
+	pthread_mutex_lock(&watch_lock);
+	int alive = cf_fence_supervisor_watched(f);
+	pthread_mutex_unlock(&watch_lock);
+	return alive;
+}
+
 /* Current, and built from the environment the harness has now: a harness
  * that sets GNUPGHOME after it started gets a fence that denies it. */
 static bool fits(const struct cf_fence *f)
 {
 	const struct cf_envsnap *s = cf_shim_snap();
-	return cf_fence_current(f) && s && s->fence == f && cf_envsnap_same(s, environ);
+	return current(f) && s && s->fence == f && cf_envsnap_same(s, environ);
 }
 
 static void free_generation(struct generation g)
@@ -104,6 +141,11 @@ static bool build(struct generation *out)
  * file's) and builds its own; the fence's memory stays a while for it. */
 static void bury(struct retired *slot, struct generation old, time_t now)
 {
+	/* Its inotify instance back to the user now (128 by default, for all
+	 * of the user's programs), not when it is freed. */
+	pthread_mutex_lock(&watch_lock);
+	cf_fence_unwatch(old.fence);
+	pthread_mutex_unlock(&watch_lock);
 	if (old.fence->ruleset >= 0) {
 		int fd = old.fence->ruleset;
 		/* atomic: read unlocked by those children (enforce/linux/fence.c) */
@@ -169,16 +211,19 @@ static void before_fork(void)
 		cf_shim_checked.at_ns = cf_shim_now_ns();
 	}
 	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&watch_lock);
 }
 
 static void after_fork_parent(void)
 {
 	cf_shim_checked.fence = NULL;
+	pthread_mutex_unlock(&watch_lock);
 	pthread_mutex_unlock(&lock);
 }
 
 static void after_fork_child(void)
 {
+	pthread_mutex_unlock(&watch_lock);
 	pthread_mutex_unlock(&lock);
 }
 

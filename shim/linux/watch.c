@@ -49,8 +49,12 @@ void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
 void cf_shim_watch_supervisor(const struct cf_fence *f)
 {
 	if (cf_shim.role != CF_ROLE_HARNESS || !f || f->inherited || f->ipc.sup_pid <= 0 ||
-	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE) ||
-	    cf_ipc_supervisor_alive(&f->ipc))
+	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE))
+		return;
+	/* Its pidfd, polled, where the fence's watch holds one; else its
+	 * /proc/PID/stat (8.5 us, docs/bench.md). */
+	int alive = cf_shim_supervisor_watched(f);
+	if (alive == 1 || (alive < 0 && cf_ipc_supervisor_alive(&f->ipc)))
 		return;
 	int e = errno;
 	cf_shim_supervisor_ended(f);

@@ -6,6 +6,12 @@
  *   cf-bench plan HOME WORKSPACE N
  *       build the plan and ruleset N times fresh, and check it N times for
  *       reuse; print "fresh_us reuse_us rules"
+ *   cf-bench currency HOME WORKSPACE N
+ *       the harness's check that its fence is current, N times each way,
+ *       with the stats (cf_fence_current) and by the watch
+ *       (cf_fence_current_watched); per check, in microseconds: "min
+ *       median" of each, how many stamped paths the watch left to the
+ *       stats, and what setting the watch took
  *   cf-bench rss CMD [ARG...]
  *       run CMD once; print its peak resident set in KiB
  *   cf-bench chmod N FILE
@@ -183,6 +189,56 @@ static int plan(const char *home, const char *ws, int n)
 		cf_fence_free(&f);
 	}
 	printf("%.1f %.2f %zu\n", fresh / n, reuse / n, rules);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int currency(const char *home, const char *ws, int n)
+{
+	struct cf_options o;
+	struct cf_fence f;
+	double *t = calloc(2 * (size_t)n, sizeof *t);
+	if (!t)
+		return 1;
+	cf_options_init(&o);
+	o.home = home;
+	o.workspace = ws;
+	if (cf_fence_prepare(&f, &o, environ, ws) || !f.ready) {
+		fprintf(stderr, "cf-bench: %s\n", reason_of(&f.pol));
+		return 1;
+	}
+	double armed = now_us();
+	int rc = cf_fence_watch(&f);
+	armed = now_us() - armed;
+	if (rc) {
+		fprintf(stderr, "cf-bench: no watch: %s\n", strerror(-rc));
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		volatile bool stats = cf_fence_current(&f);
+		double b = now_us();
+		volatile bool watched = cf_fence_current_watched(&f);
+		double c = now_us();
+		if (!stats || !watched) {
+			fprintf(stderr, "cf-bench: the fence went stale (stats %d, watch %d)\n", stats,
+				watched);
+			return 1;
+		}
+		t[i] = b - a;
+		t[n + i] = c - b;
+	}
+	qsort(t, (size_t)n, sizeof *t, cmp_double);
+	qsort(t + n, (size_t)n, sizeof *t, cmp_double);
+	printf("stats %.2f %.2f watch %.2f %.2f stat_left %ld arm %.1f\n", t[0], t[n / 2], t[n],
+	       t[n + n / 2], cf_fence_watch_stats(&f), armed);
+	cf_fence_free(&f);
+	free(t);
 	return 0;
 }
 
@@ -616,6 +672,8 @@ int main(int argc, char **argv)
 		return launch(atoi(argv[2]), argv[3], argv + 4);
 	if (argc == 5 && strcmp(argv[1], "plan") == 0)
 		return plan(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 5 && strcmp(argv[1], "currency") == 0)
+		return currency(argv[2], argv[3], atoi(argv[4]));
 	if (argc >= 3 && strcmp(argv[1], "rss") == 0)
 		return rss(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "chmod") == 0)

@@ -28,6 +28,28 @@ static int rounds;
 static const char *churn;
 static atomic_int bad, launched;
 
+/* The harness's fence watch (enforce/linux/fence_watch.c): its inotify
+ * instance (twice), the mount table and the supervisor's pidfd, set at
+ * the second launch. One watch is held at a time: counted apart, and at
+ * most one set may be open. */
+static int watch_fds(int *inotify, int *mounts, int *pidfd)
+{
+	char link[64], to[PATH_MAX];
+	*inotify = *mounts = *pidfd = 0;
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, to, sizeof to - 1);
+		if (n <= 0)
+			continue;
+		to[n] = '\0';
+		*inotify += strcmp(to, "anon_inode:inotify") == 0;
+		*pidfd += strcmp(to, "anon_inode:[pidfd]") == 0 || strncmp(to, "pidfd:", 6) == 0;
+		n = (ssize_t)strlen(to);
+		*mounts += n > 10 && strcmp(to + n - 10, "/mountinfo") == 0;
+	}
+	return *inotify + *mounts + *pidfd;
+}
+
 static int count_dir(const char *path)
 {
 	DIR *d = opendir(path);
@@ -136,7 +158,8 @@ int main(int argc, char **argv)
 	 * loaded cores), short of the test's own timeout. */
 	alarm(120);
 
-	int fds_before = count_dir("/proc/self/fd");
+	int wi, wm, wp;
+	int fds_before = count_dir("/proc/self/fd") - watch_fds(&wi, &wm, &wp);
 	pthread_t t[64];
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL)) {
@@ -145,8 +168,13 @@ int main(int argc, char **argv)
 		}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
-	int fds_after = count_dir("/proc/self/fd");
+	int fds_after = count_dir("/proc/self/fd") - watch_fds(&wi, &wm, &wp);
 	int tasks = count_dir("/proc/self/task");
+	if (wi > 2 || wm > 1 || wp > 1) {
+		fprintf(stderr, "cf-stress: %d inotify, %d mount table and %d pidfd descriptors: "
+				"more than one fence watch\n", wi, wm, wp);
+		bad++;
+	}
 	if (fds_after != fds_before) {
 		fprintf(stderr, "cf-stress: %d file descriptors before, %d after\n", fds_before, fds_after);
 		bad++;

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -431,4 +434,425 @@ Test(reuse, a_refusal_after_the_landlock_layer_still_refuses_the_child)
 	}
 	close(ls);
 	cf_fence_free(&f);
+}
+
+/* ---- the harness's check by watch (issue 22) ---- */
+
+/* A prepared fence that is current and watched. */
+static void prepare_watched(struct cf_fence *f)
+{
+	for (int i = 0; i < 10; i++) {
+		prepare_current(f);
+		int rc = cf_fence_watch(f);
+		if (rc == 0)
+			return;
+		cr_assert_eq(rc, -ESTALE, "no watch: %s", strerror(-rc));
+		cf_fence_free(f);
+		sleep(1);
+	}
+	cr_assert_fail("the plan never stayed current while it was watched");
+}
+
+/* As the harness decides (shim/linux/thread.c, shim/linux/child.c): the
+ * watch answers in the parent, and a child told "current" enters the
+ * prepared ruleset without a check of its own. The child reads PATH: exit
+ * as child_reads, what it read in GOT. */
+static int harness_child_reads(const struct cf_fence *f, const char *path, char *got, size_t cap)
+{
+	bool current = cf_fence_current_watched(f);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		char buf[8192];
+		struct cf_expand_result res;
+		close(p[0]);
+		int rc = current ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
+				 : cf_fence_enter(f, buf, sizeof buf, &res);
+		if (rc)
+			_exit(rc == -ESTALE ? 3 : 4);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			_exit(errno == EACCES ? 1 : 2);
+		ssize_t n;
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			(void)!write(p[1], buf, (size_t)n);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n = read(p[0], got, cap - 1);
+	got[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* The watch answers alone while nothing changes: every stamped path is
+ * covered (the fixture lies on a local file system), 200 checks say
+ * current, and the watch is still the one answering after them. */
+Test(reuse, watch_answers_alone_while_nothing_changes)
+{
+	struct cf_fence f;
+	settle();
+	prepare_watched(&f);
+	long left = cf_fence_watch_stats(&f);
+	if (left > 0)
+		cr_skip_test("%ld stamped paths are on file systems the watch does not cover", left);
+	cr_assert_eq(left, 0);
+	for (int i = 0; i < 200; i++)
+		cr_assert(cf_fence_current_watched(&f), "check %d: no change, yet not current", i);
+	cr_assert_eq(cf_fence_watch_stats(&f), 0, "the watch stopped answering with nothing changed");
+	cf_fence_free(&f);
+}
+
+/* An allowed sibling renamed onto a secret's name: the stale ruleset
+ * allows it (its rule is on the sibling's inode), so a launch that trusted
+ * a stale answer would read the fake key. */
+Test(reuse, watch_sees_an_allowed_sibling_renamed_onto_a_secret)
+{
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char b[PATH_MAX], away[PATH_MAX], key[PATH_MAX], got[4096];
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_fmt(away, sizeof away, "%s/ssh-away", fx.home);
+	cf_fx_fmt(key, sizeof key, "%s/id_ed25519", ssh->path);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	settle();
+	struct cf_fence f;
+	prepare_watched(&f);
+	cr_assert_eq(harness_child_reads(&f, cf_fx_at(b, "id_ed25519"), got, sizeof got), 0,
+		     "keys-b is an ordinary sibling");
+	cr_assert(cf_fence_current_watched(&f));
+	cr_assert_eq(rename(ssh->path, away), 0);
+	cr_assert_eq(rename(b, ssh->path), 0);
+	cr_assert_not(cf_fence_current_watched(&f), "the watch missed keys-b renamed onto ~/.ssh");
+	cr_assert_eq(cf_fence_watch_stats(&f), -1);
+	int rc = harness_child_reads(&f, key, got, sizeof got);
+	cr_expect_eq(rc, 1, "the key at ~/.ssh was not refused (%d): %s", rc, got);
+	cr_expect_not(strstr(got, ssh->marker), "the fake key was read: %s", got);
+	cf_fence_free(&f);
+}
+
+Test(reuse, watch_sees_a_new_home_entry)
+{
+	struct cf_fence f;
+	settle();
+	prepare_watched(&f);
+	cr_assert(cf_fence_current_watched(&f));
+	cf_fx_write(cf_fx_at(fx.home, "new-entry"), "x");
+	cr_assert_not(cf_fence_current_watched(&f), "a new entry in ~ was not seen");
+	cr_assert_not(cf_fence_current_watched(&f), "a change seen once must stay seen");
+	cf_fence_free(&f);
+}
+
+/* ~/.config replaced by a rename: a new directory at a stamped path, whose
+ * secrets the stale plan does not know. */
+Test(reuse, watch_sees_a_stamped_directory_replaced_by_rename)
+{
+	struct cf_fence f;
+	char old[PATH_MAX], fresh[PATH_MAX];
+	cf_fx_fmt(old, sizeof old, "%s/.config.old", fx.home);
+	cf_fx_fmt(fresh, sizeof fresh, "%s/config-new", fx.home);
+	cf_fx_mkdirs(fresh);
+	settle();
+	prepare_watched(&f);
+	cr_assert(cf_fence_current_watched(&f));
+	cr_assert_eq(rename(cf_fx_at(fx.home, ".config"), old), 0);
+	cr_assert_eq(rename(fresh, cf_fx_at(fx.home, ".config")), 0);
+	cr_assert_not(cf_fence_current_watched(&f), "a replaced ~/.config was not seen");
+	cf_fence_free(&f);
+}
+
+/* A change deep down: an entry in ~/.config, a stamped directory below
+ * the home. */
+Test(reuse, watch_sees_an_entry_in_a_deeper_ancestor)
+{
+	struct cf_fence f;
+	settle();
+	prepare_watched(&f);
+	cf_fx_mkdirs(cf_fx_at(fx.home, ".config/newtool"));
+	cr_assert_not(cf_fence_current_watched(&f), "a new entry in ~/.config was not seen");
+	cf_fence_free(&f);
+}
+
+/* The inotify descriptors (anon_inode:inotify) of this process, into FDS. */
+static int inotify_fds(int *fds, int cap)
+{
+	int n = 0;
+	for (int fd = 3; fd < 4096 && n < cap; fd++) {
+		char link[64], to[64];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(link, to, sizeof to - 1);
+		if (len > 0) {
+			to[len] = '\0';
+			if (strcmp(to, "anon_inode:inotify") == 0)
+				fds[n++] = fd;
+		}
+	}
+	return n;
+}
+
+/* A harness that puts a quiet file (a pipe with nothing in it) at the
+ * watch's numbers, or closes them: the watch is not trusted, the stats
+ * answer, and the change after it is seen. */
+static void descriptor_lost(bool close_them)
+{
+	struct cf_fence f;
+	int fds[8], p[2];
+	settle();
+	prepare_watched(&f);
+	int n = inotify_fds(fds, 8);
+	cr_assert_eq(n, 2, "the watch holds its inotify instance twice (found %d)", n);
+	cr_assert_eq(pipe(p), 0);
+	for (int i = 0; i < n; i++)
+		cr_assert(close_them ? close(fds[i]) == 0 : dup2(p[0], fds[i]) == fds[i]);
+	cf_fx_write(cf_fx_at(fx.home, "new-entry"), "x");
+	cr_assert_not(cf_fence_current_watched(&f), "a change behind a %s watch descriptor was missed",
+		      close_them ? "closed" : "replaced");
+	cr_assert_eq(cf_fence_watch_stats(&f), -1);
+	close(p[0]);
+	close(p[1]);
+	cf_fence_free(&f);
+}
+
+Test(reuse, watch_descriptor_replaced_by_dup2_falls_back_to_the_stats)
+{
+	descriptor_lost(false);
+}
+
+Test(reuse, watch_descriptor_closed_falls_back_to_the_stats)
+{
+	descriptor_lost(true);
+}
+
+/* A mount over a stamped path changes what the path names, and inotify
+ * says nothing: the mount table's poll must. In a user and mount namespace
+ * of a child of ours (as any user; a bind mount of a directory of the
+ * fixture over ~/.config). Exit 0 seen, 1 missed, 2 could not test. */
+Test(reuse, watch_sees_a_bind_mount_on_a_stamped_path)
+{
+	char over[PATH_MAX];
+	cf_fx_fmt(over, sizeof over, "%s/mount-src", fx.root);
+	cf_fx_write(cf_fx_at(over, "file"), "x");
+	settle();
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+			_exit(20);
+		struct cf_options o;
+		struct cf_fence f;
+		cf_options_init(&o);
+		o.home = fx.home;
+		o.workspace = fx.ws;
+		for (int i = 0; i < 10; i++) {
+			if (cf_fence_prepare(&f, &o, environ, fx.ws) || !f.ready)
+				_exit(21);
+			if (cf_fence_watch(&f) == 0)
+				break;
+			cf_fence_free(&f);
+			sleep(1);
+		}
+		if (!f.watch || !cf_fence_current_watched(&f))
+			_exit(22);
+		if (mount(over, cf_fx_at(fx.home, ".config"), NULL, MS_BIND, NULL))
+			_exit(23);
+		_exit(cf_fence_current_watched(&f) ? 1 : cf_fence_current(&f) ? 24 : 0);
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 20)
+		cf_test_unavailable("no user namespace for the mount (unshare failed)");
+	cr_assert_neq(WEXITSTATUS(st), 1, "a bind mount over ~/.config was not seen");
+	cr_assert_eq(WEXITSTATUS(st), 0, "the test could not run its steps (%d)", WEXITSTATUS(st));
+}
+
+/* The supervisor's liveness by its pidfd: alive, then ended once killed. */
+Test(reuse, watch_tells_the_supervisor_ended_by_its_pidfd)
+{
+	struct cf_fence f;
+	settle();
+	prepare_watched(&f);
+	int alive = cf_fence_supervisor_watched(&f);
+	if (alive < 0)
+		cr_skip_test("no pidfd of its own inode here (pidfs, Linux 6.9): /proc answers");
+	cr_assert_eq(alive, 1);
+	cr_assert(cf_ipc_supervisor_alive(&f.ipc));
+	cr_assert_eq(kill(f.ipc.sup_pid, SIGKILL), 0);
+	for (int i = 0; i < 200 && alive == 1; i++) {
+		usleep(10000);
+		alive = cf_fence_supervisor_watched(&f);
+	}
+	cr_assert_eq(alive, 0, "a killed supervisor still reads as alive by its pidfd");
+	cr_assert_not(cf_ipc_supervisor_alive(&f.ipc), "/proc disagrees with the pidfd");
+	cf_fence_free(&f);
+}
+
+/* ---- the watch in a harness ---- */
+
+/* ~/.ssh -> keys-a (the key denied at its target); keys-b an ordinary
+ * sibling holding a copy of the key. */
+static void ssh_as_a_symlink(void)
+{
+	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
+	char a[PATH_MAX], b[PATH_MAX];
+	cf_fx_fmt(a, sizeof a, "%s/keys-a", fx.home);
+	cf_fx_fmt(b, sizeof b, "%s/keys-b", fx.home);
+	cf_fx_rmtree(ssh->path);
+	cf_fx_write(cf_fx_at(a, "id_ed25519"), ssh->marker);
+	cf_fx_write(cf_fx_at(b, "id_ed25519"), ssh->marker);
+	cr_assert_eq(symlink("keys-a", ssh->path), 0);
+}
+
+/* A Python harness that launches until its fence is watched (at a
+ * generation's second check), then closes the watch's inotify descriptors or puts a
+ * quiet pipe in their place (argv[1]), retargets ~/.ssh to keys-b, and
+ * launches cat of the key by posix_spawn and by fork. */
+static const char lost_harness[] =
+	"import os, subprocess, sys\n"
+	"home = os.environ['HOME']\n"
+	"key = os.path.join(home, '.ssh', 'id_ed25519')\n"
+	"def launch(how):\n"
+	"    argv = ['/bin/cat', key]\n"
+	"    kw = dict(close_fds=False) if how == 'spawn' else dict(preexec_fn=lambda: None)\n"
+	"    p = subprocess.run(argv, capture_output=True, **kw)\n"
+	"    return p.returncode, (p.stdout + p.stderr).decode()\n"
+	"def watch_fds():\n"
+	"    fds = []\n"
+	"    for fd in range(3, 4096):\n"
+	"        try:\n"
+	"            if os.readlink('/proc/self/fd/%d' % fd) == 'anon_inode:inotify': fds.append(fd)\n"
+	"        except OSError: pass\n"
+	"    return fds\n"
+	/* A change elsewhere on the machine (in an ancestor outside the
+	 * fixture) makes a new generation, watched at its second launch. */
+	"for i in range(30):\n"
+	"    launch('spawn')\n"
+	"    fds = watch_fds()\n"
+	"    if len(fds) == 2: break\n"
+	"print('inotify', len(fds))\n"
+	"r, w = os.pipe()\n"
+	"for fd in fds:\n"
+	"    if sys.argv[1] == 'close': os.close(fd)\n"
+	"    else: os.dup2(r, fd)\n"
+	"tmp = os.path.join(home, '.ssh.tmp')\n"
+	"os.symlink('keys-b', tmp); os.rename(tmp, os.path.join(home, '.ssh'))\n"
+	"for how in ('spawn', 'fork'):\n"
+	"    code, out = launch(how)\n"
+	"    print(how, code, out.strip())\n"
+	"    sys.stdout.flush()\n";
+
+static void harness_loses_its_watch(const char *how)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	char script[PATH_MAX];
+	ssh_as_a_symlink();
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_write(script, lost_harness);
+	settle();
+	struct cf_fx_out o;
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", (char *)py, script, (char *)how));
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	cr_assert(strstr(o.out, "inotify 2"), "the harness held no watch to lose:\n%s\n%s", o.out, o.err);
+	cf_fx_assert_no_marker(&fx, &o);
+	cr_expect(strstr(o.out, "spawn 1") && strstr(o.out, "fork 1"),
+		  "the retargeted key must be refused on both paths:\n%s\n%s", o.out, o.err);
+	cf_fx_out_free(&o);
+}
+
+Test(reuse, harness_that_closes_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+{
+	harness_loses_its_watch("close");
+}
+
+Test(reuse, harness_that_replaces_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+{
+	harness_loses_its_watch("dup2");
+}
+
+/* No change, no rebuild: a harness's 20 launches make one generation,
+ * one inotify instance, and are answered by the watch (a poll each); a
+ * new entry in ~ then makes one more generation, watched at its second
+ * check. Counted with strace in the harness process (the one that runs
+ * python3). The fixture's ancestors outside it (/tmp) change when other
+ * programs of the machine work there, and the stats would see that too:
+ * a run that saw one is run again, 5 times at most. */
+struct counts {
+	int inits_quiet, inits, polls_quiet;
+};
+
+static struct counts count_generations(const char *py, const char *strace, const char *script,
+				       const char *trace)
+{
+	struct counts c = {0, 0, 0};
+	struct cf_fx_out o;
+	char **env = cf_fx_env(&fx, NULL);
+	unlink(cf_fx_at(fx.home, "made-now"));
+	settle();
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV((char *)strace, "-f", "-qq", "-s", "4096", "-e", "signal=none", "-e",
+			  "trace=execve,inotify_init1,poll,write", "-o", (char *)trace,
+			  (char *)cf_fx_bin(), "harness", "--home", fx.home, "--workspace", fx.ws, "--",
+			  (char *)py, (char *)script));
+	cf_fx_env_free(env);
+	cr_assert_eq(o.status, 0, "harness failed: %s", o.err);
+	cr_assert(strstr(o.out, "quiet done"), "%s\n%s", o.out, o.err);
+	cf_fx_out_free(&o);
+	char *t = cf_fx_slurp(trace);
+	cr_assert(t);
+	/* The harness: the process that execve'd python3 with the script. */
+	long harness = -1;
+	for (char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strstr(l, "execve(\"") && strstr(l, script) && strstr(l, ") = 0") &&
+		    strstr(l, "python3"))
+			harness = strtol(l, NULL, 10);
+	cr_assert_gt(harness, 0, "no harness process in the trace");
+	bool after = false;
+	for (char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char *call;
+		if (strtol(l, &call, 10) != harness)
+			continue;
+		call += strspn(call, " ");
+		if (strncmp(call, "write(1, \"quiet done", 19) == 0)
+			after = true;
+		if (strncmp(call, "inotify_init1(", 14) == 0) {
+			c.inits++;
+			c.inits_quiet += !after;
+		}
+		if (strncmp(call, "poll([{fd=", 10) == 0 && strstr(call, "POLLPRI") && !after)
+			c.polls_quiet++;
+	}
+	free(t);
+	return c;
+}
+
+Test(reuse, harness_rebuilds_only_after_a_change, .timeout = 180)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	const char *strace = cf_test_require_tool("strace");
+	char script[PATH_MAX], trace[PATH_MAX];
+	cf_fx_fmt(script, sizeof script, "%s/harness.py", fx.ws);
+	cf_fx_fmt(trace, sizeof trace, "%s/strace.out", fx.root);
+	cf_fx_write(script,
+		"import os, subprocess, time\n"
+		"for i in range(20):\n"
+		"    subprocess.run(['/bin/true'], close_fds=False)\n"
+		"print('quiet done', flush=True)\n"
+		"open(os.path.join(os.environ['HOME'], 'made-now'), 'w').close()\n"
+		"time.sleep(0.2)\n" /* past the 50 ms of a racy fence */
+		"for i in range(3):\n"
+		"    subprocess.run(['/bin/true'], close_fds=False)\n");
+	struct counts c;
+	for (int i = 0; i < 5; i++) {
+		c = count_generations(py, strace, script, trace);
+		if (c.inits_quiet == 1 && c.inits == 2)
+			break;
+	}
+	cr_expect_eq(c.inits_quiet, 1, "20 launches with nothing changed set %d watches", c.inits_quiet);
+	cr_expect_geq(c.polls_quiet, 18, "the watch answered %d of 20 launches", c.polls_quiet);
+	cr_expect_eq(c.inits, 2, "a new entry in ~ must make one more generation (%d watches)",
+		     c.inits);
 }
