@@ -301,6 +301,26 @@ Test(policy, missing_secret_is_denied_by_name)
 	expect_denied(at(fx.home, ".local/share/fish/fish_history"), "default");
 }
 
+/* A secret's parent is remembered on its own only past a symlink (585b7e5):
+ * the whole path's pair must still see a parent swapped for a symlink after
+ * the build, for a secret that exists and for one that is missing. */
+Test(policy, a_parent_swapped_for_a_symlink_after_the_build_is_seen)
+{
+	cf_fx_rmtree(at(fx.home, ".config/gcloud"));
+	build();
+	cr_assert(cf_policy_resolves_same(&p), "nothing moved yet");
+	const char *other = at(fx.root, "elsewhere/config");
+	cf_fx_mkdirs(at(fx.root, "elsewhere/config/gh"));
+	cr_assert(rename(at(fx.home, ".config"), at(fx.home, ".config-was")) == 0);
+	cr_assert(symlink(other, at(fx.home, ".config")) == 0);
+	cr_expect_not(cf_policy_resolves_same(&p),
+		      "~/.config swapped for a symlink, and the policy still resolves the same");
+	/* Back as it was: the same again (the check is not stuck on false). */
+	cr_assert(unlink(at(fx.home, ".config")) == 0);
+	cr_assert(rename(at(fx.home, ".config-was"), at(fx.home, ".config")) == 0);
+	cr_expect(cf_policy_resolves_same(&p), "~/.config back in place");
+}
+
 Test(policy, symlinked_home_is_resolved)
 {
 	const char *link = at(fx.root, "homelink");
