@@ -433,6 +433,26 @@ static int envfilter(int n, const char *how)
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
+/* Hands the listener L to the serving parent over SOCK and waits for its
+ * byte back; L is closed here. 0, or -1 (L < 0 included). */
+static int hand_listener(int sock, int l)
+{
+	char c = 0;
+	struct iovec io = {&c, 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	u.h = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
+	if (l < 0)
+		return -1;
+	memcpy(CMSG_DATA(&u.h), &l, sizeof l);
+	int rc = sendmsg(sock, &m, 0) == 1 && read(sock, &c, 1) == 1 ? 0 : -1;
+	close(l);
+	return rc;
+}
+
 static int notif_child(int n, int sock)
 {
 	struct sock_filter f[] = {
@@ -443,21 +463,11 @@ static int notif_child(int n, int sock)
 	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
 	double *t = calloc((size_t)n, sizeof *t);
-	char c;
 	if (!t || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return 1;
 	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	struct iovec io = {&c, 1};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
-	u.h = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
-	memcpy(CMSG_DATA(&u.h), &l, sizeof l);
-	if (l < 0 || sendmsg(sock, &m, 0) != 1 || read(sock, &c, 1) != 1)
+	if (hand_listener(sock, l))
 		return 1;
-	close(l);
 	for (int i = 0; i < n; i++) {
 		double a = now_us();
 		if (syscall(SYS_getppid) != 7)
@@ -561,23 +571,13 @@ static int ipcfilter(int n)
 static int ipccall_child(int which, int n, int sock, double *t)
 {
 	double us;
-	char c;
 	char path[] = "/tmp/cf-bench-ipccall-XXXXXX";
 	int fd = mkstemp(path), p[2];
 	if (fd < 0 || pipe(p) != 0)
 		return 1;
 	int l = install_as_child(which, &us);
-	struct iovec io = {&c, 1};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
-	u.h = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
-	memcpy(CMSG_DATA(&u.h), &l, sizeof l);
-	if (l < 0 || sendmsg(sock, &m, 0) != 1 || read(sock, &c, 1) != 1)
+	if (hand_listener(sock, l))
 		return 1;
-	close(l);
 	for (int i = 0; i < n; i++) {
 		double a = now_us();
 		if (chmod(path, i % 2 ? 0600 : 0644) != 0)
