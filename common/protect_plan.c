@@ -40,6 +40,16 @@ static int items_by_length(const void *a, const void *b)
 
 enum walk { WALK_OK, WALK_ABSENT, WALK_LINK };
 
+/* DIR lies directly below W (W not NULL). */
+static bool directly_below(const char *dir, const char *w)
+{
+	size_t n = w ? strlen(w) : 0;
+	if (!w || strcmp(w, "/") == 0 || strncmp(dir, w, n) != 0 || dir[n] != '/')
+		return false;
+	return dir[n + 1] && !strchr(dir + n + 1, '/');
+}
+
+
 /* One plan's answers of lstat(), and the paths it has planned: every row
  * of every project root shares the root's own components, so each is asked
  * once (a /tmp with 60 directories cost 5 600 lstat() calls before), and a
@@ -196,6 +206,30 @@ static bool memo_list(struct memo *m, const char *root, const char *const *names
 			memo_put(m, root, names[i], found[i] ? 0 : -ENOENT, mode[i]);
 	closedir(d);
 	return whole;
+}
+
+/* Whether ROOT holds an entry named by a project row that is no symlink:
+ * from its listing (FOUND, N names) when LISTED, else by lstat(). */
+static bool holds_a_row(struct memo *m, const char *root, bool listed, const bool *found,
+			const char *const *names, size_t n)
+{
+	char p[PATH_MAX];
+	for (size_t i = 0; listed && i < n; i++) {
+		(void)snprintf(p, sizeof p, "%s/%s", root, names[i]);
+		mode_t mode;
+		if (found[i] && memo_lstat(m, p, &mode) == 0 && !S_ISLNK(mode))
+			return true;
+	}
+	for (size_t k = 0; !listed && k < cf_protected_count; k++) {
+		const struct cf_protected_row *row = &cf_protected_table[k];
+		mode_t mode;
+		if (row->base != CF_PROT_PROJECT || strchr(row->rel, '/'))
+			continue;
+		(void)snprintf(p, sizeof p, "%s/%s", root, row->rel);
+		if (memo_lstat(m, p, &mode) == 0 && !S_ISLNK(mode))
+			return true;
+	}
+	return false;
 }
 
 /* The first component of each project row, once each, into NAMES (at most
@@ -384,8 +418,17 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
 			       (strcmp(roots.v[r], pol->workspace) == 0 ||
 				cf_path_within(cwd, roots.v[r]));
-		bool listed = n_names <= 64 &&
-			      memo_list(&st_memo, roots.v[r], name_v, n_names, found, at_work);
+		bool below = !at_work && directly_below(roots.v[r], pol->workspace);
+		bool listed = n_names <= 64 && memo_list(&st_memo, roots.v[r], name_v, n_names,
+							 found, at_work || below);
+		/* A directory directly below the workspace that holds a row
+		 * already (a repository of a workspace of several) is pinned
+		 * by it (a mount point can not be removed): its absent
+		 * placeholders cost nothing more there. A plain one (build/,
+		 * node_modules/) gets none: it would become a mount point that
+		 * rm -rf, npm ci and cargo clean could no longer remove. */
+		if (below)
+			at_work = holds_a_row(&st_memo, roots.v[r], listed, found, name_v, n_names);
 		for (size_t k = 0; !rc && k < cf_protected_count; k++) {
 			const struct cf_protected_row *row = &cf_protected_table[k];
 			if (row->base != CF_PROT_PROJECT)
