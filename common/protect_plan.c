@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "git_layout.h"
 #include "paths.h"
 #include "project_root.h"
 #include "protected_match.h"
@@ -342,6 +343,21 @@ static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo 
 	return add_mids(pp, w, p);
 }
 
+/* What git_layout reports, planned as a row of the table is. */
+struct git_ctx {
+	struct cf_protect_plan *pp;
+	struct memo *seen, *st_memo;
+	const struct cf_policy *pol;
+	const struct cf_strv *allow;
+	bool may_make;
+};
+
+static int plan_git(void *ctx, const char *path, const struct cf_protected_row *row)
+{
+	struct git_ctx *g = ctx;
+	return plan_path(g->pp, g->seen, g->st_memo, g->pol, g->allow, row, path, g->may_make);
+}
+
 /* The lifted paths strictly inside an item: each that exists (no symlink)
  * is kept writable inside the item's read-only bind; one inside another
  * goes with it. */
@@ -443,6 +459,15 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			snprintf(p, sizeof p, "%s/%s", roots.v[r], row->rel);
 			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, at_work);
 		}
+		/* The files git reads from this root's .git on (common/git_layout.h):
+		 * a .git file, commondir, the submodules' and linked worktrees'
+		 * git directories, config includes, core.hooksPath. */
+		mode_t mode;
+		snprintf(p, sizeof p, "%s/.git", roots.v[r]);
+		if (!rc && memo_lstat(&st_memo, p, &mode) == 0) {
+			struct git_ctx g = {pp, &seen, &st_memo, pol, allow, at_work};
+			rc = cf_git_layout(roots.v[r], pol->home, plan_git, &g, &pp->git_skipped);
+		}
 	}
 	/* A home row counts where it lies inside a writable location (the home
 	 * itself, or a writable cache such as ~/.npm). */
@@ -455,6 +480,12 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			snprintf(p, sizeof p, "%s/%s", homes[h], row->rel);
 			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, true);
 		}
+	/* What the user's and the system's git config include, and their
+	 * core.hooksPath, where it lies in a writable location. */
+	if (!rc) {
+		struct git_ctx g = {pp, &seen, &st_memo, pol, allow, false};
+		rc = cf_git_layout_global(pol->home, getenv("XDG_CONFIG_HOME"), plan_git, &g);
+	}
 	if (!rc)
 		rc = plan_keep_rw(pp, &lifts);
 	free(name_at);
@@ -488,4 +519,15 @@ void cf_protect_plan_free(struct cf_protect_plan *pp)
 	cf_strv_free(&pp->mids);
 	cf_strv_free(&pp->keep_rw);
 	memset(pp, 0, sizeof *pp);
+}
+
+const struct cf_protect_item *cf_protect_plan_find(const struct cf_protect_plan *pp,
+						   const char *path)
+{
+	const struct cf_protect_item *best = NULL;
+	for (size_t i = 0; i < pp->n_items; i++)
+		if (cf_path_within(path, pp->items[i].path) &&
+		    (!best || strlen(pp->items[i].path) > strlen(best->path)))
+			best = &pp->items[i];
+	return best;
 }

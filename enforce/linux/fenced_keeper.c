@@ -72,7 +72,7 @@ static void hold_all(const struct cf_protect_plan *pp)
 		long rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 				  STATX_TYPE, &stx);
 		if (rc == -ENOENT && pp->items[i].make) {
-			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, p, 0755);
+			(void)cf_fenced_ns_make(&pp->items[i]);
 			rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 				     STATX_TYPE, &stx);
 		}

@@ -116,6 +116,28 @@ int cf_fenced_ns_bind_ro(const char *path)
 	return rc ? rc : 1;
 }
 
+int cf_fenced_ns_make(const struct cf_protect_item *it)
+{
+	const char *fill = it->row->fill;
+	if (it->row->kind == CF_PROT_DIR || !fill)
+		return (int)cf_sys3(SYS_mkdirat, AT_FDCWD, it->path, 0755);
+	int fd = (int)cf_sys4(SYS_openat, AT_FDCWD, it->path,
+			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fd;
+	size_t n = 0;
+	while (fill[n])
+		n++;
+	long w = cf_sys3(SYS_write, fd, fill, n);
+	cf_sys_close(fd);
+	if (w != (long)n) {
+		/* A short file would not read as the absence of one: gone. */
+		(void)cf_sys3(SYS_unlinkat, AT_FDCWD, it->path, 0);
+		return w < 0 ? (int)w : -EIO;
+	}
+	return 0;
+}
+
 static int drop_caps(void)
 {
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -189,7 +211,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 		 * ids are mapped to themselves): an empty directory the user's own
 		 * tools see and may fill later. Not for a dry run (status). */
 		if (pp->items[i].make && !ns->dry)
-			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, pp->items[i].path, 0755);
+			(void)cf_fenced_ns_make(&pp->items[i]);
 		rc = cf_fenced_ns_bind_ro(pp->items[i].path);
 		if (rc < 0) {
 			while (nk)

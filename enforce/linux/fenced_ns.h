@@ -83,6 +83,13 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns);
  * symlink), or -errno. */
 int cf_fenced_ns_bind_ro(const char *path);
 
+/* The placeholder of an absent item IT (make set): an empty directory
+ * (0755), or for a file row a file (0644) holding the row's fill, which
+ * its tool reads as the absence of the file (.git/commondir: "."). Made in
+ * the real file system, never over an existing name. Raw system calls and
+ * stack. 0 or -errno. */
+int cf_fenced_ns_make(const struct cf_protect_item *it);
+
 /* The failure RC of cf_fenced_ns_enter in words, into WHY. Normal context. */
 void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n);
 

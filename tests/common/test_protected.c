@@ -30,10 +30,11 @@ Test(protected, every_row_is_whole)
 		cr_expect(!strstr(r->rel, "./") && strcmp(r->rel, ".") != 0, "%s", r->rel);
 		cr_expect(r->runs && *r->runs, "%s: who runs it?", r->rel);
 		cr_expect(r->source && *r->source, "%s: where does that tool say so?", r->rel);
-		cr_expect(!r->placeholder || r->kind == CF_PROT_DIR,
-			  "%s: a placeholder is an empty directory, so only for a directory row",
-			  r->rel);
-		cr_expect(!r->placeholder || r->base == CF_PROT_PROJECT,
+		cr_expect(!r->placeholder || r->kind == CF_PROT_DIR || r->fill,
+			  "%s: a placeholder is an empty directory, or a file with what its "
+			  "tool reads as no file", r->rel);
+		cr_expect(!r->fill || (r->placeholder && r->kind == CF_PROT_FILE), "%s", r->rel);
+		cr_expect(!r->placeholder || r->base != CF_PROT_HOME,
 			  "%s: home rows get no placeholder (their tools create them)", r->rel);
 		for (size_t j = 0; j < i; j++)
 			cr_expect(strcmp(r->rel, cf_protected_table[j].rel) != 0 ||

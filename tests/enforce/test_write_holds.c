@@ -100,3 +100,272 @@ Test(write_holds, a_repository_below_the_workspace_holds_its_placeholders_in_a_h
 	harness_way = "spawn";
 	sub_roots();
 }
+
+/* ---- git's own indirections (common/git_layout.h) ---- */
+
+/* The workspace as a repository a user has: one commit; a submodule sm
+ * (its git directory in .git/modules/sm, its checkout's .git a file); a
+ * linked worktree wt below the workspace, with extensions.worktreeConfig
+ * and a config.worktree of its own; .git/config includes shared.gitconfig
+ * (a file of the worktree) and sets core.hooksPath to ~/.cache/githooks
+ * (a writable cache); a bare remote to fetch from. */
+static void repo(void)
+{
+	cf_test_require_tool("git");
+	static const char script[] =
+		  "set -e; git config --global user.name u && git config --global user.email u@x && "
+		  "git config --global protocol.file.allow always && "
+		  "git config --global init.defaultBranch main && "
+		  "mkdir -p \"$HOME/.cache/githooks\" && "
+		  "git init -q ../sm-src && git -C ../sm-src commit -q --allow-empty -m s && "
+		  "git init -q --bare ../remote.git && "
+		  "git init -q . && echo one > a.txt && git add a.txt && git commit -qm one && "
+		  "git submodule -q add ../sm-src sm && git commit -qm sm && "
+		  "git config core.hooksPath '~/.cache/githooks' && "
+		  "git push -q ../remote.git main && git remote add origin ../remote.git && "
+		  "git config extensions.worktreeConfig true && "
+		  "git worktree add -q wt && git -C wt config --worktree user.name wt && "
+		  "echo '[user]' > shared.gitconfig && git config include.path ../shared.gitconfig && "
+		  "git status --short >/dev/null";
+	plain_ok(script);
+}
+
+/* Each plant: a fenced command points one of git's files at code of its
+ * own, which would print the fake key to stderr and leave PWNED-NAME in
+ * the fixture root. $1 the fake key, $2 the fixture root. Each ends with
+ * "planted NAME" when its writes went through. */
+static const char plants[] =
+	"K=$1; R=$2; W=$3; set +e\n"
+	"on() { [ \"$W\" = all ] || [ \"$W\" = \"$1\" ]; }\n"
+	"cmd() { printf 'cat %s >&2; : > %s/PWNED-%s' \"$K\" \"$R\" \"$1\"; }\n"
+	"fsm() { printf '[core]\\n\\tfsmonitor = \"%s; false\"\\n' \"$(cmd $1)\"; }\n"
+	"hook() { printf '#!/bin/sh\\n%s\\n' \"$(cmd $1)\"; }\n"
+	"evil() { # a git directory of the attacker's: config, hooks, the real objects\n"
+	"  d=$R/evil-$1; rm -rf \"$d\"; mkdir -p \"$d/hooks\"; fsm $1 > \"$d/config\"\n"
+	"  hook $1 > \"$d/hooks/pre-commit\"; chmod +x \"$d/hooks/pre-commit\"\n"
+	"  ln -s \"$g/objects\" \"$d/objects\"; ln -s \"$g/refs\" \"$d/refs\"; echo \"$d\"; }\n"
+	"repo() { # a repository of the attacker's\n"
+	"  d=$R/evil-$1; rm -rf \"$d\"; git init -q \"$d\" && git -C \"$d\" commit -q --allow-empty -m e\n"
+	"  fsm $1 >> \"$d/.git/config\"; echo \"$d/.git\"; }\n"
+	"ok() { echo \"planted $1\"; }\n"
+	"g=$(pwd)/.git\n"
+	"if on commondir; then d=$(evil commondir); (echo \"$d\" > .git/commondir) 2>/dev/null && ok commondir; fi\n"
+	"if on sm-config; then (fsm sm-config >> .git/modules/sm/config) 2>/dev/null && ok sm-config; fi\n"
+	"if on sm-commondir; then d=$(evil sm-commondir)\n"
+	"  (echo \"$d\" > .git/modules/sm/commondir) 2>/dev/null && ok sm-commondir; fi\n"
+	"if on sm-hook; then (hook sm-hook > .git/modules/sm/hooks/pre-commit && "
+	"chmod +x .git/modules/sm/hooks/pre-commit) 2>/dev/null && ok sm-hook; fi\n"
+	"if on sm-gitfile; then d=$(repo sm-gitfile); (echo \"gitdir: $d\" > sm/.git) 2>/dev/null && "
+	"ok sm-gitfile; fi\n"
+	"if on wt-commondir; then d=$(evil wt-commondir)\n"
+	"  (echo \"$d\" > .git/worktrees/wt/commondir) 2>/dev/null && ok wt-commondir; fi\n"
+	"if on wt-config; then (fsm wt-config >> .git/worktrees/wt/config.worktree) 2>/dev/null && "
+	"ok wt-config; fi\n"
+	"if on wt-gitfile; then d=$(repo wt-gitfile); (echo \"gitdir: $d\" > wt/.git) 2>/dev/null && "
+	"ok wt-gitfile; fi\n"
+	"if on include; then (fsm include >> shared.gitconfig) 2>/dev/null && ok include; fi\n"
+	"if on hookspath; then (hook hookspath > \"$HOME/.cache/githooks/pre-commit\" && "
+	"chmod +x \"$HOME/.cache/githooks/pre-commit\") 2>/dev/null && ok hookspath; fi\n"
+	"echo plants done\n";
+
+static const char *const plant_names[] = {"commondir",    "sm-config",    "sm-commondir",
+					  "sm-hook",      "sm-gitfile",   "wt-commondir",
+					  "wt-config",    "wt-gitfile",   "include",
+					  "hookspath"};
+
+/* The user's own git, outside the fence: status (which recurses into the
+ * submodule), a commit in the repository, in the submodule and in the
+ * linked worktree. What a plant ran left PWNED-NAME. */
+static void users_git(struct cf_fx_out *p)
+{
+	sh_plain(p, "git status; echo b >> a.txt && git commit -qam b; "
+		    "git -C sm status; git -C sm commit -q --allow-empty -m x; "
+		    "git -C wt status; git -C wt commit -q --allow-empty -m y; true");
+}
+
+static void run_plants(bool fenced_run, const char *which, char *out, size_t n)
+{
+	/* Too long for one argument: read from the fixture root. */
+	char file[PATH_MAX], script[3 * PATH_MAX + 16];
+	cf_fx_fmt(file, sizeof file, "%s/plants.sh", fx.root);
+	cf_fx_write(file, plants);
+	cf_fx_fmt(script, sizeof script, "sh '%s' '%s' '%s' %s", file,
+		  cf_fx_secret(&fx, ".ssh")->key, fx.root, which);
+	if (fenced_run) {
+		sh_fenced(NULL, script);
+		cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+		cr_expect(has_line(o.out, "plants done"), OUT_FMT, OUT_ARGS(o));
+		cf_fx_fmt(out, n, "%s", o.out);
+		return;
+	}
+	struct cf_fx_out p = {0};
+	sh_plain(&p, script);
+	cr_assert(has_line(p.out, "plants done"), OUT_FMT, OUT_ARGS(p));
+	cf_fx_fmt(out, n, "%s", p.out);
+	cf_fx_out_free(&p);
+}
+
+static void git_plants(void)
+{
+	char planted[8192];
+	repo();
+	run_plants(true, "all", planted, sizeof planted);
+	struct cf_fx_out p = {0};
+	users_git(&p);
+	cf_fx_assert_no_marker(&fx, &p);
+	for (size_t i = 0; i < sizeof plant_names / sizeof *plant_names; i++) {
+		struct stat st;
+		cr_expect(!has_line(planted, "planted %s", plant_names[i]), "%s went through:\n%s",
+			  plant_names[i], planted);
+		char pw[PATH_MAX];
+		cf_fx_fmt(pw, sizeof pw, "%s/PWNED-%s", fx.root, plant_names[i]);
+		cr_expect(lstat(pw, &st) != 0, "the user's git ran the plant %s:\n" OUT_FMT,
+			  plant_names[i], OUT_ARGS(p));
+	}
+	cf_fx_out_free(&p);
+}
+
+Test(write_holds, no_plant_in_gits_files_reaches_the_users_git_from_run)
+{
+	cf_test_require_landlock();
+	git_plants();
+}
+
+Test(write_holds, no_plant_in_gits_files_reaches_the_users_git_from_a_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "fork";
+	git_plants();
+}
+
+/* The control: each plant, made outside the fence in a repository of its
+ * own, does reach the user's git (so the tests above can fail). */
+Test(write_holds, each_plant_reaches_the_users_git_when_unfenced)
+{
+	for (size_t i = 0; i < sizeof plant_names / sizeof *plant_names; i++) {
+		char planted[8192], pw[PATH_MAX], reset[4 * PATH_MAX];
+		struct stat st;
+		cf_fx_fmt(reset, sizeof reset,
+			  "set -e; cd '%s' && rm -rf ws sm-src remote.git && mkdir ws && "
+			  "rm -rf home/.gitconfig home/.cache/githooks",
+			  fx.root);
+		plain_ok(reset);
+		repo();
+		run_plants(false, plant_names[i], planted, sizeof planted);
+		cr_expect(has_line(planted, "planted %s", plant_names[i]), "%s:\n%s", plant_names[i],
+			  planted);
+		struct cf_fx_out p = {0};
+		users_git(&p);
+		cf_fx_fmt(pw, sizeof pw, "%s/PWNED-%s", fx.root, plant_names[i]);
+		cr_expect(lstat(pw, &st) == 0, "the plant %s did not run:\n" OUT_FMT, plant_names[i],
+			  OUT_ARGS(p));
+		cf_fx_out_free(&p);
+	}
+}
+
+/* What a fenced command legitimately does with git still works: commit,
+ * branch, stash, rebase, worktree add, fetch from a local remote, fetch and
+ * checkout in a submodule; git submodule update with the submodule's
+ * config lifted (git rewrites its core.worktree at every update,
+ * builtin/submodule--helper.c:2465-2475 in git 2.39.5). The placeholder
+ * .git/commondir ("."), made at the first fenced run, changes nothing the
+ * user's git does outside. */
+static void legit_git(void)
+{
+	repo();
+	static const char script[] =
+		"set -e\n"
+		"echo b > b.txt && git add b.txt && git commit -qm b && echo commit ok\n"
+		"git branch topic && git checkout -q topic && echo c >> a.txt && git commit -qam c && "
+		"echo branch ok\n"
+		"echo d >> b.txt && git stash -q && git stash pop -q && git commit -qam d && echo stash ok\n"
+		"git checkout -q main && echo e > e.txt && git add e.txt && git commit -qm e && "
+		"git checkout -q topic && git rebase -q main && echo rebase ok\n"
+		"git worktree add -q wt2 && git -C wt2 status --short && echo worktree ok\n"
+		"git fetch -q origin && echo fetch ok\n"
+		"git -C sm fetch -q origin && git -C sm checkout -q HEAD~0 && echo submodule ok\n";
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	for (const char *w = "commit\0branch\0stash\0rebase\0worktree\0fetch\0submodule\0"; *w;
+	     w += strlen(w) + 1)
+		cr_expect(has_line(o.out, "%s ok", w), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	char lift[PATH_MAX + 32];
+	cf_fx_fmt(lift, sizeof lift, "--allow-write-protected=%s/.git/modules/sm/config", fx.ws);
+	if (harness_way) {
+		static struct argvb b;
+		b.n = 0;
+		argvb_add(&b, "%s", lift);
+		argvb_add(&b, "--");
+		argvb_add(&b, "%s", CF_NSHARNESS);
+		argvb_add(&b, "%s", harness_way);
+		argvb_add(&b, "git submodule update && echo update ok");
+		cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
+	} else {
+		fenced(&o, &fx, NULL, CF_ARGV(lift),
+		       CF_ARGV("/bin/sh", "-c", "git submodule update && echo update ok"));
+	}
+	cr_expect(has_line(o.out, "update ok"), OUT_FMT, OUT_ARGS(o));
+	/* The user's git outside, after the placeholder: all as before. */
+	char *cd = cf_fx_slurp(cf_fx_at(fx.ws, ".git/commondir"));
+	cr_expect(cd && strcmp(cd, ".\n") == 0, "the placeholder: %s", cd ? cd : "(none)");
+	free(cd);
+	struct cf_fx_out p = {0};
+	sh_plain(&p, "set -e; git status --short && git log --oneline | wc -l && "
+		     "git -C wt2 log -1 --format=%s && git worktree list | wc -l && "
+		     "git submodule status >/dev/null && echo outside ok");
+	cr_expect_eq(p.status, 0, OUT_FMT, OUT_ARGS(p));
+	cr_expect(has_line(p.out, "outside ok"), OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+}
+
+Test(write_holds, legit_git_flows_work_from_run)
+{
+	cf_test_require_landlock();
+	legit_git();
+}
+
+Test(write_holds, legit_git_flows_work_in_a_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "spawn";
+	legit_git();
+}
+
+/* credfence check answers what holds each of git's files. */
+Test(write_holds, check_names_what_holds_gits_files)
+{
+	cf_test_require_landlock();
+	repo();
+	cf_fx_credfence(&o, &fx, "check", NULL,
+			CF_ARGV(".git/commondir", ".git/modules/sm/config", "sm/.git",
+				".git/worktrees/wt/commondir", "wt/.git", "shared.gitconfig",
+				".git/modules/sm/hooks/pre-commit", "a.txt"));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, ".git/commondir: does not exist (ENOENT); create: denied (runs "
+				  "unfenced later: git (commondir names where git reads config and "
+				  "hooks))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, ".git/modules/sm/config: file; read: allowed; write: denied (runs "
+				  "unfenced later: git config (core.fsmonitor, core.hooksPath, "
+				  "aliases))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "sm/.git: file; read: allowed; write: denied (runs unfenced "
+				  "later: git (a .git file names the git directory))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, ".git/worktrees/wt/commondir: file; read: allowed; write: denied "
+				  "(runs unfenced later: git (commondir names where git reads config "
+				  "and hooks))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "wt/.git: file; read: allowed; write: denied (runs unfenced "
+				  "later: git (a .git file names the git directory))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "shared.gitconfig: file; read: allowed; write: denied (runs "
+				  "unfenced later: git config (an included file))"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, ".git/modules/sm/hooks/pre-commit: does not exist (ENOENT); "
+				  "create: denied (runs unfenced later: git hooks)"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "a.txt: file; read: allowed; write: allowed"), OUT_FMT,
+		  OUT_ARGS(o));
+}
