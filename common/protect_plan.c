@@ -328,7 +328,10 @@ static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo 
 		pp->links++;
 		return 0;
 	}
-	if (!exists && !(wk == WALK_OK && may_make && row->placeholder)) {
+	/* A private copy is made with its parents (~/.cache/pnpm/dlx): a
+	 * fenced tool could otherwise make them and plant there. */
+	if (!exists && !((wk == WALK_OK || (wk == WALK_ABSENT && row->private_copy)) && may_make &&
+			 row->placeholder)) {
 		pp->absent++;
 		return 0;
 	}

@@ -2,13 +2,16 @@
 
 #include <string.h>
 
-#define DIR_(rel, runs, src, ph) { rel, CF_PROT_PROJECT, CF_PROT_DIR, runs, src, ph, NULL }
-#define FILE_(rel, runs, src) { rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, false, NULL }
-#define FILL_(rel, runs, src, fill) { rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, true, fill }
-#define HOME_DIR(rel, runs, src, ph) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, ph, NULL }
-#define HOME_FILE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_FILE, runs, src, false, NULL }
-#define GIT_DIR(rel, runs, src, ph) { rel, CF_PROT_GIT, CF_PROT_DIR, runs, src, ph, NULL }
-#define GIT_FILE(rel, runs, src, fill) { rel, CF_PROT_GIT, CF_PROT_FILE, runs, src, fill != NULL, fill }
+#define DIR_(rel, runs, src, ph) { rel, CF_PROT_PROJECT, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define FILE_(rel, runs, src) { rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, false, NULL, false }
+#define FILL_(rel, runs, src, fill) \
+	{ rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, true, fill, false }
+#define HOME_DIR(rel, runs, src, ph) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define HOME_FILE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_FILE, runs, src, false, NULL, false }
+#define HOME_PRIVATE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, true, NULL, true }
+#define GIT_DIR(rel, runs, src, ph) { rel, CF_PROT_GIT, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define GIT_FILE(rel, runs, src, fill) \
+	{ rel, CF_PROT_GIT, CF_PROT_FILE, runs, src, fill != NULL, fill, false }
 
 /* A commondir placeholder: git takes the file's content, less trailing
  * newlines, relative to the git directory (setup.c, get_common_dir_noenv,
@@ -158,12 +161,26 @@ const struct cf_protected_row cf_protected_table[] = {
 
 	/* Home rows: they matter only where home itself, or the row's
 	 * directory, is writable (a user's --writable ~ or ~/.npm). */
+	/* Caches a tool later executes from without asking (private_copy):
+	 * inside the fence the tool sees what was there and adds to a copy
+	 * of the fence's own; the user's own tool outside never runs what a
+	 * fenced one added. ~/.npm and ~/.cache are writable by default. */
 	/* npm-exec(1): npx installs a package it does not find into the npm
 	 * cache's _npx folder and runs its bin from there next time. */
-	HOME_DIR(".npm/_npx", "npx", "docs.npmjs.com/cli/commands/npx", false),
+	HOME_PRIVATE(".npm/_npx", "npx", "docs.npmjs.com/cli/commands/npx"),
 	/* pre-commit: the hook repositories it clones and installs, run by
 	 * git commit: pre-commit.com ("cache ... ~/.cache/pre-commit"). */
-	HOME_DIR(".cache/pre-commit", "pre-commit", "pre-commit.com", false),
+	HOME_PRIVATE(".cache/pre-commit", "pre-commit", "pre-commit.com"),
+	/* pnpm dlx: "After executing a dlx command, pnpm keeps a cache that
+	 * omits the installation step for subsequent calls" (pnpm.io,
+	 * settings, dlxCacheMaxAge), in the cache directory's dlx/
+	 * (cacheDir, ~/.cache/pnpm on Linux). */
+	HOME_PRIVATE(".cache/pnpm/dlx", "pnpm dlx", "pnpm.io/settings#dlxcachemaxage"),
+	/* corepack: the package managers it downloads and then runs for
+	 * pnpm and yarn, in $XDG_CACHE_HOME/node/corepack (nodejs/corepack,
+	 * sources/folderUtils.ts). */
+	HOME_PRIVATE(".cache/node/corepack", "corepack (pnpm, yarn)",
+		     "github.com/nodejs/corepack sources/folderUtils.ts"),
 	/* git-config(1), FILES: ~/.gitconfig and $XDG_CONFIG_HOME/git/config
 	 * (its credentials file there is a secret row besides). */
 	HOME_FILE(".gitconfig", "git config", "git-config(1), FILES"),

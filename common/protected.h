@@ -38,6 +38,11 @@ struct cf_protected_row {
 			       row a file holding FILL */
 	const char *fill;   /* a file placeholder's content: one git reads as
 			       the absence of the file (NULL for the rest) */
+	bool private_copy;  /* a cache a tool later executes from: not held
+			       read-only (the tool would fail inside) but given
+			       to the fence as a private copy (Linux: an overlay
+			       whose upper layer lives in the fence's own tmpfs),
+			       made (with its parents) when absent */
 };
 
 extern const struct cf_protected_row cf_protected_table[];

@@ -79,7 +79,7 @@ static void hold_all(const struct cf_protect_plan *pp)
 		if (rc || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 		    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 			continue;
-		(void)cf_fenced_ns_bind_ro(p);
+		(void)cf_fenced_ns_hold(&pp->items[i]);
 	}
 }
 

@@ -34,8 +34,11 @@ Test(protected, every_row_is_whole)
 			  "%s: a placeholder is an empty directory, or a file with what its "
 			  "tool reads as no file", r->rel);
 		cr_expect(!r->fill || (r->placeholder && r->kind == CF_PROT_FILE), "%s", r->rel);
-		cr_expect(!r->placeholder || r->base != CF_PROT_HOME,
-			  "%s: home rows get no placeholder (their tools create them)", r->rel);
+		cr_expect(!r->placeholder || r->base != CF_PROT_HOME || r->private_copy,
+			  "%s: home rows get no placeholder (their tools create them), but for "
+			  "a private copy", r->rel);
+		cr_expect(!r->private_copy || (r->kind == CF_PROT_DIR && r->placeholder), "%s",
+			  r->rel);
 		for (size_t j = 0; j < i; j++)
 			cr_expect(strcmp(r->rel, cf_protected_table[j].rel) != 0 ||
 					  r->base != cf_protected_table[j].base,

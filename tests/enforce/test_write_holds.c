@@ -369,3 +369,122 @@ Test(write_holds, check_names_what_holds_gits_files)
 	cr_expect(has_line(o.out, "a.txt: file; read: allowed; write: allowed"), OUT_FMT,
 		  OUT_ARGS(o));
 }
+
+/* ---- executable caches: a private copy inside the fence ---- */
+
+/* npx from a packed tarball, offline; the fake ~/.npmrc (a secret row,
+ * its marker a config key npm would print) left unread. */
+#define NPX "NPM_CONFIG_USERCONFIG=/dev/null npx --yes --offline --package"
+
+/* A package with one bin that prints ORIGINAL-TOOL, packed with npm pack
+ * into TGZ (no registry: npx installs the tarball offline). */
+static void npx_package(char *tgz, size_t n)
+{
+	char script[2 * PATH_MAX];
+	cf_test_require_tool("npx");
+	cf_test_require_tool("npm");
+	cf_fx_write(cf_fx_at(fx.root, "pkg/package.json"),
+		    "{\"name\":\"cf-npx-tool\",\"version\":\"1.0.0\","
+		    "\"bin\":{\"cf-npx-tool\":\"cli.js\"}}\n");
+	cf_fx_write(cf_fx_at(fx.root, "pkg/cli.js"),
+		    "#!/usr/bin/env node\nconsole.log(\"ORIGINAL-TOOL\")\n");
+	cf_fx_fmt(script, sizeof script,
+		  "set -e; cd '%s/pkg' && chmod +x cli.js && "
+		  "NPM_CONFIG_USERCONFIG=/dev/null npm pack --silent",
+		  fx.root);
+	plain_ok(script);
+	cf_fx_fmt(tgz, n, "%s/pkg/cf-npx-tool-1.0.0.tgz", fx.root);
+}
+
+/* npx --yes inside the fence, with ~/.npm/_npx absent or present at the
+ * start: it installs and runs the package, and a fenced command that then
+ * rewrites the cached bin and adds an entry of its own sees both; the
+ * user's npx outside afterwards runs the original and finds neither. */
+static void npx_private(bool present)
+{
+	char tgz[PATH_MAX], script[4 * PATH_MAX], npx_dir[PATH_MAX];
+	npx_package(tgz, sizeof tgz);
+	cf_fx_fmt(npx_dir, sizeof npx_dir, "%s/.npm/_npx", fx.home);
+	if (present) {
+		cf_fx_fmt(script, sizeof script, NPX " '%s' cf-npx-tool", tgz);
+		struct cf_fx_out p = {0};
+		sh_plain(&p, script);
+		cr_assert(has_line(p.out, "ORIGINAL-TOOL"), OUT_FMT, OUT_ARGS(p));
+		cf_fx_out_free(&p);
+	} else {
+		cf_fx_rmtree(npx_dir);
+	}
+	cf_fx_fmt(script, sizeof script,
+		  NPX " '%1$s' cf-npx-tool || echo NPX-FAILED\n"
+		  "f=$(find \"$HOME/.npm/_npx\" -name cli.js | head -n1)\n"
+		  "printf '#!/bin/sh\\ncat %2$s; echo PLANTED-TOOL\\n' > \"$f\" && echo rewrote\n"
+		  "mkdir -p \"$HOME/.npm/_npx/cf-plant\" && echo x > \"$HOME/.npm/_npx/cf-plant/x\" && "
+		  "echo added\n"
+		  NPX " '%1$s' cf-npx-tool\n",
+		  tgz, cf_fx_secret(&fx, ".ssh")->key);
+	sh_fenced(NULL, script);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ORIGINAL-TOOL"), "npx inside: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "NPX-FAILED"), OUT_FMT, OUT_ARGS(o));
+	/* Its own writes are there for the fenced tool. */
+	cr_expect(has_line(o.out, "rewrote") && has_line(o.out, "added"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "PLANTED-TOOL"), "the fence's own copy: " OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+	/* The user's npx, outside: the original, never the fence's copy. */
+	struct cf_fx_out p = {0};
+	cf_fx_fmt(script, sizeof script, NPX " '%s' cf-npx-tool; ls -a \"$HOME/.npm/_npx\"", tgz);
+	sh_plain(&p, script);
+	cr_expect(has_line(p.out, "ORIGINAL-TOOL"), OUT_FMT, OUT_ARGS(p));
+	cr_expect(!strstr(p.out, "PLANTED-TOOL") && !strstr(p.out, "cf-plant"), OUT_FMT,
+		  OUT_ARGS(p));
+	cf_fx_assert_no_marker(&fx, &p);
+	cf_fx_out_free(&p);
+}
+
+Test(write_holds, npx_with_no_npx_cache_works_inside_and_plants_nothing_from_run)
+{
+	cf_test_require_landlock();
+	npx_private(false);
+}
+
+Test(write_holds, npx_with_an_npx_cache_works_inside_and_plants_nothing_from_run)
+{
+	cf_test_require_landlock();
+	npx_private(true);
+}
+
+Test(write_holds, npx_with_no_npx_cache_works_inside_and_plants_nothing_in_a_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "spawn";
+	npx_private(false);
+}
+
+Test(write_holds, npx_with_an_npx_cache_works_inside_and_plants_nothing_in_a_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "spawn";
+	npx_private(true);
+}
+
+/* The other caches a tool executes from get the same: a db.db made in
+ * ~/.cache/pre-commit, a corepack or pnpm dlx entry, land in the fence's
+ * own copy; absent ones are made (with their parents) so that no fenced
+ * command can make them outside. */
+Test(write_holds, pre_commit_corepack_and_dlx_caches_are_private)
+{
+	cf_test_require_landlock();
+	static const char *const dirs[] = {".cache/pre-commit", ".cache/node/corepack",
+					   ".cache/pnpm/dlx"};
+	cf_fx_rmtree(cf_fx_at(fx.home, ".cache/pre-commit"));
+	sh_fenced(NULL, "for d in .cache/pre-commit .cache/node/corepack .cache/pnpm/dlx; do\n"
+			"  echo x > \"$HOME/$d/db.db\" && echo \"wrote $d\"; done\n");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct stat st;
+		cr_expect(has_line(o.out, "wrote %s", dirs[i]), OUT_FMT, OUT_ARGS(o));
+		char p[PATH_MAX];
+		cf_fx_fmt(p, sizeof p, "%s/%s/db.db", fx.home, dirs[i]);
+		cr_expect(lstat(p, &st) != 0, "%s reached the user's cache", p);
+	}
+}
