@@ -201,7 +201,7 @@ static bool overlay_opts(char *o, size_t n, int lower, const char *path, bool us
 int cf_fenced_ns_private(const char *path)
 {
 	char o[2 * PATH_MAX + 96], u[PATH_MAX + 4];
-	bool dir;
+	bool dir = false;
 	int lower = open_plain(path, &dir);
 	if (lower == -ENOENT || lower == -ELOOP)
 		return 0;
