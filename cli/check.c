@@ -189,6 +189,12 @@ static const char *write_word(const struct protect_answer *a, int err, char *buf
 			 "writable only once it exists: create it yourself first)", a->row->runs);
 		return buf;
 	}
+	if (a->row && a->row->private_copy) {
+		/* Written inside, into the fence's own copy (an overlay). */
+		snprintf(buf, n, "allowed (into the fence's own copy; %s outside never runs it)",
+			 a->row->runs);
+		return buf;
+	}
 	if (a->row) {
 		snprintf(buf, n, "denied (runs unfenced later: %s)", a->row->runs);
 		return buf;

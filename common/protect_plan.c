@@ -329,9 +329,12 @@ static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo 
 		return 0;
 	}
 	/* A private copy is made with its parents (~/.cache/pnpm/dlx): a
-	 * fenced tool could otherwise make them and plant there. */
+	 * fenced tool could otherwise make them and plant there. Only inside
+	 * a writable location that exists (pp->rw): elsewhere the mounts'
+	 * root is read-only by then and nothing could be made (and a harness
+	 * child would find the path lost, and wait for the keeper). */
 	if (!exists && !((wk == WALK_OK || (wk == WALK_ABSENT && row->private_copy)) && may_make &&
-			 row->placeholder)) {
+			 row->placeholder && cf_strv_has(&pp->rw, w))) {
 		pp->absent++;
 		return 0;
 	}

@@ -487,4 +487,52 @@ Test(write_holds, pre_commit_corepack_and_dlx_caches_are_private)
 		cf_fx_fmt(p, sizeof p, "%s/%s/db.db", fx.home, dirs[i]);
 		cr_expect(lstat(p, &st) != 0, "%s reached the user's cache", p);
 	}
+	/* credfence check says where such a write goes. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "check", NULL, CF_ARGV((char *)cf_fx_at(fx.home, ".npm/_npx/x")));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "%s/.npm/_npx/x: does not exist (ENOENT); create: allowed (into "
+				  "the fence's own copy; npx outside never runs it)",
+			   fx.home),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+/* A private cache you remove from outside while a harness runs is made
+ * again by the keeper and given its private copy again: a child's write
+ * after that still stays in the fence. */
+Test(write_holds, a_private_cache_removed_from_outside_is_private_again)
+{
+	char script[4 * PATH_MAX], outside[2 * PATH_MAX];
+	cf_test_require_landlock();
+	cf_fx_mkdirs(cf_fx_at(fx.home, ".npm/_npx/abc"));
+	cf_fx_write(cf_fx_at(fx.home, ".npm/_npx/abc/entry"), "exit 0\n");
+	/* You, outside: once the harness has started, rm -rf ~/.npm/_npx. */
+	cf_fx_fmt(outside, sizeof outside,
+		  "i=0; while [ ! -e '%1$s/started' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); "
+		  "done; rm -rf \"$HOME/.npm/_npx\" && : > '%1$s/removed'",
+		  fx.root);
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, outside);
+		_exit(p.status);
+	}
+	/* The harness (bash: its redirections and [ are its own). */
+	cf_fx_fmt(script, sizeof script,
+		  "/bin/sh -c 'ls \"$HOME/.npm/_npx\"'; : > '%1$s/started'; i=0; "
+		  "while [ ! -e '%1$s/removed' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "sleep 0.5; /bin/sh -c 'echo x > \"$HOME/.npm/_npx/planted\" && echo child wrote'; "
+		  "exit 0",
+		  fx.root);
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", "bash", "-c", script));
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the rm -rf outside failed");
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "abc"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "child wrote"), OUT_FMT, OUT_ARGS(o));
+	struct stat sb;
+	cr_expect(lstat(cf_fx_at(fx.home, ".npm/_npx/planted"), &sb) != 0,
+		  "the child's write reached the user's ~/.npm/_npx");
 }
