@@ -275,6 +275,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	int rc, step = 0;
 	ns->in_force = false;
 	ns->held = 0;
+	ns->private_n = ns->private_empty = 0;
 	if (pp->rw.n > CF_NS_MAX_RW)
 		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
 	/* Clones of what stays writable, taken before / turns read-only:
@@ -339,8 +340,12 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 				cf_sys_close(keep[--nk]);
 			return fail(ns, rc, CF_NS_BIND, pp->items[i].path);
 		}
-		ns->held += rc > 0;
-		ns->private_empty += rc == 2;
+		if (pp->items[i].row->private_copy) {
+			ns->private_n += rc > 0;
+			ns->private_empty += rc == 2;
+		} else {
+			ns->held += rc > 0;
+		}
 	}
 	/* Onto the path as it is now, inside the read-only bind: the kernel
 	 * follows the path to the top mount. */

@@ -54,8 +54,9 @@ struct cf_fenced_ns {
 	char cwd[PATH_MAX];
 	/* what cf_fenced_ns_enter did */
 	bool in_force;    /* the namespace is made */
-	size_t held;      /* protected paths bound read-only, or private */
-	size_t private_empty; /* private caches that got no overlay: an empty
+	size_t held;      /* protected paths bound read-only */
+	size_t private_n; /* caches given a private copy */
+	size_t private_empty; /* of those, how many got no overlay: an empty
 				 tmpfs of the fence's own instead */
 	int fail_step;    /* on failure: the step (enum cf_ns_step or cf_userns_step) */
 	const char *fail_at; /* and the path it failed at, or NULL */
