@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "paths.h"
+#include "protect_plan.h"
 #include "protected_match.h"
 
 #ifdef __APPLE__
@@ -142,7 +143,8 @@ struct protect_answer {
 };
 
 static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lifts,
-			  const char *path, struct protect_answer *a)
+			  const struct cf_protect_plan *pp, const char *path,
+			  struct protect_answer *a)
 {
 	char cwd[PATH_MAX], canon[PATH_MAX], loc[PATH_MAX], parent[PATH_MAX];
 	struct cf_protect_scope all, free_;
@@ -153,12 +155,22 @@ static void judge_protect(const struct cf_policy *pol, const struct cf_strv *lif
 	cf_protect_scope_of(&all, pol, cwd, NULL);
 	cf_protect_scope_of(&free_, pol, cwd, lifts);
 	const struct cf_protected_row *r = cf_protected_match(&all, canon, loc, sizeof loc);
-	if (!r)
-		return;
-	if (!cf_protected_match(&free_, canon, NULL, 0)) {
+	/* What the mounts hold (placeholders and git's own files included). */
+	const struct cf_protect_item *held = pp ? cf_protect_plan_find(pp, canon) : NULL;
+	if (r && !cf_protected_match(&free_, canon, NULL, 0)) {
 		a->row = cf_protected_lift_unborn(&all, canon, loc, sizeof loc);
 		a->unborn = a->row != NULL;
 		a->lifted = !a->unborn;
+		return;
+	}
+	if (held) {
+		a->row = held->row;
+		return;
+	}
+	if (!r)
+		return;
+	if (pp) {
+		a->absent = true; /* a row names it, the mounts do not hold it */
 		return;
 	}
 	cf_path_parent(loc, parent, sizeof parent);
@@ -175,6 +187,12 @@ static const char *write_word(const struct protect_answer *a, int err, char *buf
 	if (a->unborn) {
 		snprintf(buf, n, "denied (runs unfenced later: %s; --allow-write-protected keeps it "
 			 "writable only once it exists: create it yourself first)", a->row->runs);
+		return buf;
+	}
+	if (a->row && a->row->private_copy) {
+		/* Written inside, into the fence's own copy (an overlay). */
+		snprintf(buf, n, "allowed (into the fence's own copy; %s outside never runs it)",
+			 a->row->runs);
 		return buf;
 	}
 	if (a->row) {
@@ -302,8 +320,16 @@ int cf_cmd_check(int argc, char **argv)
 		cf_err("out of memory");
 		return CF_EXIT_FAIL;
 	}
+	/* The plan the mounts are made from, in this working directory: what
+	 * check answers is what the kernel refuses. */
+	char here[PATH_MAX];
+	struct cf_protect_plan plan;
+	bool planned = getcwd(here, sizeof here) &&
+		       cf_protect_plan_build(&plan, &f.pol, &lifts, here) == 0;
 	for (int i = 0; i < c.n_paths; i++)
-		judge_protect(&f.pol, &lifts, c.paths[i], &pa[i]);
+		judge_protect(&f.pol, &lifts, planned ? &plan : NULL, c.paths[i], &pa[i]);
+	if (planned)
+		cf_protect_plan_free(&plan);
 	int pfd[2];
 	if (pipe_cloexec(pfd)) {
 		cf_err("pipe: %s", strerror(errno));

@@ -250,9 +250,14 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 	printf("ipc:          %s\n", ipc_how(f));
 #ifndef __APPLE__
 	if (f->ns.planned) {
+		/* The private caches as planned (a dry run makes none). */
+		size_t priv = 0;
+		for (size_t i = 0; i < f->ns.plan.n_items; i++)
+			priv += f->ns.plan.items[i].row->private_copy;
 		if (!f->ns.off_why[0])
 			printf("metadata:     read-only mounts outside the writable locations; %zu "
-			       "protected paths held read-only\n", f->ns.held);
+			       "protected paths held read-only; %zu caches private to the fence\n",
+			       f->ns.held, priv);
 		else
 			printf("metadata:     supervisor; write protection off: %s\n",
 			       cf_cli_esc(f->ns.off_why));

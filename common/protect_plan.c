@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "git_layout.h"
 #include "paths.h"
 #include "project_root.h"
 #include "protected_match.h"
@@ -39,6 +40,16 @@ static int items_by_length(const void *a, const void *b)
 }
 
 enum walk { WALK_OK, WALK_ABSENT, WALK_LINK };
+
+/* DIR lies directly below W (W not NULL). */
+static bool directly_below(const char *dir, const char *w)
+{
+	size_t n = w ? strlen(w) : 0;
+	if (!w || strcmp(w, "/") == 0 || strncmp(dir, w, n) != 0 || dir[n] != '/')
+		return false;
+	return dir[n + 1] && !strchr(dir + n + 1, '/');
+}
+
 
 /* One plan's answers of lstat(), and the paths it has planned: every row
  * of every project root shares the root's own components, so each is asked
@@ -198,6 +209,30 @@ static bool memo_list(struct memo *m, const char *root, const char *const *names
 	return whole;
 }
 
+/* Whether ROOT holds an entry named by a project row that is no symlink:
+ * from its listing (FOUND, N names) when LISTED, else by lstat(). */
+static bool holds_a_row(struct memo *m, const char *root, bool listed, const bool *found,
+			const char *const *names, size_t n)
+{
+	char p[PATH_MAX];
+	for (size_t i = 0; listed && i < n; i++) {
+		(void)snprintf(p, sizeof p, "%s/%s", root, names[i]);
+		mode_t mode;
+		if (found[i] && memo_lstat(m, p, &mode) == 0 && !S_ISLNK(mode))
+			return true;
+	}
+	for (size_t k = 0; !listed && k < cf_protected_count; k++) {
+		const struct cf_protected_row *row = &cf_protected_table[k];
+		mode_t mode;
+		if (row->base != CF_PROT_PROJECT || strchr(row->rel, '/'))
+			continue;
+		(void)snprintf(p, sizeof p, "%s/%s", root, row->rel);
+		if (memo_lstat(m, p, &mode) == 0 && !S_ISLNK(mode))
+			return true;
+	}
+	return false;
+}
+
 /* The first component of each project row, once each, into NAMES (at most
  * CAP), and for each row of the table the index of its own in AT: what
  * memo_list looks for. More than CAP: CAP + 1. */
@@ -293,7 +328,13 @@ static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo 
 		pp->links++;
 		return 0;
 	}
-	if (!exists && !(wk == WALK_OK && may_make && row->placeholder)) {
+	/* A private copy is made with its parents (~/.cache/pnpm/dlx): a
+	 * fenced tool could otherwise make them and plant there. Only inside
+	 * a writable location that exists (pp->rw): elsewhere the mounts'
+	 * root is read-only by then and nothing could be made (and a harness
+	 * child would find the path lost, and wait for the keeper). */
+	if (!exists && !((wk == WALK_OK || (wk == WALK_ABSENT && row->private_copy)) && may_make &&
+			 row->placeholder && cf_strv_has(&pp->rw, w))) {
 		pp->absent++;
 		return 0;
 	}
@@ -306,6 +347,21 @@ static int plan_path(struct cf_protect_plan *pp, struct memo *seen, struct memo 
 		return -ENOMEM;
 	pp->n_items++;
 	return add_mids(pp, w, p);
+}
+
+/* What git_layout reports, planned as a row of the table is. */
+struct git_ctx {
+	struct cf_protect_plan *pp;
+	struct memo *seen, *st_memo;
+	const struct cf_policy *pol;
+	const struct cf_strv *allow;
+	bool may_make;
+};
+
+static int plan_git(void *ctx, const char *path, const struct cf_protected_row *row)
+{
+	struct git_ctx *g = ctx;
+	return plan_path(g->pp, g->seen, g->st_memo, g->pol, g->allow, row, path, g->may_make);
 }
 
 /* The lifted paths strictly inside an item: each that exists (no symlink)
@@ -384,8 +440,17 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 		bool at_work = pol->workspace && cf_path_within(roots.v[r], pol->workspace) &&
 			       (strcmp(roots.v[r], pol->workspace) == 0 ||
 				cf_path_within(cwd, roots.v[r]));
-		bool listed = n_names <= 64 &&
-			      memo_list(&st_memo, roots.v[r], name_v, n_names, found, at_work);
+		bool below = !at_work && directly_below(roots.v[r], pol->workspace);
+		bool listed = n_names <= 64 && memo_list(&st_memo, roots.v[r], name_v, n_names,
+							 found, at_work || below);
+		/* A directory directly below the workspace that holds a row
+		 * already (a repository of a workspace of several) is pinned
+		 * by it (a mount point can not be removed): its absent
+		 * placeholders cost nothing more there. A plain one (build/,
+		 * node_modules/) gets none: it would become a mount point that
+		 * rm -rf, npm ci and cargo clean could no longer remove. */
+		if (below)
+			at_work = holds_a_row(&st_memo, roots.v[r], listed, found, name_v, n_names);
 		for (size_t k = 0; !rc && k < cf_protected_count; k++) {
 			const struct cf_protected_row *row = &cf_protected_table[k];
 			if (row->base != CF_PROT_PROJECT)
@@ -400,6 +465,15 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			snprintf(p, sizeof p, "%s/%s", roots.v[r], row->rel);
 			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, at_work);
 		}
+		/* The files git reads from this root's .git on (common/git_layout.h):
+		 * a .git file, commondir, the submodules' and linked worktrees'
+		 * git directories, config includes, core.hooksPath. */
+		mode_t mode;
+		snprintf(p, sizeof p, "%s/.git", roots.v[r]);
+		if (!rc && memo_lstat(&st_memo, p, &mode) == 0) {
+			struct git_ctx g = {pp, &seen, &st_memo, pol, allow, at_work};
+			rc = cf_git_layout(roots.v[r], pol->home, plan_git, &g, &pp->git_skipped);
+		}
 	}
 	/* A home row counts where it lies inside a writable location (the home
 	 * itself, or a writable cache such as ~/.npm). */
@@ -412,6 +486,12 @@ int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *po
 			snprintf(p, sizeof p, "%s/%s", homes[h], row->rel);
 			rc = plan_path(pp, &seen, &st_memo, pol, allow, row, p, true);
 		}
+	/* What the user's and the system's git config include, and their
+	 * core.hooksPath, where it lies in a writable location. */
+	if (!rc) {
+		struct git_ctx g = {pp, &seen, &st_memo, pol, allow, false};
+		rc = cf_git_layout_global(pol->home, getenv("XDG_CONFIG_HOME"), plan_git, &g);
+	}
 	if (!rc)
 		rc = plan_keep_rw(pp, &lifts);
 	free(name_at);
@@ -445,4 +525,15 @@ void cf_protect_plan_free(struct cf_protect_plan *pp)
 	cf_strv_free(&pp->mids);
 	cf_strv_free(&pp->keep_rw);
 	memset(pp, 0, sizeof *pp);
+}
+
+const struct cf_protect_item *cf_protect_plan_find(const struct cf_protect_plan *pp,
+						   const char *path)
+{
+	const struct cf_protect_item *best = NULL;
+	for (size_t i = 0; i < pp->n_items; i++)
+		if (cf_path_within(path, pp->items[i].path) &&
+		    (!best || strlen(pp->items[i].path) > strlen(best->path)))
+			best = &pp->items[i];
+	return best;
 }

@@ -36,6 +36,7 @@ struct cf_protect_plan {
 			       exist: they can not be created (SECURITY.md) */
 	size_t absent;  /* absent, no placeholder: not protected (SECURITY.md) */
 	size_t links;   /* a symlink on the way or at the end: not protected */
+	size_t git_skipped; /* git directories past CF_GIT_MAX_DIRS: not walked */
 };
 
 /* Build the plan for POL (canonical writable locations and home) from CWD
@@ -47,5 +48,11 @@ struct cf_protect_plan {
 int cf_protect_plan_build(struct cf_protect_plan *pp, const struct cf_policy *pol,
 			  const struct cf_strv *allow, const char *cwd);
 void cf_protect_plan_free(struct cf_protect_plan *pp);
+
+/* The item of PP that holds the canonical PATH (is it, or lies above it;
+ * the deepest), or NULL: what `credfence check` answers from, so that it
+ * says what the mounts do, the rows git_layout.h finds included. */
+const struct cf_protect_item *cf_protect_plan_find(const struct cf_protect_plan *pp,
+						   const char *path);
 
 #endif

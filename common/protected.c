@@ -1,9 +1,27 @@
 #include "protected.h"
 
-#define DIR_(rel, runs, src, ph) { rel, CF_PROT_PROJECT, CF_PROT_DIR, runs, src, ph }
-#define FILE_(rel, runs, src) { rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, false }
-#define HOME_DIR(rel, runs, src, ph) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, ph }
-#define HOME_FILE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_FILE, runs, src, false }
+#include <string.h>
+
+#define DIR_(rel, runs, src, ph) { rel, CF_PROT_PROJECT, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define FILE_(rel, runs, src) { rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, false, NULL, false }
+#define FILL_(rel, runs, src, fill) \
+	{ rel, CF_PROT_PROJECT, CF_PROT_FILE, runs, src, true, fill, false }
+#define HOME_DIR(rel, runs, src, ph) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define HOME_FILE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_FILE, runs, src, false, NULL, false }
+#define HOME_PRIVATE(rel, runs, src) { rel, CF_PROT_HOME, CF_PROT_DIR, runs, src, true, NULL, true }
+#define GIT_DIR(rel, runs, src, ph) { rel, CF_PROT_GIT, CF_PROT_DIR, runs, src, ph, NULL, false }
+#define GIT_FILE(rel, runs, src, fill) \
+	{ rel, CF_PROT_GIT, CF_PROT_FILE, runs, src, fill != NULL, fill, false }
+
+/* A commondir placeholder: git takes the file's content, less trailing
+ * newlines, relative to the git directory (setup.c, get_common_dir_noenv,
+ * lines 306-333 in git 2.39.5): "." names the git directory itself, which
+ * is what git uses when there is no commondir. An empty file makes git die
+ * ("failed to read"), and so does a directory. Measured with git 2.39.5:
+ * status, commit, branch, stash, rebase, worktree add/list/remove,
+ * submodule update, gc, fsck and fetch work with it; rev-parse
+ * --git-common-dir prints the directory absolute instead of ".git". */
+#define COMMONDIR_FILL ".\n"
 
 /* Where the line is drawn (SECURITY.md, "What write protection covers"): a
  * row is a file that a tool runs, or obeys to run something, when the user
@@ -36,11 +54,11 @@ const struct cf_protected_row cf_protected_table[] = {
 	 * when extensions.worktreeConfig is set. */
 	FILE_(".git/config.worktree", "git config (per worktree)",
 	      "git-config(1), extensions.worktreeConfig"),
-	/* gitsubmodules(7): a submodule's git directory lies in
-	 * $GIT_DIR/modules/<name>, with its own config and hooks; git status
-	 * in the superproject runs git status in each submodule. */
-	DIR_(".git/modules", "git (the submodules' own config and hooks)",
-	     "gitsubmodules(7), 'its git directory ... $GIT_DIR/modules/'", false),
+	/* setup.c, get_common_dir_noenv (git 2.39.5, line 312): when
+	 * $GIT_DIR/commondir exists, git reads config, hooks, objects and
+	 * refs from the directory it names instead. */
+	FILL_(".git/commondir", "git (commondir names where git reads config and hooks)",
+	      "git 2.39.5 setup.c:312 (get_common_dir_noenv)", COMMONDIR_FILL),
 	/* gitmodules(5): the URL and path git submodule update fetches and
 	 * checks out; the '!command' form of update is ignored there "for
 	 * security reasons" (and since git 2.24.1 refused, CVE-2019-19604). */
@@ -112,14 +130,57 @@ const struct cf_protected_row cf_protected_table[] = {
 	FILE_("opencode.json", "opencode config and MCP servers", "opencode.ai/docs/config"),
 	FILE_("opencode.jsonc", "opencode config and MCP servers", "opencode.ai/docs/config"),
 
+	/* Git's own indirections (common/git_layout.c walks them from each
+	 * project root's .git, the git directories of its submodules and
+	 * linked worktrees included). Line numbers: git 2.39.5, Debian's
+	 * source package 1:2.39.5-0+deb12u3. A submodule's git directory is
+	 * $GIT_DIR/modules/<name> (submodule.c:2624), a linked worktree's
+	 * $GIT_COMMON_DIR/worktrees/<id> (worktree.c:81 reads its gitdir
+	 * file); each is a git directory with the files below. */
+	GIT_FILE("commondir", "git (commondir names where git reads config and hooks)",
+		 "git 2.39.5 setup.c:312 (get_common_dir_noenv)", COMMONDIR_FILL),
+	GIT_FILE("config", "git config (core.fsmonitor, core.hooksPath, aliases)",
+		 "git 2.39.5 config.c:2133 ($GIT_COMMON_DIR/config)", NULL),
+	GIT_FILE("config.worktree", "git config (per worktree)",
+		 "git 2.39.5 config.c:2161 (config.worktree)", NULL),
+	GIT_DIR("hooks", "git hooks", "git 2.39.5 hook.c:13 (find_hook)", true),
+	/* setup.c:844 (read_gitfile_gently): a .git file "gitdir: PATH" names
+	 * the git directory of a linked worktree or a submodule's checkout;
+	 * git status in the superproject runs git status in each submodule. */
+	GIT_FILE(".git", "git (a .git file names the git directory)",
+		 "git 2.39.5 setup.c:844 (read_gitfile_gently)", NULL),
+	/* config.c:443-453 (include.path, includeIf.*.path) and 159-200
+	 * (handle_path_include: relative to the including file, ~ expanded,
+	 * an absent file skipped): a file read as git config. */
+	GIT_FILE("include.path", "git config (an included file)",
+		 "git 2.39.5 config.c:443 (include.path, includeIf)", NULL),
+	/* config.c:1528 and path.c:411: the hooks git runs are read from
+	 * core.hooksPath instead of $GIT_DIR/hooks. */
+	GIT_DIR("core.hooksPath", "git hooks (core.hooksPath)",
+		"git 2.39.5 config.c:1528, path.c:411", false),
+
 	/* Home rows: they matter only where home itself, or the row's
 	 * directory, is writable (a user's --writable ~ or ~/.npm). */
+	/* Caches a tool later executes from without asking (private_copy):
+	 * inside the fence the tool sees what was there and adds to a copy
+	 * of the fence's own; the user's own tool outside never runs what a
+	 * fenced one added. ~/.npm and ~/.cache are writable by default. */
 	/* npm-exec(1): npx installs a package it does not find into the npm
 	 * cache's _npx folder and runs its bin from there next time. */
-	HOME_DIR(".npm/_npx", "npx", "docs.npmjs.com/cli/commands/npx", false),
+	HOME_PRIVATE(".npm/_npx", "npx", "docs.npmjs.com/cli/commands/npx"),
 	/* pre-commit: the hook repositories it clones and installs, run by
 	 * git commit: pre-commit.com ("cache ... ~/.cache/pre-commit"). */
-	HOME_DIR(".cache/pre-commit", "pre-commit", "pre-commit.com", false),
+	HOME_PRIVATE(".cache/pre-commit", "pre-commit", "pre-commit.com"),
+	/* pnpm dlx: "After executing a dlx command, pnpm keeps a cache that
+	 * omits the installation step for subsequent calls" (pnpm.io,
+	 * settings, dlxCacheMaxAge), in the cache directory's dlx/
+	 * (cacheDir, ~/.cache/pnpm on Linux). */
+	HOME_PRIVATE(".cache/pnpm/dlx", "pnpm dlx", "pnpm.io/settings#dlxcachemaxage"),
+	/* corepack: the package managers it downloads and then runs for
+	 * pnpm and yarn, in $XDG_CACHE_HOME/node/corepack (nodejs/corepack,
+	 * sources/folderUtils.ts). */
+	HOME_PRIVATE(".cache/node/corepack", "corepack (pnpm, yarn)",
+		     "github.com/nodejs/corepack sources/folderUtils.ts"),
 	/* git-config(1), FILES: ~/.gitconfig and $XDG_CONFIG_HOME/git/config
 	 * (its credentials file there is a secret row besides). */
 	HOME_FILE(".gitconfig", "git config", "git-config(1), FILES"),
@@ -155,3 +216,11 @@ const struct cf_protected_row cf_protected_table[] = {
 };
 
 const size_t cf_protected_count = sizeof cf_protected_table / sizeof cf_protected_table[0];
+
+const struct cf_protected_row *cf_protected_git_row(const char *rel)
+{
+	for (size_t i = 0; i < cf_protected_count; i++)
+		if (cf_protected_table[i].base == CF_PROT_GIT && strcmp(cf_protected_table[i].rel, rel) == 0)
+			return &cf_protected_table[i];
+	return NULL;
+}

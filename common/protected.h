@@ -16,6 +16,10 @@ enum cf_protected_base {
 			    directory directly below one) */
 	CF_PROT_HOME,    /* relative to home; counts only where home's path lies
 			    inside a writable location */
+	CF_PROT_GIT,     /* found by common/git_layout.c in git's own files, from
+			    each project root's .git: REL is the name relative
+			    to a git directory (or the kind of file, for a path
+			    a repository's files name); not matched by name */
 };
 
 enum cf_protected_kind {
@@ -30,10 +34,21 @@ struct cf_protected_row {
 	const char *runs;   /* who runs it, as users read it: "git hooks" */
 	const char *source; /* where the tool documents that it runs it */
 	bool placeholder;   /* when absent, an empty read-only directory stands
-			       in for it (its parent must exist) */
+			       in for it (its parent must exist), or for a file
+			       row a file holding FILL */
+	const char *fill;   /* a file placeholder's content: one git reads as
+			       the absence of the file (NULL for the rest) */
+	bool private_copy;  /* a cache a tool later executes from: not held
+			       read-only (the tool would fail inside) but given
+			       to the fence as a private copy (Linux: an overlay
+			       whose upper layer lives in the fence's own tmpfs),
+			       made (with its parents) when absent */
 };
 
 extern const struct cf_protected_row cf_protected_table[];
 extern const size_t cf_protected_count;
+
+/* The CF_PROT_GIT row named REL (asserted to exist by the tests). */
+const struct cf_protected_row *cf_protected_git_row(const char *rel);
 
 #endif

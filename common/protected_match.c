@@ -10,6 +10,7 @@
 #include "paths.h"
 #include "policy.h"
 #include "project_root.h"
+#include "protect_plan.h"
 
 void cf_protect_scope_of(struct cf_protect_scope *s, const struct cf_policy *p, const char *cwd,
 			 const struct cf_strv *lifted)
@@ -110,6 +111,8 @@ const struct cf_protected_row *cf_protected_match(const struct cf_protect_scope 
 	for (size_t i = 0; i < cf_protected_count; i++) {
 		const struct cf_protected_row *r = &cf_protected_table[i];
 		size_t len = 0;
+		if (r->base == CF_PROT_GIT)
+			continue; /* found in git's files, not by name: the plan's */
 		if (r->base == CF_PROT_PROJECT)
 			len = project_loc(s, path, r->rel);
 		else {
@@ -173,6 +176,15 @@ int cf_protected_lift_refusal(const struct cf_policy *p, const char *cwd, const 
 	cf_protect_scope_of(&s, p, cwd, NULL);
 	if (cf_protected_match(&s, path, NULL, 0))
 		return 0;
+	/* A file that git's own files name (a submodule's config, an
+	 * included file): held by the plan, not by a name of the table. */
+	struct cf_protect_plan pp;
+	if (cwd && cf_protect_plan_build(&pp, p, NULL, cwd) == 0) {
+		bool held = cf_protect_plan_find(&pp, path) != NULL;
+		cf_protect_plan_free(&pp);
+		if (held)
+			return 0;
+	}
 	snprintf(why, n,
 		 "--allow-write-protected (CREDFENCE_ALLOW_WRITE_PROTECTED) '%s' is not covered by "
 		 "write protection (no row of the table, .git/hooks, .vscode, ..., lies there in a "

@@ -62,8 +62,9 @@ static void watch_all(const struct cf_protect_plan *pp, int ino)
 }
 
 /* Each planned path that exists and is not a mount point any more is
- * bound read-only again; a placeholder removed from outside is made
- * again, as at the start. */
+ * bound read-only again (a private cache: its private copy mounted again);
+ * a placeholder or a private cache removed from outside is made again, as
+ * at the start. */
 static void hold_all(const struct cf_protect_plan *pp)
 {
 	struct statx stx;
@@ -71,15 +72,17 @@ static void hold_all(const struct cf_protect_plan *pp)
 		const char *p = pp->items[i].path;
 		long rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 				  STATX_TYPE, &stx);
-		if (rc == -ENOENT && pp->items[i].make) {
-			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, p, 0755);
+		/* A private cache removed from outside is made again too: else a
+		 * child would make it, in the user's file system. */
+		if (rc == -ENOENT && (pp->items[i].make || pp->items[i].row->private_copy)) {
+			(void)cf_fenced_ns_make(&pp->items[i]);
 			rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 				     STATX_TYPE, &stx);
 		}
 		if (rc || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 		    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 			continue;
-		(void)cf_fenced_ns_bind_ro(p);
+		(void)cf_fenced_ns_hold(&pp->items[i]);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,146 @@ int cf_fenced_ns_bind_ro(const char *path)
 	return rc ? rc : 1;
 }
 
+/* mkdir -p PATH (0755): each component that is missing. */
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = 0;
+	while (path[n] && n + 1 < sizeof buf) {
+		buf[n] = path[n];
+		n++;
+	}
+	buf[n] = '\0';
+	for (size_t i = 1; i < n; i++)
+		if (buf[i] == '/') {
+			buf[i] = '\0';
+			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, buf, 0755);
+			buf[i] = '/';
+		}
+	return (int)cf_sys3(SYS_mkdirat, AT_FDCWD, buf, 0755);
+}
+
+int cf_fenced_ns_make(const struct cf_protect_item *it)
+{
+	const char *fill = it->row->fill;
+	if (it->row->private_copy)
+		return make_dirs(it->path);
+	if (it->row->kind == CF_PROT_DIR || !fill)
+		return (int)cf_sys3(SYS_mkdirat, AT_FDCWD, it->path, 0755);
+	int fd = (int)cf_sys4(SYS_openat, AT_FDCWD, it->path,
+			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fd;
+	size_t n = 0;
+	while (fill[n])
+		n++;
+	long w = cf_sys3(SYS_write, fd, fill, n);
+	cf_sys_close(fd);
+	if (w != (long)n) {
+		/* A short file would not read as the absence of one: gone. */
+		(void)cf_sys3(SYS_unlinkat, AT_FDCWD, it->path, 0);
+		return w < 0 ? (int)w : -EIO;
+	}
+	return 0;
+}
+
+/* S appended to the option string O (N bytes); false when it does not fit. */
+static bool opt_add(char *o, size_t n, size_t *at, const char *s)
+{
+	while (*s) {
+		if (*at + 1 >= n)
+			return false;
+		o[(*at)++] = *s++;
+	}
+	o[*at] = '\0';
+	return true;
+}
+
+static bool opt_num(char *o, size_t n, size_t *at, int v)
+{
+	char d[16];
+	int k = 0;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < 15);
+	char r[16];
+	for (int i = 0; i < k; i++)
+		r[i] = d[k - 1 - i];
+	r[k] = '\0';
+	return opt_add(o, n, at, r);
+}
+
+/* The options of an overlay whose lower layer is the directory LOWER (a
+ * descriptor: the path is covered by then) and whose upper layer and work
+ * directory are PATH/u and PATH/w. */
+static bool overlay_opts(char *o, size_t n, int lower, const char *path, bool userxattr)
+{
+	size_t at = 0;
+	return opt_add(o, n, &at, "lowerdir=/proc/self/fd/") && opt_num(o, n, &at, lower) &&
+	       opt_add(o, n, &at, ",upperdir=") && opt_add(o, n, &at, path) &&
+	       opt_add(o, n, &at, "/u,workdir=") && opt_add(o, n, &at, path) &&
+	       opt_add(o, n, &at, "/w") && (!userxattr || opt_add(o, n, &at, ",userxattr"));
+}
+
+int cf_fenced_ns_private(const char *path)
+{
+	char o[2 * PATH_MAX + 96], u[PATH_MAX + 4];
+	bool dir = false;
+	int lower = open_plain(path, &dir);
+	if (lower == -ENOENT || lower == -ELOOP)
+		return 0;
+	if (lower < 0)
+		return lower;
+	if (!dir) {
+		cf_sys_close(lower);
+		return 0;
+	}
+	/* The fence's own tmpfs over the cache: the upper layer and the work
+	 * directory live there, in no file system the user's tools see, and
+	 * go when the namespace goes. */
+	int rc = (int)cf_sys5(SYS_mount, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
+	size_t k = 0;
+	while (path[k] && k + 3 < sizeof u) {
+		u[k] = path[k];
+		k++;
+	}
+	u[k] = '/', u[k + 1] = 'u', u[k + 2] = '\0';
+	if (!rc) {
+		(void)cf_sys3(SYS_mkdirat, AT_FDCWD, u, 0755);
+		u[k + 1] = 'w';
+		(void)cf_sys3(SYS_mkdirat, AT_FDCWD, u, 0700);
+		/* userxattr first: in a user namespace, overlay keeps its
+		 * attributes in user.* xattrs (tmpfs has them since Linux 6.6;
+		 * before, overlay mounts without them and a directory of the
+		 * cache removed and made again inside fails). Then trusted.*
+		 * (root outside a user namespace). */
+		rc = -EINVAL;
+		for (int x = 1; rc && x >= 0; x--)
+			rc = overlay_opts(o, sizeof o, lower, path, x)
+				     ? (int)cf_sys5(SYS_mount, "overlay", path, "overlay", 0, o)
+				     : -ENAMETOOLONG;
+		if (rc) {
+			/* No overlay here: the fence keeps the empty tmpfs, a
+			 * private cache that starts empty (the tool fetches
+			 * again); never the user's own. */
+			(void)cf_sys3(SYS_unlinkat, AT_FDCWD, u, AT_REMOVEDIR);
+			u[k + 1] = 'u';
+			(void)cf_sys3(SYS_unlinkat, AT_FDCWD, u, AT_REMOVEDIR);
+			rc = 2;
+		} else {
+			rc = 1;
+		}
+	}
+	cf_sys_close(lower);
+	return rc;
+}
+
+int cf_fenced_ns_hold(const struct cf_protect_item *it)
+{
+	return it->row->private_copy ? cf_fenced_ns_private(it->path)
+				     : cf_fenced_ns_bind_ro(it->path);
+}
+
 static int drop_caps(void)
 {
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -134,6 +275,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	int rc, step = 0;
 	ns->in_force = false;
 	ns->held = 0;
+	ns->private_n = ns->private_empty = 0;
 	if (pp->rw.n > CF_NS_MAX_RW)
 		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
 	/* Clones of what stays writable, taken before / turns read-only:
@@ -161,6 +303,13 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	}
 	if (rc)
 		return fail(ns, rc, step, ns->fail_at);
+	/* The placeholders first (in the real file system, by the user: the
+	 * ids are mapped to themselves; not for a dry run, credfence status):
+	 * an empty directory, a file of its row's fill, or a private cache
+	 * with its parents, which are then pinned with the rest. */
+	for (size_t i = 0; i < pp->n_items && !ns->dry; i++)
+		if (pp->items[i].make)
+			(void)cf_fenced_ns_make(&pp->items[i]);
 	for (size_t i = 0; i < pp->mids.n; i++)
 		if ((rc = pin(pp->mids.v[i])) && rc != -ENOENT)
 			return fail(ns, rc, CF_NS_MID, pp->mids.v[i]);
@@ -185,18 +334,18 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 		keep[nk++] = c;
 	}
 	for (size_t i = 0; i < pp->n_items; i++) {
-		/* A placeholder is made in the real file system, by the user (the
-		 * ids are mapped to themselves): an empty directory the user's own
-		 * tools see and may fill later. Not for a dry run (status). */
-		if (pp->items[i].make && !ns->dry)
-			(void)cf_sys3(SYS_mkdirat, AT_FDCWD, pp->items[i].path, 0755);
-		rc = cf_fenced_ns_bind_ro(pp->items[i].path);
+		rc = cf_fenced_ns_hold(&pp->items[i]);
 		if (rc < 0) {
 			while (nk)
 				cf_sys_close(keep[--nk]);
 			return fail(ns, rc, CF_NS_BIND, pp->items[i].path);
 		}
-		ns->held += (size_t)rc;
+		if (pp->items[i].row->private_copy) {
+			ns->private_n += rc > 0;
+			ns->private_empty += rc == 2;
+		} else {
+			ns->held += rc > 0;
+		}
 	}
 	/* Onto the path as it is now, inside the read-only bind: the kernel
 	 * follows the path to the top mount. */

@@ -55,6 +55,9 @@ struct cf_fenced_ns {
 	/* what cf_fenced_ns_enter did */
 	bool in_force;    /* the namespace is made */
 	size_t held;      /* protected paths bound read-only */
+	size_t private_n; /* caches given a private copy */
+	size_t private_empty; /* of those, how many got no overlay: an empty
+				 tmpfs of the fence's own instead */
 	int fail_step;    /* on failure: the step (enum cf_ns_step or cf_userns_step) */
 	const char *fail_at; /* and the path it failed at, or NULL */
 	char off_why[512];   /* why it is not made, for the log (cf_fence_protect) */
@@ -82,6 +85,26 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns);
  * again with it). Raw system calls and stack. 1 bound, 0 not there (or a
  * symlink), or -errno. */
 int cf_fenced_ns_bind_ro(const char *path);
+
+/* A private copy of the cache directory PATH in the caller's mount
+ * namespace: a tmpfs over it, then an overlay of PATH (lower, as it was)
+ * with its upper layer in that tmpfs, so that what is written there lands
+ * in the fence's own copy and goes with the namespace (Linux 5.11+ in a
+ * user namespace). Where overlay can not be mounted, the empty tmpfs
+ * stays: a private cache that starts empty. Raw system calls and stack.
+ * 1 overlay, 2 empty tmpfs, 0 not there (or a symlink), or -errno. */
+int cf_fenced_ns_private(const char *path);
+
+/* The mount an item of the plan gets: a read-only bind, or for a private
+ * copy cf_fenced_ns_private. Same results (1 or 2 held). */
+int cf_fenced_ns_hold(const struct cf_protect_item *it);
+
+/* The placeholder of an absent item IT (make set): an empty directory
+ * (0755), or for a file row a file (0644) holding the row's fill, which
+ * its tool reads as the absence of the file (.git/commondir: "."). Made in
+ * the real file system, never over an existing name. Raw system calls and
+ * stack. 0 or -errno. */
+int cf_fenced_ns_make(const struct cf_protect_item *it);
 
 /* The failure RC of cf_fenced_ns_enter in words, into WHY. Normal context. */
 void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n);

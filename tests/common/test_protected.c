@@ -30,11 +30,15 @@ Test(protected, every_row_is_whole)
 		cr_expect(!strstr(r->rel, "./") && strcmp(r->rel, ".") != 0, "%s", r->rel);
 		cr_expect(r->runs && *r->runs, "%s: who runs it?", r->rel);
 		cr_expect(r->source && *r->source, "%s: where does that tool say so?", r->rel);
-		cr_expect(!r->placeholder || r->kind == CF_PROT_DIR,
-			  "%s: a placeholder is an empty directory, so only for a directory row",
+		cr_expect(!r->placeholder || r->kind == CF_PROT_DIR || r->fill,
+			  "%s: a placeholder is an empty directory, or a file with what its "
+			  "tool reads as no file", r->rel);
+		cr_expect(!r->fill || (r->placeholder && r->kind == CF_PROT_FILE), "%s", r->rel);
+		cr_expect(!r->placeholder || r->base != CF_PROT_HOME || r->private_copy,
+			  "%s: home rows get no placeholder (their tools create them), but for "
+			  "a private copy", r->rel);
+		cr_expect(!r->private_copy || (r->kind == CF_PROT_DIR && r->placeholder), "%s",
 			  r->rel);
-		cr_expect(!r->placeholder || r->base == CF_PROT_PROJECT,
-			  "%s: home rows get no placeholder (their tools create them)", r->rel);
 		for (size_t j = 0; j < i; j++)
 			cr_expect(strcmp(r->rel, cf_protected_table[j].rel) != 0 ||
 					  r->base != cf_protected_table[j].base,
@@ -497,6 +501,51 @@ Test(protect_plan, every_root_once_among_many)
 	for (size_t i = 0; i < pp.mids.n; i++)
 		for (size_t k = 0; k < i; k++)
 			cr_expect(strcmp(pp.mids.v[k], pp.mids.v[i]) != 0, "mid %s twice", pp.mids.v[i]);
+	cf_protect_plan_free(&pp);
+	cf_strv_free(&pol.writable);
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", canon);
+	cr_expect(system(cmd) == 0);
+}
+
+/* A private cache is planned (made, with its parents, then given its
+ * private copy) only inside a writable location that exists: ~/.npm/_npx
+ * when ~/.npm exists, not when it does not (nothing could be made there,
+ * and each harness child would find it lost). ~/.cache/pnpm/dlx is made
+ * with its parent pnpm. */
+Test(protect_plan, private_caches_only_inside_an_existing_writable_location)
+{
+	char base[] = "/tmp/cf-plan-XXXXXX", canon[PATH_MAX], home[PATH_MAX + 8], w[PATH_MAX + 8];
+	char npm[PATH_MAX + 16], cache[PATH_MAX + 16], p[PATH_MAX + 64];
+	cr_assert(mkdtemp(base));
+	cr_assert(realpath(base, canon));
+	mk(canon, "home");
+	mk(canon, "home/.cache");
+	mk(canon, "w");
+	snprintf(home, sizeof home, "%s/home", canon);
+	snprintf(w, sizeof w, "%s/w", canon);
+	snprintf(npm, sizeof npm, "%s/.npm", home);
+	snprintf(cache, sizeof cache, "%s/.cache", home);
+	struct cf_policy pol;
+	memset(&pol, 0, sizeof pol);
+	pol.workspace = w;
+	pol.home = home;
+	cr_assert(cf_strv_add(&pol.writable, w) == 0);
+	cr_assert(cf_strv_add(&pol.writable, npm) == 0); /* absent */
+	cr_assert(cf_strv_add(&pol.writable, cache) == 0);
+	struct cf_protect_plan pp;
+	cr_assert(cf_protect_plan_build(&pp, &pol, NULL, w) == 0);
+	bool npx = false, dlx = false;
+	for (size_t i = 0; i < pp.n_items; i++) {
+		npx = npx || strstr(pp.items[i].path, "/.npm/_npx") != NULL;
+		snprintf(p, sizeof p, "%s/pnpm/dlx", cache);
+		if (strcmp(pp.items[i].path, p) == 0) {
+			dlx = true;
+			cr_expect(pp.items[i].make && pp.items[i].row->private_copy);
+		}
+	}
+	cr_expect(!npx, "~/.npm/_npx planned though ~/.npm does not exist");
+	cr_expect(dlx, "~/.cache/pnpm/dlx not planned");
 	cf_protect_plan_free(&pp);
 	cf_strv_free(&pol.writable);
 	char cmd[PATH_MAX + 16];

@@ -134,7 +134,7 @@ static const char attacks[] =
 	"K=\"$1\"; P=\"#!/bin/sh\ncat '$K'\"\n"
 	"try() { n=$1; shift; if ( \"$@\" ) >/dev/null 2>&1; then echo \"ESCAPED $n\"; fi; }\n"
 	"new() { printf '%s\\n' \"$P\" > \"$1\"; }\n"
-	"for d in .git/hooks .vscode \"$HOME/.npm/_npx\"; do\n"
+	"for d in .git/hooks .vscode; do\n"
 	"  e=$(find \"$d\" -type f | head -n1)\n"
 	"  try \"create $d\" new \"$d/pre-commit\"\n"
 	"  try \"write $e\" new \"$e\"\n"
@@ -166,6 +166,10 @@ static const char attacks[] =
 	"try \"git config core.hooksPath\" git config core.hooksPath /tmp\n"
 	"try \"git hook pre-commit\" sh -c 'printf \"%s\\n\" \"$1\" > .git/hooks/pre-commit && "
 	"chmod +x .git/hooks/pre-commit' - \"$P\"\n"
+	"# ~/.npm/_npx is the fence's own copy (tests/enforce/test_write_holds.c):\n"
+	"# writes there go through inside and the snapshot shows none outside.\n"
+	"e=$(find \"$HOME/.npm/_npx\" -type f | head -n1)\n"
+	"new \"$e\" && new \"$HOME/.npm/_npx/pre-commit\" && rm -rf \"$HOME/.npm/_npx/abc\"\n"
 	"echo attacks done\n";
 
 static void attack_and_check(const char *const *env, const char *how)
@@ -1184,6 +1188,9 @@ static void every_row(const char *how)
 	for (size_t i = 0; i < cf_protected_count; i++) {
 		const struct cf_protected_row *r = &cf_protected_table[i];
 		char p[PATH_MAX];
+		if (r->base == CF_PROT_GIT)
+			continue; /* found in git's files: tests/enforce/test_write_holds.c */
+		bool private_copy = r->private_copy; /* written inside, unchanged outside */
 		cf_fx_fmt(p, sizeof p, "%s/%s", r->base == CF_PROT_HOME ? fx.home : fx.ws, r->rel);
 		bool dir = r->kind == CF_PROT_DIR;
 		m += (size_t)snprintf(made + m, cap - m,
@@ -1191,7 +1198,12 @@ static void every_row(const char *how)
 					  : "mkdir -p \"$(dirname '%1$s')\" && echo orig > '%1$s'\n",
 				      p);
 		l += (size_t)snprintf(list + l, cap - l, " '%s'", p);
-		if (dir)
+		if (private_copy)
+			s += (size_t)snprintf(script + s, 4 * cap - s,
+					      "echo x > '%1$s/f' && echo x > '%1$s/new' && "
+					      "mkdir '%1$s/sub'\n",
+					      p);
+		else if (dir)
 			s += (size_t)snprintf(
 				script + s, 4 * cap - s,
 				"try 'create in %1$s' sh -c 'echo x > \"$1/new\"' - '%1$s'\n"
