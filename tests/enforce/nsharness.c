@@ -3,7 +3,7 @@
  * of the mount namespace of the fenced tree reach a harness child by each
  * launch path the shim intercepts.
  *
- *   cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved SCRIPT
+ *   cf-nsharness fork|vfork|spawn|system|popen|closefds|closerange|clobber|moved SCRIPT
  *
  * closefds: fork, close every descriptor above 2 one by one with close(),
  * then execve: the documented fallback. closerange: the same with one
@@ -11,6 +11,9 @@
  * shim closes around the namespace's descriptors. clobber: fork, put
  * /dev/null in the place of the namespace's two descriptors, then execve:
  * the child must see that they are not the namespaces.
+ *
+ * CF_T_CLOSE_FIRST=1: the harness closes every descriptor above 2 one by
+ * one in itself before any way (a daemon's start does it).
  *
  * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
  * environment: it moves a secret, so the shim relaunches the child through
@@ -70,13 +73,22 @@ static int reach(const char *arg)
 	return leaks ? 1 : 0;
 }
 
+static void close_above_2(void)
+{
+	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max && fd < 65536; fd++)
+		close((int)fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "reach"))
 		return reach(argv[2]);
+	const char *first = getenv("CF_T_CLOSE_FIRST");
+	if (first && !strcmp(first, "1"))
+		close_above_2();
 	if (argc != 3) {
-		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved "
-				"SCRIPT\n");
+		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|popen|closefds|closerange|"
+				"clobber|moved SCRIPT\n");
 		return 2;
 	}
 	const char *how = argv[1];
@@ -86,6 +98,17 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(how, "system")) {
 		st = system(argv[2]);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	} else if (!strcmp(how, "popen")) {
+		FILE *p = popen(argv[2], "r");
+		char line[4096];
+		if (!p) {
+			fprintf(stderr, "cf-nsharness: popen: %s\n", strerror(errno));
+			return 127;
+		}
+		while (fgets(line, sizeof line, p))
+			fputs(line, stdout);
+		st = pclose(p);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 	} else if (!strcmp(how, "spawn")) {
 		int rc = posix_spawn(&pid, av[0], NULL, NULL, av, environ);

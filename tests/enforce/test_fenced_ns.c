@@ -537,6 +537,20 @@ Test(fenced_ns, every_attack_fails_from_a_python_subprocess_harness_child)
 	attack_and_check(NULL, "python subprocess.run");
 }
 
+/* A harness that closed every descriptor above 2 in itself (a daemon's
+ * start) holds other files at the numbers of the shim's own (the fence's
+ * ruleset, its watch) once it opens more: the shim, replacing its fence,
+ * must not close them under it (it closed popen's pipe: EBADF). */
+Test(fenced_ns, a_harness_that_closed_every_descriptor_keeps_its_own_new_ones)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "popen";
+	harness_child((const char *[]){"CF_T_CLOSE_FIRST=1", NULL}, NULL, "echo ran by popen");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran by popen"), OUT_FMT, OUT_ARGS(o));
+}
+
 /* A child whose environment moves a secret (KUBECONFIG) is relaunched by
  * the shim through credfence run, which runs inside the harness's guard and
  * can make no mount: it enters the namespace the guard made. MOVED: the
