@@ -680,11 +680,11 @@ const char *cf_env_why_word(enum cf_env_why why)
 	case CF_ENV_NAME:
 		return "known name";
 	case CF_ENV_PATTERN:
-		return "name pattern";
+		return "name rule";
 	case CF_ENV_URL:
-		return "value holds a URL with a password";
+		return "value holds a secret";
 	case CF_ENV_VALUE:
-		return "value looks like a token";
+		return "value shape";
 	case CF_ENV_USER:
 		return "--deny-env";
 	default:

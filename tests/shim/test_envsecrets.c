@@ -509,6 +509,11 @@ Test(shim_envsecrets, status_and_check_list_names_only)
 		cr_expect(strstr(o.out, want), "check --env does not list %s", want);
 	}
 	cr_expect_null(strstr(o.out, "TOKENIZERS_PARALLELISM"));
+	/* Why, in the rule's words: a known name, a name rule, a value shape. */
+	cr_expect(strstr(o.out, "withheld (known name: Anthropic API key)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "withheld (name rule: a password)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "withheld (value shape: PEM private key)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "withheld (value holds a secret: a URL with a password)\n"), "%s", o.out);
 	cf_fx_out_free(&o);
 	const char *forms[] = {NULL, "--json"};
 	for (size_t f = 0; f < 2; f++) {
@@ -520,6 +525,9 @@ Test(shim_envsecrets, status_and_check_list_names_only)
 		cr_expect(strstr(o.out, "ANTHROPIC_API_KEY") && strstr(o.out, "MY_VAR_0"), "%s", o.out);
 		cr_expect(strstr(o.out, f ? "\"env_withheld\":[" : "environment withheld ("), "%s",
 			  o.out);
+		cr_expect(strstr(o.out, f ? "\"rule\":\"name rule\",\"holds\":\"a password\"}"
+					  : " withheld (name rule: a password)\n"),
+			  "%s", o.out);
 		cf_fx_out_free(&o);
 	}
 	cf_fx_env_free(env);
