@@ -400,7 +400,7 @@ static const struct anchor_end anchor_ends[] = {
 	{0, 1, 0, 0, 1, 0}, /* no anchor ends with this letter */
 	{M4, A4('P', 'A', 'S', 'S'), A_PASS, M4, A4('S', 'E', 'S', 'S'), A_SESSION},
 	{M2, A4(0, 0, 'P', 'W'), A_PW, 0, 1, 0},
-	{M3, A4(0, 'P', 'A', 'T'), A_PAT, M3, A4(0, 'J', 'W', 'T'), A_JWT},
+	{0, 1, 0, M3, A4(0, 'J', 'W', 'T'), A_JWT}, /* PAT: below, PATH is none */
 	{M4, A4('S', 'E', 'C', 'R'), A_SECRET, M4, A4('B', 'E', 'A', 'R'), A_BEARER},
 	{M3, A4(0, 'S', 'I', 'G'), A_SIG, 0, 1, 0},
 	{M4, A4('T', 'O', 'K', 'E'), A_TOKEN, 0, 1, 0},
@@ -429,12 +429,14 @@ unsigned cf_env_anchors(const char *u, size_t n)
 	unsigned a = 0, w = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)u[i];
+		/* PAT not followed by H: every *PATH variable would hold it */
+		a |= (w & M3) == A4(0, 'P', 'A', 'T') && upper_of[c] != 'H' ? A_PAT : 0;
 		w = w << 8 | upper_of[c];
 		const struct anchor_end *e = &anchor_ends[anchor_end_of[c]];
 		a |= (w & e->mask1) == e->want1 ? e->bit1 : 0;
 		a |= (w & e->mask2) == e->want2 ? e->bit2 : 0;
 	}
-	return a;
+	return a | ((w & M3) == A4(0, 'P', 'A', 'T') ? A_PAT : 0);
 }
 
 /* A word of a name: [S, S + N), N less the digits that end it (0 for a
