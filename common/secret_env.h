@@ -6,12 +6,12 @@
  * - its name is a known one (cf_env_name_table), starts like one
  *   (cf_env_pattern_table: TF_TOKEN_*, OP_SESSION_*), or holds a word that
  *   names a secret (cf_env_word_table: PASSWORD, PASS, PWD, PASSPHRASE,
- *   SECRET, *TOKEN, API KEY, a last word KEY, AUTH or SESSION, PAT, WEBHOOK,
- *   COOKIE, DSN, CONNECTION STRING, ...), in any case and with any prefix
- *   or suffix, unless a later word says the variable only describes it
- *   (cf_env_descriptor_table: DB_PASSWORD_FILE, SSH_AUTH_SOCK,
+ *   SECRET, *TOKEN, PAT, API KEY, MASTER KEY, ..., WEBHOOK, COOKIE, DSN,
+ *   CONNECTION STRING, a last word AUTH, SESSION or JWT), in any case and
+ *   with any prefix or suffix, unless a later word says the variable only
+ *   describes it (cf_env_descriptor_table: DB_PASSWORD_FILE, SSH_AUTH_SOCK,
  *   ACTIONS_ID_TOKEN_REQUEST_URL) or the whole name is a known non-secret
- *   (cf_env_keep_table: PWD, DESKTOP_SESSION, GPG_KEY);
+ *   (cf_env_keep_table: PWD, DESKTOP_SESSION, STARSHIP_SESSION_KEY);
  * - or its value is, or holds, a token of a shape secret scanners know
  *   (env_shapes.h), a URL with a password, or a secret-named parameter
  *   (?password=, ;AccountKey=, &token=);
