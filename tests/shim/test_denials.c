@@ -459,6 +459,37 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
 	cf_fx_out_free(&o);
 }
 
+/* A metadata change alone of a protected path (chmod, chown: EROFS from the
+ * read-only mount) is explained as its write would be, once, and the path
+ * keeps its mode. Above, a write comes first and says the path. */
+Test(shim_denials, a_protected_metadata_change_alone_is_explained)
+{
+	git_repo();
+	struct stat before, after;
+	cr_assert_eq(stat(cf_fx_at(t.fx.ws, ".git/config"), &before), 0);
+	struct cf_fx_out o;
+	run_sh(&o, NULL,
+	       "chmod 777 .git/config; echo chmod=$?\n"
+	       "chown 0:0 .git/config; echo chown=$?\n",
+	       NULL);
+	st_dump("a protected chmod", &o);
+	cr_expect(strstr(o.out, "chmod=1\n") && strstr(o.out, "chown=1\n"),
+		  "a metadata change was not refused:\n%s", o.out);
+	cr_expect_eq(st_count(o.err, "Read-only file system"), 2, "not the read-only mount:\n%s",
+		     o.err);
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
+		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
+		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 1, "one notice in all:\n%s", o.err);
+	cr_assert_eq(stat(cf_fx_at(t.fx.ws, ".git/config"), &after), 0);
+	cr_expect_eq(after.st_mode, before.st_mode, "the mode changed");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* The supervisor judges by the table, not the caller's word: a forged report
  * of a path inside the workspace that no row covers logs nothing; one that a
  * row covers is logged (it says no more than a real write would). */
