@@ -778,6 +778,42 @@ Test(ipc_engine, setxattrat_gets_the_kernels_answer_for_each_struct_size)
 	cf_ipc_free(&s.ipc);
 }
 
+/* A pipe and a socket have no place in the file system (their link in
+ * /proc/self/fd is "pipe:[N]", "socket:[N]"), and no other process names
+ * them by a path: a fenced process may change their metadata as an
+ * unfenced one may. */
+static int child_fd_meta(void *arg)
+{
+	(void)arg;
+	int p[2], sv[2];
+	if (pipe2(p, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return 2;
+	sh->e[0] = fchmod(p[0], 0600) < 0 ? errno : 0;
+	sh->e[1] = fchown(p[1], getuid(), getgid()) < 0 ? errno : 0;
+	sh->e[2] = fchmod(sv[0], 0600) < 0 ? errno : 0;
+	sh->e[3] = fchown(sv[1], getuid(), getgid()) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, metadata_of_a_pipe_and_a_socket_works_as_unfenced)
+{
+	static const char *const what[] = {"fchmod of a pipe", "fchown of a pipe",
+					   "fchmod of a socket", "fchown of a socket"};
+	struct sup s;
+	memset(sh->e, 0xff, sizeof sh->e);
+	run(NULL, child_fd_meta, NULL);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(sh->e[i], 0, "control, %s: %s", what[i], strerror(sh->e[i]));
+	sup_start(&s, NULL);
+	memset(sh->e, 0xff, sizeof sh->e);
+	run(&s, child_fd_meta, NULL);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(sh->e[i], 0, "fenced, %s: %s", what[i], strerror(sh->e[i]));
+	cr_expect(!strstr(log_text(&s), "\"event\":\"metadata_denied\""), "a denial was logged: %s",
+		  log_text(&s));
+	cf_ipc_free(&s.ipc);
+}
+
 struct links {
 	const char *out_link, *in_link;
 };
