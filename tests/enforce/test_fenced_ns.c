@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -455,6 +456,53 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
 	cr_expect(strstr(o.err, "credfence: write protection can not be made"), OUT_FMT,
 		  OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A mount step of the namespace fails (seccomp-fault refuses that one
+ * system call with EPERM, as a kernel or a container policy may). Up to the
+ * read-only step nothing the command could see has changed: it runs, with
+ * the warning and the step's words. After it (a writable location not put
+ * back, /proc first) the process is left in a half-made namespace, read-only
+ * where it should not be: run refuses, and nothing runs there. */
+static void run_with_fault(int nr, const char *script)
+{
+	char fault[64];
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", nr, EPERM);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV(CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(), "run", "--home", fx.home,
+			  "--workspace", fx.ws, "--", "/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(env);
+}
+
+Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_mount_setattr, "echo cmd-ran; echo x > .git/hooks/planted && echo wrote");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran") && has_line(o.out, "wrote"),
+		  "the documented fallback: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
+				"read-only: Operation not permitted;"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_move_mount, "echo cmd-ran; echo x > ran.txt");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_expect_neq(stat(cf_fx_at(fx.ws, "ran.txt"), &st), 0, "the command ran");
+	cr_expect(strstr(o.err, "credfence: the mount namespace of the fenced tree failed "
+				"half-way: can not put the writable location /proc back: Operation "
+				"not permitted. Nothing was run."),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), OUT_FMT, OUT_ARGS(o));
 }
 
 /* The user's own `git config` outside replaces .git/config by rename, and
