@@ -10,12 +10,15 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
+#include "fenced_keep.h"
 #include "protected.h"
 
 CF_SUITE_STATE()
@@ -503,6 +506,72 @@ Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
 				"not permitted. Nothing was run."),
 		  OUT_FMT, OUT_ARGS(o));
 	cr_expect(all_lines_credfence(o.err), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A harness whose descriptor table is full when its shim adopts the
+ * namespace's two descriptors (cf_fenced_keep_adopt moves each to a high
+ * number): the first move fails with EMFILE and frees its slot, so the
+ * second succeeds. The harness goes on without the namespace (its children
+ * fall back, with the reason) and keeps no descriptor of it: not the one it
+ * moved, not the two it was given. Run in a child: the limit stays there. */
+static void adopt_with_a_full_table(int report)
+{
+	char msg[600] = "ok";
+	struct stat us, ms, st;
+	int ufd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	int mfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (ufd < 0 || mfd < 0 || fstat(ufd, &us) || fstat(mfd, &ms))
+		_exit(2);
+	char value[256], buf[256];
+	snprintf(value, sizeof value, "%d,%d,%llu,%llu,%llu,0,0,-1,0", ufd, mfd,
+		 (unsigned long long)us.st_ino, (unsigned long long)ms.st_ino,
+		 (unsigned long long)us.st_dev);
+	struct rlimit lim = {64, 64};
+	if (setrlimit(RLIMIT_NOFILE, &lim))
+		_exit(3);
+	int fill[64], n = 0, fd;
+	while (n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		fill[n++] = fd;
+	if (errno != EMFILE)
+		_exit(4);
+	struct cf_fenced_keep k;
+	const char *v = cf_fenced_keep_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
+	while (n)
+		close(fill[--n]);
+	if (v || k.user_fd >= 0 || k.mnt_fd >= 0)
+		snprintf(msg, sizeof msg, "adopted with a full table: %s (fds %d %d)", v ? v : "",
+			 k.user_fd, k.mnt_fd);
+	else if (!strstr(k.off_why, "can not move its descriptors"))
+		snprintf(msg, sizeof msg, "another reason: %s", k.off_why);
+	for (fd = 0; fd < 64 && !strcmp(msg, "ok"); fd++)
+		if (fd != report && !fstat(fd, &st) && st.st_dev == us.st_dev &&
+		    (st.st_ino == us.st_ino || st.st_ino == ms.st_ino))
+			snprintf(msg, sizeof msg, "descriptor %d still holds the %s namespace", fd,
+				 st.st_ino == us.st_ino ? "user" : "mount");
+	(void)!write(report, msg, strlen(msg));
+	_exit(0);
+}
+
+Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		adopt_with_a_full_table(p[1]);
+	}
+	close(p[1]);
+	char got[640] = "";
+	ssize_t n = read(p[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's step %d failed",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	cr_expect_str_eq(got, "ok");
 }
 
 /* The user's own `git config` outside replaces .git/config by rename, and
