@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -467,16 +468,21 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
  * the warning and the step's words. After it (a writable location not put
  * back, /proc first) the process is left in a half-made namespace, read-only
  * where it should not be: run refuses, and nothing runs there. */
+static void faulted(const char *sub, const char *fault, const char *script)
+{
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV(CF_SECCOMP_FAULT, (char *)fault, (char *)cf_fx_bin(), (char *)sub, "--home",
+			  fx.home, "--workspace", fx.ws, "--", "/bin/bash", "-c", (char *)script));
+	cf_fx_env_free(env);
+}
+
 static void run_with_fault(int nr, const char *script)
 {
 	char fault[64];
 	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", nr, EPERM);
-	char **env = cf_fx_env(&fx, NULL);
-	cf_fx_out_free(&o);
-	cf_fx_run(&o, fx.ws, env, NULL,
-		  CF_ARGV(CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(), "run", "--home", fx.home,
-			  "--workspace", fx.ws, "--", "/bin/sh", "-c", (char *)script));
-	cf_fx_env_free(env);
+	faulted("run", fault, script);
 }
 
 Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
@@ -506,6 +512,40 @@ Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
 				"not permitted. Nothing was run."),
 		  OUT_FMT, OUT_ARGS(o));
 	cr_expect(all_lines_credfence(o.err), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The helper that makes a harness's namespace is refused its user namespace:
+ * the harness runs with the warning, and the words say which refusal it
+ * was. EINVAL is the kernel's answer to a process of more than one thread
+ * (a sanitizer's runtime in credfence); anything else is user namespaces
+ * being off. Only unshare with CLONE_NEWUSER is refused (the guard's own
+ * unshare of a mount namespace goes through). */
+static void harness_without_its_user_namespace(int err, const char *says)
+{
+	char fault[64];
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d,%#x", SYS_unshare, err, CLONE_NEWUSER);
+	faulted("harness", fault, "/bin/echo ran; exit 0");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+	char want[1024];
+	cf_fx_fmt(want, sizeof want,
+		  "credfence: warning: harness: write protection is off for the harness's children: "
+		  "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s%s",
+		  strerror(err), says);
+	cr_expect(strstr(o.err, want), "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_harness_refused_user_namespaces_says_they_are_off)
+{
+	harness_without_its_user_namespace(EPERM, " (user namespaces are off: ");
+}
+
+Test(fenced_ns, a_harness_refused_for_its_threads_says_so)
+{
+	harness_without_its_user_namespace(EINVAL, ": the kernel gives a user namespace only to a "
+						   "process of one thread");
 }
 
 /* A harness whose descriptor table is full when its shim adopts the
