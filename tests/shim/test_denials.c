@@ -490,6 +490,52 @@ Test(shim_denials, a_protected_metadata_change_alone_is_explained)
 	cf_fx_out_free(&o);
 }
 
+/* A rename inside a protected directory (EROFS: one read-only mount; from
+ * outside it the kernel says EXDEV and mv copies instead) is explained
+ * whichever of the three calls makes it (rename, renameat, renameat2), both
+ * paths once. */
+Test(shim_denials, a_protected_rename_by_each_call_is_explained)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	git_repo();
+	for (int i = 1; i <= 3; i++) {
+		char p[PATH_MAX + 32];
+		snprintf(p, sizeof p, "%s/.git/hooks/s%d", t.fx.ws, i);
+		cf_fx_write(p, "#!/bin/sh\n");
+	}
+	char script[PATH_MAX + 1024];
+	snprintf(script, sizeof script,
+		 "%s - <<'EOF'\n"
+		 "import ctypes\n"
+		 "libc = ctypes.CDLL(None, use_errno=True)\n"
+		 "AT = -100\n"
+		 "h = b'.git/hooks/'\n"
+		 "calls = [('rename', lambda: libc.rename(h + b's1', h + b'h1')),\n"
+		 "         ('renameat', lambda: libc.renameat(AT, h + b's2', AT, h + b'h2')),\n"
+		 "         ('renameat2', lambda: libc.renameat2(AT, h + b's3', AT, h + b'h3', 0))]\n"
+		 "for name, call in calls:\n"
+		 "    print(name, call(), ctypes.get_errno())\n"
+		 "EOF\n",
+		 py);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("protected renames", &o);
+	for (int i = 1; i <= 3; i++) {
+		static const char *const call[] = {"", "rename", "renameat", "renameat2"};
+		char want[3 * PATH_MAX + 256];
+		snprintf(want, sizeof want, "%s -1 %d\n", call[i], EROFS);
+		cr_expect(strstr(o.out, want), "%s was not refused with EROFS:\n%s", call[i], o.out);
+		snprintf(want, sizeof want,
+			 NOTICE "write of %s/.git/hooks/h%d (runs unfenced later: git hooks); to "
+			 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+			 "%s/.git/hooks/h%d\n", t.fx.ws, i, t.fx.ws, t.fx.ws, i);
+		cr_expect_eq(st_count(o.err, want), 1, "one notice for %s:\n%s", call[i], o.err);
+	}
+	cr_expect_eq(st_count(o.err, NOTICE), 6, "both sides of each, once:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* The supervisor judges by the table, not the caller's word: a forged report
  * of a path inside the workspace that no row covers logs nothing; one that a
  * row covers is logged (it says no more than a real write would). */
