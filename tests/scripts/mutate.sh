@@ -72,6 +72,13 @@ int fx_check(int fd, int n)
 	fx_note(n);
 	return 0;
 }
+
+#ifdef FX_NEVER
+int fx_never(int n)
+{
+	return n > 2;
+}
+#endif
 EOF
 cat >"$fx/test_calc.c" <<'EOF'
 int fx_over(int n);
@@ -118,6 +125,8 @@ lib/calc.c:33: relational: `if (fd < 0 && n)` -> `if (fd <= 0 && n)`
 lib/calc.c:34: error-return: `return -EBADF;` -> `return 0;`
 lib/calc.c:35: remove-call: `fx_note(n);` -> `(void)0;`
 lib/calc.c:36: constant: `return 0;` -> `return 1;`
+lib/calc.c:42: constant: `return n > 2;` -> `return n > 1;`
+lib/calc.c:42: relational: `return n > 2;` -> `return n >= 2;`
 EOF
 grep '^lib/calc.c:' "$work/list" | LC_ALL=C sort >"$work/list.got"
 check "--list draws each operator's mutants, from code lines only" \
@@ -146,6 +155,12 @@ check "an unchecked line's mutant is missed (exit 1)" \
 	test "$rc" = 1 -a "$(grep -c '^  missed lib/calc.c:28 relational: `return n == 3;` -> `return n != 3;`' "$work/missed")" = 1
 check "the tree is left as it was" clean
 
+# A mutant in code this build does not compile: the same object code, no test run.
+"$mutate" --root "$fx" --tmp --tests calc --at lib/calc.c:42 --op relational lib >"$work/unchanged" 2>&1
+rc=$?
+check "a mutant the build does not compile is unchanged, not missed (exit 0)" \
+	test "$rc" = 0 -a "$(grep -c '^\[ 1/1\] unchanged lib/calc.c:42 relational' "$work/unchanged")" = 1
+
 # Interrupted while the mutant hangs a test: the test is killed, the copy removed.
 FX_PIDFILE="$work/hang.pid" "$mutate" --root "$fx" --tmp --tests hang --at lib/calc.c:11 --op relational \
 	lib >"$work/int" 2>&1 &
@@ -165,7 +180,7 @@ check "the hung test is killed" test -s "$work/hang.pid" -a ! -d "/proc/$(cat "$
 
 echo "1..$n"
 [ $status = 0 ] || {
-	for f in list list.want base caught missed int; do
+	for f in list list.want base caught missed unchanged int; do
 		echo "# --- $f"
 		sed 's/^/# /' "$work/$f" 2>/dev/null
 	done
