@@ -7,7 +7,12 @@
  * (or one built without it) does; Landlock stays.
  * seccomp-fault FILTER CMD [ARG...]: make seccomp() refuse a plain filter (no
  * flags: the terminal filter, ttyfilter.c) with EPERM, as an outer seccomp or
- * container policy may; a listener's filter and Landlock stay. */
+ * container policy may; a listener's filter and Landlock stay.
+ * seccomp-fault SYS=NR,ERRNO[,MASK] CMD [ARG...]: make the system call NR fail
+ * with ERRNO (numbers), as a kernel or a policy that refuses that one call
+ * does: a step of the fenced tree's mount namespace (move_mount,
+ * mount_setattr); with MASK, only a call whose first argument has one of
+ * its bits (unshare with CLONE_NEWUSER). */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -36,12 +41,15 @@
 
 int main(int argc, char **argv)
 {
-	int err;
+	int err, one_nr = -1;
+	unsigned mask = 0;
 	if (argc < 3) {
 		fprintf(stderr, "usage: seccomp-fault ENOSYS|EOPNOTSUPP|EPERM CMD [ARG...]\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "ENOSYS") == 0)
+	if (sscanf(argv[1], "SYS=%d,%d,%i", &one_nr, &err, &mask) >= 2 && one_nr >= 0 && err > 0)
+		;
+	else if (strcmp(argv[1], "ENOSYS") == 0)
 		err = ENOSYS;
 	else if (strcmp(argv[1], "EOPNOTSUPP") == 0)
 		err = EOPNOTSUPP;
@@ -90,8 +98,24 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	struct sock_filter one[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)one_nr, 0, 3),
+		/* args[0], its low word (little-endian); no MASK: every call. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		mask ? (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1)
+		     : (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
-	if (err == 0) {
+	if (one_nr >= 0) {
+		prog.len = sizeof one / sizeof *one;
+		prog.filter = one;
+	} else if (err == 0) {
 		prog.len = sizeof notify / sizeof *notify;
 		prog.filter = notify;
 	} else if (err < 0) {

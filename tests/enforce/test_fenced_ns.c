@@ -10,11 +10,16 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_test.h"
+#include "fenced_keep.h"
 #include "protected.h"
 
 CF_SUITE_STATE()
@@ -506,6 +511,163 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
 	cr_expect(strstr(o.err, "credfence: write protection can not be made"), OUT_FMT,
 		  OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A mount step of the namespace fails (seccomp-fault refuses that one
+ * system call with EPERM, as a kernel or a container policy may). Up to the
+ * read-only step nothing the command could see has changed: it runs, with
+ * the warning and the step's words. After it (a writable location not put
+ * back, /proc first) the process is left in a half-made namespace, read-only
+ * where it should not be: run refuses, and nothing runs there. */
+static void faulted(const char *sub, const char *fault, const char *script)
+{
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV(CF_SECCOMP_FAULT, (char *)fault, (char *)cf_fx_bin(), (char *)sub, "--home",
+			  fx.home, "--workspace", fx.ws, "--", "/bin/bash", "-c", (char *)script));
+	cf_fx_env_free(env);
+}
+
+static void run_with_fault(int nr, const char *script)
+{
+	char fault[64];
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", nr, EPERM);
+	faulted("run", fault, script);
+}
+
+Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_mount_setattr, "echo cmd-ran; echo x > .git/hooks/planted && echo wrote");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran") && has_line(o.out, "wrote"),
+		  "the documented fallback: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
+				"read-only: Operation not permitted;"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_move_mount, "echo cmd-ran; echo x > ran.txt");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
+	struct stat st;
+	cr_expect_neq(stat(cf_fx_at(fx.ws, "ran.txt"), &st), 0, "the command ran");
+	cr_expect(strstr(o.err, "credfence: the mount namespace of the fenced tree failed "
+				"half-way: can not put the writable location /proc back: Operation "
+				"not permitted. Nothing was run."),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(all_lines_credfence(o.err), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The helper that makes a harness's namespace is refused its user namespace:
+ * the harness runs with the warning, and the words say which refusal it
+ * was. EINVAL is the kernel's answer to a process of more than one thread
+ * (a sanitizer's runtime in credfence); anything else is user namespaces
+ * being off. Only unshare with CLONE_NEWUSER is refused: as root the
+ * guard's own unshare, of a mount namespace alone, goes through. Any other
+ * user's guard needs a user namespace too and fails first (its own words,
+ * tested elsewhere), so this runs as root only: the root run of CI. */
+static void harness_without_its_user_namespace(int err, const char *says)
+{
+	char fault[64];
+	if (geteuid() != 0)
+		criterion_skip_test("only root's guard makes no user namespace of its own, so only "
+				    "root's keep helper can be refused one alone");
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d,%#x", SYS_unshare, err, CLONE_NEWUSER);
+	faulted("harness", fault, "/bin/echo ran; exit 0");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+	char want[1024];
+	cf_fx_fmt(want, sizeof want,
+		  "credfence: warning: harness: write protection is off for the harness's children: "
+		  "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s%s",
+		  strerror(err), says);
+	cr_expect(strstr(o.err, want), "want: %s\n" OUT_FMT, want, OUT_ARGS(o));
+}
+
+Test(fenced_ns, a_harness_refused_user_namespaces_says_they_are_off)
+{
+	harness_without_its_user_namespace(EPERM, " (user namespaces are off: ");
+}
+
+Test(fenced_ns, a_harness_refused_for_its_threads_says_so)
+{
+	harness_without_its_user_namespace(EINVAL, ": the kernel gives a user namespace only to a "
+						   "process of one thread");
+}
+
+/* A harness whose descriptor table is full when its shim adopts the
+ * namespace's two descriptors (cf_fenced_keep_adopt moves each to a high
+ * number): the first move fails with EMFILE and frees its slot, so the
+ * second succeeds. The harness goes on without the namespace (its children
+ * fall back, with the reason) and keeps no descriptor of it: not the one it
+ * moved, not the two it was given. Run in a child: the limit stays there. */
+static void adopt_with_a_full_table(int report)
+{
+	char msg[600] = "ok";
+	struct stat us, ms, st;
+	int ufd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	int mfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (ufd < 0 || mfd < 0 || fstat(ufd, &us) || fstat(mfd, &ms))
+		_exit(2);
+	char value[256], buf[256];
+	snprintf(value, sizeof value, "%d,%d,%llu,%llu,%llu,0,0,-1,0", ufd, mfd,
+		 (unsigned long long)us.st_ino, (unsigned long long)ms.st_ino,
+		 (unsigned long long)us.st_dev);
+	struct rlimit lim = {64, 64};
+	if (setrlimit(RLIMIT_NOFILE, &lim))
+		_exit(3);
+	int fill[64], n = 0, fd;
+	while (n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		fill[n++] = fd;
+	if (errno != EMFILE)
+		_exit(4);
+	struct cf_fenced_keep k;
+	const char *v = cf_fenced_keep_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
+	while (n)
+		close(fill[--n]);
+	if (v || k.user_fd >= 0 || k.mnt_fd >= 0)
+		snprintf(msg, sizeof msg, "adopted with a full table: %s (fds %d %d)", v ? v : "",
+			 k.user_fd, k.mnt_fd);
+	else if (!strstr(k.off_why, "can not move its descriptors"))
+		snprintf(msg, sizeof msg, "another reason: %s", k.off_why);
+	for (fd = 0; fd < 64 && !strcmp(msg, "ok"); fd++)
+		if (fd != report && !fstat(fd, &st) && st.st_dev == us.st_dev &&
+		    (st.st_ino == us.st_ino || st.st_ino == ms.st_ino))
+			snprintf(msg, sizeof msg, "descriptor %d still holds the %s namespace", fd,
+				 st.st_ino == us.st_ino ? "user" : "mount");
+	(void)!write(report, msg, strlen(msg));
+	_exit(0);
+}
+
+Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		adopt_with_a_full_table(p[1]);
+	}
+	close(p[1]);
+	char got[640] = "";
+	ssize_t n = read(p[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's step %d failed",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	cr_expect_str_eq(got, "ok");
 }
 
 /* The user's own `git config` outside replaces .git/config by rename, and

@@ -174,6 +174,33 @@ Test(guard, may_read_inside_a_location_is_refused)
 	cr_expect(!strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
 }
 
+/* Every location of the sorted denied list counts, the first one too: a
+ * --deny location named to sort before the account home's (/root/.aws,
+ * /nonexistent/.aws). It need not exist (a missing one denies its name);
+ * nothing is made there. */
+Test(guard, may_read_inside_the_first_denied_location_is_refused)
+{
+	char first[64], inside[96];
+	cf_fx_fmt(first, sizeof first, "/0cf-guard-first-%d", (int)getpid());
+	cf_fx_fmt(inside, sizeof inside, "%s/sub", first);
+	cf_fx_credfence(&o, &fx, "harness", NULL,
+			CF_ARGV("--deny", first, "--harness-may-read", inside, "--", "/bin/echo", "RAN"));
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	char want[256];
+	cf_fx_fmt(want, sizeof want, "credfence: harness: --harness-may-read "
+		  "(CREDFENCE_HARNESS_MAY_READ) '%s' lies inside a secret location", inside);
+	cr_expect(strstr(o.err, want), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "RAN"), OUT_FMT, OUT_ARGS(o));
+	/* The location listed first, as the guard saw it. */
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "status", NULL, CF_ARGV("--deny", first));
+	const char *list = strstr(o.out, "denied (");
+	cr_assert(list, OUT_FMT, OUT_ARGS(o));
+	list = strchr(list, '\n');
+	cr_expect(list && strncmp(list + 1, "  ", 2) == 0 && strncmp(list + 3, first, strlen(first)) == 0,
+		  "%s is not the first denied location:\n" OUT_FMT, first, OUT_ARGS(o));
+}
+
 /* A secret that is a symlink to a file elsewhere: the guard covers the
  * target, so the harness reading it through the link gets EACCES too. */
 Test(guard, a_symlinked_secret_is_covered_at_its_target)

@@ -713,6 +713,107 @@ Test(ipc_engine, metadata_inside_the_writable_locations_works)
 	cf_ipc_free(&s.ipc);
 }
 
+/* setxattrat(2) (Linux 6.13) takes its struct xattr_args in a size of the
+ * caller's, as copy_struct_from_user() does: less than the struct is
+ * EINVAL, more than a page E2BIG, and the bytes past the struct must be
+ * zero (E2BIG). The supervisor reads the struct for the kernel: inside the
+ * writable locations each size must get the kernel's own answer. */
+static const struct {
+	size_t size;
+	bool dirty; /* the last byte past the struct not zero */
+} xa_sizes[] = {{16, false}, {24, false}, {4096, false}, {4097, false}, {15, false}, {4096, true}};
+#define N_XA_SIZES (sizeof xa_sizes / sizeof *xa_sizes)
+
+static int child_setxattrat(void *arg)
+{
+	const char *p = arg;
+	static char page[8192];
+	struct {
+		uint64_t value;
+		uint32_t size, flags;
+	} xa = {(uint64_t)(uintptr_t) "v", 1, 0};
+	for (size_t i = 0; i < N_XA_SIZES; i++) {
+		char name[32];
+		memset(page, 0, sizeof page);
+		memcpy(page, &xa, sizeof xa);
+		if (xa_sizes[i].dirty)
+			page[xa_sizes[i].size - 1] = 1;
+		snprintf(name, sizeof name, "user.cfxa%zu", i);
+		sh->e[i] = syscall(463, AT_FDCWD, p, 0, name, page, xa_sizes[i].size) < 0 ? errno : 0;
+	}
+	return 0;
+}
+
+Test(ipc_engine, setxattrat_gets_the_kernels_answer_for_each_struct_size)
+{
+	struct sup s;
+	char control[PATH_MAX], in_ws[PATH_MAX];
+	cf_fx_fmt(control, sizeof control, "%s/xa-control", fx.ws);
+	cf_fx_fmt(in_ws, sizeof in_ws, "%s/xa-fenced", fx.ws);
+	cf_fx_write(control, "x\n");
+	cf_fx_write(in_ws, "x\n");
+	run(NULL, child_setxattrat, control);
+	if (sh->e[0] == ENOSYS)
+		cf_test_unavailable("no setxattrat here (Linux 6.13 or later has it)");
+	int want[N_XA_SIZES];
+	for (size_t i = 0; i < N_XA_SIZES; i++)
+		want[i] = sh->e[i];
+	/* What copy_struct_from_user() answers, so that the control is sound. */
+	static const int kernel[N_XA_SIZES] = {0, 0, 0, E2BIG, EINVAL, E2BIG};
+	for (size_t i = 0; i < N_XA_SIZES; i++)
+		cr_assert_eq(want[i], kernel[i], "control, size %zu%s: %s", xa_sizes[i].size,
+			     xa_sizes[i].dirty ? " (dirty)" : "", strerror(want[i]));
+	sup_start(&s, NULL);
+	memset(sh->e, 0, sizeof sh->e);
+	run(&s, child_setxattrat, in_ws);
+	for (size_t i = 0; i < N_XA_SIZES; i++) {
+		char name[32], v[8];
+		snprintf(name, sizeof name, "user.cfxa%zu", i);
+		cr_expect_eq(sh->e[i], want[i], "fenced, size %zu%s: %s, the kernel's: %s",
+			     xa_sizes[i].size, xa_sizes[i].dirty ? " (dirty)" : "", strerror(sh->e[i]),
+			     strerror(want[i]));
+		cr_expect_eq(getxattr(in_ws, name, v, sizeof v) == 1, want[i] == 0,
+			     "%s is set: %s", name, want[i] ? "it should not be" : "it is not");
+	}
+	cf_ipc_free(&s.ipc);
+}
+
+/* A pipe and a socket have no place in the file system (their link in
+ * /proc/self/fd is "pipe:[N]", "socket:[N]"), and no other process names
+ * them by a path: a fenced process may change their metadata as an
+ * unfenced one may. */
+static int child_fd_meta(void *arg)
+{
+	(void)arg;
+	int p[2], sv[2];
+	if (pipe2(p, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return 2;
+	sh->e[0] = fchmod(p[0], 0600) < 0 ? errno : 0;
+	sh->e[1] = fchown(p[1], getuid(), getgid()) < 0 ? errno : 0;
+	sh->e[2] = fchmod(sv[0], 0600) < 0 ? errno : 0;
+	sh->e[3] = fchown(sv[1], getuid(), getgid()) < 0 ? errno : 0;
+	return 0;
+}
+
+Test(ipc_engine, metadata_of_a_pipe_and_a_socket_works_as_unfenced)
+{
+	static const char *const what[] = {"fchmod of a pipe", "fchown of a pipe",
+					   "fchmod of a socket", "fchown of a socket"};
+	struct sup s;
+	memset(sh->e, 0xff, sizeof sh->e);
+	run(NULL, child_fd_meta, NULL);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(sh->e[i], 0, "control, %s: %s", what[i], strerror(sh->e[i]));
+	sup_start(&s, NULL);
+	memset(sh->e, 0xff, sizeof sh->e);
+	run(&s, child_fd_meta, NULL);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(sh->e[i], 0, "fenced, %s: %s", what[i], strerror(sh->e[i]));
+	cr_expect(!strstr(log_text(&s), "\"event\":\"metadata_denied\""), "a denial was logged: %s",
+		  log_text(&s));
+	cf_ipc_free(&s.ipc);
+}
+
 struct links {
 	const char *out_link, *in_link;
 };

@@ -490,6 +490,83 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
 	cf_fx_out_free(&o);
 }
 
+/* A metadata change alone of a protected path (chmod, chown: EROFS from the
+ * read-only mount) is explained as its write would be, once, and the path
+ * keeps its mode. Above, a write comes first and says the path. */
+Test(shim_denials, a_protected_metadata_change_alone_is_explained)
+{
+	git_repo();
+	struct stat before, after;
+	cr_assert_eq(stat(cf_fx_at(t.fx.ws, ".git/config"), &before), 0);
+	struct cf_fx_out o;
+	run_sh(&o, NULL,
+	       "chmod 777 .git/config; echo chmod=$?\n"
+	       "chown 0:0 .git/config; echo chown=$?\n",
+	       NULL);
+	st_dump("a protected chmod", &o);
+	cr_expect(strstr(o.out, "chmod=1\n") && strstr(o.out, "chown=1\n"),
+		  "a metadata change was not refused:\n%s", o.out);
+	cr_expect_eq(st_count(o.err, "Read-only file system"), 2, "not the read-only mount:\n%s",
+		     o.err);
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
+		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
+		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 1, "one notice in all:\n%s", o.err);
+	cr_assert_eq(stat(cf_fx_at(t.fx.ws, ".git/config"), &after), 0);
+	cr_expect_eq(after.st_mode, before.st_mode, "the mode changed");
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* A rename inside a protected directory (EROFS: one read-only mount; from
+ * outside it the kernel says EXDEV and mv copies instead) is explained
+ * whichever of the three calls makes it (rename, renameat, renameat2), both
+ * paths once. */
+Test(shim_denials, a_protected_rename_by_each_call_is_explained)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	git_repo();
+	for (int i = 1; i <= 3; i++) {
+		char p[PATH_MAX + 32];
+		snprintf(p, sizeof p, "%s/.git/hooks/s%d", t.fx.ws, i);
+		cf_fx_write(p, "#!/bin/sh\n");
+	}
+	char script[PATH_MAX + 1024];
+	snprintf(script, sizeof script,
+		 "%s - <<'EOF'\n"
+		 "import ctypes\n"
+		 "libc = ctypes.CDLL(None, use_errno=True)\n"
+		 "AT = -100\n"
+		 "h = b'.git/hooks/'\n"
+		 "calls = [('rename', lambda: libc.rename(h + b's1', h + b'h1')),\n"
+		 "         ('renameat', lambda: libc.renameat(AT, h + b's2', AT, h + b'h2')),\n"
+		 "         ('renameat2', lambda: libc.renameat2(AT, h + b's3', AT, h + b'h3', 0))]\n"
+		 "for name, call in calls:\n"
+		 "    print(name, call(), ctypes.get_errno())\n"
+		 "EOF\n",
+		 py);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("protected renames", &o);
+	for (int i = 1; i <= 3; i++) {
+		static const char *const call[] = {"", "rename", "renameat", "renameat2"};
+		char want[3 * PATH_MAX + 256];
+		snprintf(want, sizeof want, "%s -1 %d\n", call[i], EROFS);
+		cr_expect(strstr(o.out, want), "%s was not refused with EROFS:\n%s", call[i], o.out);
+		snprintf(want, sizeof want,
+			 NOTICE "write of %s/.git/hooks/h%d (runs unfenced later: git hooks); to "
+			 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+			 "%s/.git/hooks/h%d\n", t.fx.ws, i, t.fx.ws, t.fx.ws, i);
+		cr_expect_eq(st_count(o.err, want), 1, "one notice for %s:\n%s", call[i], o.err);
+	}
+	cr_expect_eq(st_count(o.err, NOTICE), 6, "both sides of each, once:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* The supervisor judges by the table, not the caller's word: a forged report
  * of a path inside the workspace that no row covers logs nothing; one that a
  * row covers is logged (it says no more than a real write would). */
