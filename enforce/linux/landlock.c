@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -65,9 +66,29 @@ struct ll_path_beneath_attr {
 	int32_t parent_fd;
 } __attribute__((packed));
 
+#ifdef CF_TEST_ABI_SWITCH
+/* Test builds only (meson -Dtest_abi_switch=true): CF_TEST_LANDLOCK_ABI=N
+ * (1 to 9) caps the ABI this process uses at N. Read once as the program or
+ * the shim is loaded (normal context); every child inherits the variable
+ * and so the same cap. */
+static int abi_cap;
+
+__attribute__((constructor)) static void read_abi_cap(void)
+{
+	const char *v = getenv("CF_TEST_LANDLOCK_ABI");
+	if (v && v[0] >= '1' && v[0] <= '9' && v[1] == '\0')
+		abi_cap = v[0] - '0';
+}
+#endif
+
 int cf_ll_abi(void)
 {
-	return (int)cf_sys3(SYS_landlock_create_ruleset, 0, 0, LL_CREATE_RULESET_VERSION);
+	int abi = (int)cf_sys3(SYS_landlock_create_ruleset, 0, 0, LL_CREATE_RULESET_VERSION);
+#ifdef CF_TEST_ABI_SWITCH
+	if (abi_cap && abi > abi_cap)
+		abi = abi_cap;
+#endif
+	return abi;
 }
 
 uint64_t cf_ll_handled(int abi)

@@ -487,6 +487,12 @@ char **cf_fx_env(const struct cf_fx *fx, const char *const *extra)
 		snprintf(buf, sizeof buf, "RUSTUP_TOOLCHAIN=%s", getenv("RUSTUP_TOOLCHAIN"));
 		env_put(&env, &n, buf);
 	}
+	/* A run of the suite at an older Landlock ABI (a test build's switch,
+	 * enforce/linux/landlock.c): the programs under test take it too. */
+	if (getenv("CF_TEST_LANDLOCK_ABI")) {
+		snprintf(buf, sizeof buf, "CF_TEST_LANDLOCK_ABI=%s", getenv("CF_TEST_LANDLOCK_ABI"));
+		env_put(&env, &n, buf);
+	}
 	for (size_t i = 0; extra && extra[i]; i++)
 		env_put(&env, &n, extra[i]);
 	return env;
