@@ -172,6 +172,11 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	}
 	if ((rc = cf_ipc_prepare(&f->ipc, &f->pol.writable, &f->pol.allow_sockets, o->supervisor)))
 		return rc;
+	/* The supervisor makes the Unix datagram sockets (sup_dgram.h), on
+	 * every ABI: before 6 Landlock has no scope for abstract sockets, and
+	 * from 6 on its scope would keep a harness's children (a domain each)
+	 * from each other's. */
+	f->ipc.dgram_by_sup = true;
 	/* The secrets, for the supervisor's denied lines (sup_denied.h). */
 	if ((rc = cf_sup_denied_blob(&f->ipc.blob, &f->ipc.blob_len, f->pol.denied, f->pol.n_denied)))
 		return rc;
