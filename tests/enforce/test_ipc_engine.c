@@ -574,6 +574,19 @@ static const char *meta_op_name[N_META_OPS] = {
 	"fsetxattr", "utime",	 "fchmodat2",  "futimens",
 };
 
+/* fchmodat2 is Linux 6.6: before it (Debian 12's 6.1) the unfenced control
+ * gets ENOSYS (fenced, the supervisor makes the change by another call). */
+static bool has_fchmodat2(void)
+{
+	return syscall(452, -1, "", 0, 0) < 0 ? errno != ENOSYS : true;
+}
+
+/* What op I of child_meta gives unfenced. */
+static int allowed_gives(int i)
+{
+	return i == 14 && !has_fchmodat2() ? ENOSYS : 0;
+}
+
 /* Every metadata call on PATH; errnos into sh->e[0..N_META_OPS). */
 static int child_meta(void *arg)
 {
@@ -665,7 +678,7 @@ Test(ipc_engine, metadata_outside_the_writable_locations_is_refused)
 	cf_fx_write(copy, "control\n");
 	run(NULL, child_meta, copy);
 	for (int i = 0; i < N_META_OPS; i++)
-		cr_assert_eq(sh->e[i], i == 10 ? 0 : 0, "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
+		cr_assert_eq(sh->e[i], allowed_gives(i), "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
 	sup_start(&s, NULL);
 	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
 		struct snapshot before, after;
