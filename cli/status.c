@@ -248,6 +248,8 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 	printf("rules:        %zu\n", f->res.rules);
 	printf("ipc:          %s\n", ipc_how(f));
 #ifndef __APPLE__
+	if (cf_fence_abi_note(f))
+		printf("older ABI:    %s\n", cf_fence_abi_note(f));
 	if (f->ns.planned) {
 		if (!f->ns.off_why[0])
 			printf("metadata:     read-only mounts outside the writable locations; %zu "

@@ -568,6 +568,27 @@ const char *cf_fence_metadata_by(const struct cf_fence *f)
 	return f->ns.in_force ? "mounts" : "supervisor";
 }
 
+const char *cf_fence_abi_note(const struct cf_fence *f)
+{
+	switch (f->abi) {
+	case 1:
+		return "Landlock ABI 1: truncate() outside the writable locations is refused by the "
+		       "read-only mounts alone (Landlock: ABI 3); renames and links across "
+		       "directories fail with EXDEV (ABI 2); device ioctls: the terminal filter "
+		       "alone (ABI 5)";
+	case 2:
+		return "Landlock ABI 2: truncate() outside the writable locations is refused by the "
+		       "read-only mounts alone (Landlock: ABI 3); device ioctls: the terminal filter "
+		       "alone (ABI 5)";
+	case 3:
+		return "Landlock ABI 3: device ioctls: the terminal filter alone (ABI 5)";
+	case 4:
+		return "Landlock ABI 4: device ioctls: the terminal filter alone (ABI 5)";
+	default:
+		return NULL;
+	}
+}
+
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,
 		  const char *reason, size_t rules, char *buf, size_t bufsz)
 {

@@ -54,6 +54,32 @@ Test(cli, status_json_parses_and_says_applied)
 	cf_fx_assert_no_marker(&fx, &o);
 }
 
+/* Below ABI 5 (here by the test build's switch, or the kernel's own ABI in
+ * the VM) status and run say in one line what the ABI can not express and
+ * what holds it instead (README.md, "Older kernels"); from ABI 5 on nothing. */
+Test(cli, an_older_abi_is_said_in_one_line)
+{
+	cf_test_require_landlock();
+	const char *abi2[] = {"CF_TEST_LANDLOCK_ABI=2", NULL};
+	cf_fx_credfence(&o, &fx, "status", abi2, NULL);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (!strstr(o.out, " abi=2\n"))
+		cf_test_unavailable("credfence does not take CF_TEST_LANDLOCK_ABI=2 and the kernel's "
+				    "ABI is not 2: a build without -Dtest_abi_switch=true");
+	cr_expect(strstr(o.out, "\nolder ABI:    Landlock ABI 2: truncate() outside the writable "
+				"locations is refused by the read-only mounts alone"),
+		  OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "run", abi2, CF_ARGV("--", "/bin/true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: note: Landlock ABI 2: truncate()"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	const char *abi5[] = {"CF_TEST_LANDLOCK_ABI=5", NULL};
+	cf_fx_credfence(&o, &fx, "status", abi5, NULL);
+	if (strstr(o.out, " abi=5\n")) /* not on a kernel below 5 (the VM's 6.1) */
+		cr_expect(!strstr(o.out, "older ABI:"), OUT_FMT, OUT_ARGS(o));
+}
+
 Test(cli, status_text_has_the_ci_line_and_the_verdict)
 {
 	cf_test_require_landlock();
