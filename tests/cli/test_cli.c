@@ -13,7 +13,7 @@
 
 CF_SUITE_STATE()
 
-TestSuite(cli, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(cli, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* Run /usr/bin/python3 -c CODE with INPUT on stdin; its stdout (malloc'd). */
 static char *python(const char *code, const char *input)

@@ -1001,8 +1001,10 @@ void ipct_inside_sockets(struct ipct *t, enum ipct_way way)
 					    "unix_dgram_workspace", "socketpair", "tcp_loopback",
 					    "forkserver_pool", "forkserver_manager"};
 	struct cf_fx_out o;
+	char secs[16];
+	cf_fx_fmt(secs, sizeof secs, "%d", 30 * CF_TIMEOUT_SCALE);
 	ipct_fenced(&o, t, way, NULL, NULL,
-		    CF_ARGV(PYTHON, CF_IPC_INSIDE_PY, t->fx.ws, t->tmp));
+		    CF_ARGV(PYTHON, CF_IPC_INSIDE_PY, t->fx.ws, t->tmp, secs));
 	dump("python: sockets inside the fence", way, &o);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		cr_expect(has_line_of(o.out, "INSIDE", cases[i], "ok"), "%s: %s did not work\n" SHOW,

@@ -28,7 +28,7 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 Test(ipc_run, outside_sockets_are_denied) { ipct_attack_sockets(&t, IPCT_RUN); }
 Test(ipc_run, outside_socket_by_other_paths_is_denied) { ipct_attack_socket_paths(&t, IPCT_RUN); }

@@ -73,7 +73,7 @@ static void teardown(void)
 	cf_suite_teardown();
 }
 
-TestSuite(ipc_engine, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ipc_engine, .init = setup, .fini = teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* ---- the supervisor ---- */
 
@@ -1122,7 +1122,7 @@ static int child_stress(void *arg)
 	return 0;
 }
 
-Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60)
+Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60 * CF_TIMEOUT_SCALE)
 {
 	struct sup s;
 	struct inside in;
@@ -1819,7 +1819,7 @@ Test(ipc_engine, a_name_taken_over_after_the_supervisor_died_gets_no_listener)
 
 /* The attack as it was found: many starved threads bind the name while the
  * supervisor is killed; a child enters after each kill. Many rounds. */
-Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240)
+Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240 * CF_TIMEOUT_SCALE)
 {
 	int rounds = getenv("CF_TAKEOVER_ROUNDS") ? atoi(getenv("CF_TAKEOVER_ROUNDS")) : 300;
 	int taken = 0, refused = 0;

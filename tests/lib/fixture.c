@@ -589,7 +589,7 @@ void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const c
 	sink_add(&so, "", 0);
 	sink_add(&se, "", 0);
 	size_t in_off = 0, in_len = stdin_text ? strlen(stdin_text) : 0;
-	time_t deadline = time(NULL) + 120;
+	time_t deadline = time(NULL) + 120 * CF_TIMEOUT_SCALE;
 	bool killed = false;
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd p[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
@@ -637,7 +637,7 @@ void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const c
 	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	o->out = so.buf;
 	o->err = se.buf;
-	cr_assert(!killed, "%s did not finish within 120 s", argv[0]);
+	cr_assert(!killed, "%s did not finish within %d s", argv[0], 120 * CF_TIMEOUT_SCALE);
 }
 
 void cf_fx_credfence(struct cf_fx_out *o, const struct cf_fx *fx, const char *sub,

@@ -21,7 +21,7 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 /* One test per way in, so that each fails (and is timed) on its own. */
 #define EACH_WAY(name, call)                                                     \
