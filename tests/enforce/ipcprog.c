@@ -146,27 +146,34 @@ static void timed_out(int sig)
 	_exit(3);
 }
 
+/* SOCK (a path, or "@name" for an abstract name) into SA: its length, or 0
+ * when it is too long. */
+static socklen_t address_of(const char *sock, struct sockaddr_un *sa)
+{
+	size_t n = strlen(sock);
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	if (n + 1 > sizeof sa->sun_path) {
+		fprintf(stderr, "cf-ipc: socket name too long: %s\n", sock);
+		return 0;
+	}
+	if (sock[0] == '@') {
+		memcpy(sa->sun_path + 1, sock + 1, n - 1);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	memcpy(sa->sun_path, sock, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
 static int do_connect(const char *sock, const char *request, int by_uring)
 {
 	struct sockaddr_un sa;
-	size_t n = strlen(sock);
-	socklen_t len;
 	target = sock;
 	signal(SIGALRM, timed_out);
 	alarm(5);
-	memset(&sa, 0, sizeof sa);
-	sa.sun_family = AF_UNIX;
-	if (n + 1 > sizeof sa.sun_path) {
-		fprintf(stderr, "cf-ipc: socket name too long: %s\n", sock);
+	socklen_t len = address_of(sock, &sa);
+	if (!len)
 		return 2;
-	}
-	if (sock[0] == '@') {
-		memcpy(sa.sun_path + 1, sock + 1, n - 1);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	} else {
-		memcpy(sa.sun_path, sock, n);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0) {
 		printf("CONNECT %s socket-%s\n", sock, ename(errno));
@@ -581,18 +588,10 @@ static int do_takeover(const char *dir)
 
 static int do_dgram(const char *sock, const char *request)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t n = strlen(sock);
-	socklen_t len;
-	if (n + 1 > sizeof sa.sun_path)
+	struct sockaddr_un sa;
+	socklen_t len = address_of(sock, &sa);
+	if (!len)
 		return 2;
-	if (sock[0] == '@') {
-		memcpy(sa.sun_path + 1, sock + 1, n - 1);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	} else {
-		memcpy(sa.sun_path, sock, n);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
 	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0) {
 		printf("DGRAM %s socket-%s\n", sock, ename(errno));
