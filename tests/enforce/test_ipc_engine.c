@@ -1076,9 +1076,9 @@ Test(ipc_engine, a_killed_supervisor_fails_every_trapped_call)
 	cr_assert(pipe(k.go) == 0);
 	sup_start(&s, (const char *[]){op, NULL}); /* allowed while it lives */
 	pid_t pid = spawn(&s, child_after_kill, &k);
-	usleep(100000); /* the handover is done */
+	usleep(100000 * CF_TIMEOUT_SCALE); /* the handover is done (later in the VM's TCG) */
 	cr_assert(kill(s.pid, SIGKILL) == 0);
-	usleep(100000);
+	usleep(100000 * CF_TIMEOUT_SCALE);
 	(void)!write(k.go[1], "g", 1);
 	cr_assert_eq(reap(pid), 0);
 	cr_expect_eq(sh->e[0], ENOSYS, "connect: %s", strerror(sh->e[0]));
