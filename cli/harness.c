@@ -416,7 +416,9 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
 	}
 	cf_warn("harness: write protection is off for the harness's children: %s; the files that "
 		"your own tools run later (.git/hooks, .git/config, ...) stay writable to them, and "
-		"metadata changes go through the supervisor", k->off_why);
+		"metadata changes go through the supervisor%s", k->off_why,
+		f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
+					   "outside the writable locations is not refused" : "");
 	return 0;
 }
 
@@ -863,6 +865,9 @@ int cf_cmd_harness(int argc, char **argv)
 	 * process fenced already reads no secret: nothing to guard. */
 	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
 		return rc;
+	/* What this kernel's Landlock can not say, and what holds it. */
+	if (f.ready && !f.inherited && cf_fence_abi_note(&f))
+		cf_err("note: harness: %s", cf_fence_abi_note(&f));
 #else
 	cf_warn("harness: on macOS the harness's own reads of the secrets are not guarded yet "
 		"(SECURITY.md): only the programs it starts are fenced");

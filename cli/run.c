@@ -131,7 +131,9 @@ static int protect(struct cf_fence *f, int logfd, const char *program)
 	}
 	cf_err("write protection is off: %s; the files that your own tools run later "
 	       "(.git/hooks, .git/config, ...) stay writable to the command, and metadata "
-	       "changes go through the supervisor", why);
+	       "changes go through the supervisor%s", why,
+	       f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
+					  "outside the writable locations is not refused" : "");
 	return 0;
 }
 #endif
@@ -191,6 +193,9 @@ int cf_cmd_run(int argc, char **argv)
 			return rc;
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);
+			/* What this kernel's Landlock can not say, and what holds it. */
+			if (!f.inherited && cf_fence_abi_note(&f))
+				cf_err("note: %s", cf_fence_abi_note(&f));
 		}
 #else
 		/* A sandbox the kernel refuses leaves nothing behind: no probe. */

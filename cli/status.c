@@ -28,12 +28,11 @@ static const char *ipc_how(const struct cf_fence *f)
 	return "not fenced on macOS: a fenced program can connect to any Unix socket "
 	       "(SECURITY.md)";
 #else
-	if (f->abi >= 6)
-		return "connect to a Unix socket bound outside the fence: denied; metadata "
-		       "changes outside the writable locations: denied (seccomp supervisor; "
-		       "abstract sockets also scoped by Landlock)";
+	(void)f;
 	return "connect to a Unix socket bound outside the fence: denied; metadata changes "
-	       "outside the writable locations: denied (seccomp supervisor)";
+	       "outside the writable locations: denied (seccomp supervisor); Unix datagram "
+	       "sockets: made in the fenced tree's own network namespace, so no abstract "
+	       "name bound outside is reached";
 #endif
 }
 
@@ -250,6 +249,8 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 	printf("rules:        %zu\n", f->res.rules);
 	printf("ipc:          %s\n", ipc_how(f));
 #ifndef __APPLE__
+	if (cf_fence_abi_note(f))
+		printf("older ABI:    %s\n", cf_fence_abi_note(f));
 	if (f->ns.planned) {
 		/* The private caches as planned (a dry run makes none). */
 		size_t priv = 0;

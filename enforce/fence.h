@@ -250,6 +250,11 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n);
 /* Which mechanism refuses metadata changes outside the writable locations
  * for F: "mounts" (the namespace is made), else "supervisor". */
 const char *cf_fence_metadata_by(const struct cf_fence *f);
+
+/* What F's Landlock ABI can not express and what holds it instead, in one
+ * line for the start of a command and for credfence status (README.md,
+ * "Older kernels"), or NULL from ABI 5 on. */
+const char *cf_fence_abi_note(const struct cf_fence *f);
 #endif
 
 #endif

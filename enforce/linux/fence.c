@@ -172,6 +172,11 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	}
 	if ((rc = cf_ipc_prepare(&f->ipc, &f->pol.writable, &f->pol.allow_sockets, o->supervisor)))
 		return rc;
+	/* The supervisor makes the Unix datagram sockets (sup_dgram.h), on
+	 * every ABI: before 6 Landlock has no scope for abstract sockets, and
+	 * from 6 on its scope would keep a harness's children (a domain each)
+	 * from each other's. */
+	f->ipc.dgram_by_sup = true;
 	/* The secrets, for the supervisor's denied lines (sup_denied.h). */
 	if ((rc = cf_sup_denied_blob(&f->ipc.blob, &f->ipc.blob_len, f->pol.denied, f->pol.n_denied)))
 		return rc;
@@ -602,6 +607,27 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n)
 const char *cf_fence_metadata_by(const struct cf_fence *f)
 {
 	return f->ns.in_force ? "mounts" : "supervisor";
+}
+
+const char *cf_fence_abi_note(const struct cf_fence *f)
+{
+	switch (f->abi) {
+	case 1:
+		return "Landlock ABI 1: truncate() outside the writable locations is refused by the "
+		       "read-only mounts alone (Landlock: ABI 3); renames and links across "
+		       "directories fail with EXDEV (ABI 2); device ioctls: the terminal filter "
+		       "alone (ABI 5)";
+	case 2:
+		return "Landlock ABI 2: truncate() outside the writable locations is refused by the "
+		       "read-only mounts alone (Landlock: ABI 3); device ioctls: the terminal filter "
+		       "alone (ABI 5)";
+	case 3:
+		return "Landlock ABI 3: device ioctls: the terminal filter alone (ABI 5)";
+	case 4:
+		return "Landlock ABI 4: device ioctls: the terminal filter alone (ABI 5)";
+	default:
+		return NULL;
+	}
 }
 
 void cf_fence_log(const struct cf_fence *f, int fd, pid_t pid, const char *program, bool applied,

@@ -92,6 +92,35 @@ static int make_covers(int *mnt, char *why, size_t n)
 	return 0;
 }
 
+/* Where the covers' tmpfs is attached while they are cloned from it: before
+ * Linux 6.15, open_tree(OPEN_TREE_CLONE) clones only a mount of the
+ * caller's own namespace (fs/namespace.c, __do_loopback: check_mnt), and
+ * fails with EINVAL on the detached tmpfs of fsmount (Debian 12's 6.1,
+ * issue 32). /proc is there on every system, holds no secret and is not
+ * needed while the covers are made; the namespace is this process's own
+ * (cf_userns_own), so nothing outside sees it. A secret that lay below it
+ * would be missed by cover() and caught by the check at the end. */
+#define COVERS_AT "/proc"
+#ifndef MNT_DETACH
+#define MNT_DETACH 2
+#endif
+
+static int attach_covers(int mnt, char *why, size_t n)
+{
+	int rc = (int)cf_sys5(SYS_move_mount, mnt, "", AT_FDCWD, COVERS_AT, MOVE_MOUNT_F_EMPTY_PATH);
+	if (rc)
+		snprintf(why, n, "can not attach the covers at %s: %s", COVERS_AT, strerror(-rc));
+	return rc;
+}
+
+static int detach_covers(char *why, size_t n)
+{
+	int rc = (int)cf_sys2(SYS_umount2, COVERS_AT, MNT_DETACH);
+	if (rc)
+		snprintf(why, n, "can not detach the covers from %s: %s", COVERS_AT, strerror(-rc));
+	return rc;
+}
+
 /* Cover PATH (opened without following its last component, so that what was
  * judged is what gets covered) with a read-only clone of the cover of its
  * kind. 1: covered; 0: not present (or a symlink: its target is on the list
@@ -264,6 +293,10 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 		return cf_userns_words(rc, step, why, n);
 	if ((rc = make_covers(&mnt, why, n)))
 		return rc;
+	if ((rc = attach_covers(mnt, why, n))) {
+		cf_sys_close(mnt);
+		return rc;
+	}
 	/* The list is sorted: a location under one covered already is hidden
 	 * with it (and could not be reached to be covered again). */
 	const char *last = NULL;
@@ -276,25 +309,31 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 		if (last && at_or_under(d->path, last))
 			continue;
 		if (on_the_way(pol, d->path)) {
-			if ((rc = cover_around(mnt, pol, d->path, false, rep, why, n))) {
-				cf_sys_close(mnt);
-				return rc;
-			}
+			if ((rc = cover_around(mnt, pol, d->path, false, rep, why, n)))
+				break;
 			continue;
 		}
 		rc = cover(mnt, d->path, why, n);
-		if (rc < 0) {
-			cf_sys_close(mnt);
-			return rc;
-		}
+		if (rc < 0)
+			break;
 		if (rc) {
 			rep->covered++;
 			last = d->path;
 		} else {
 			rep->absent++;
 		}
+		rc = 0;
 	}
 	cf_sys_close(mnt);
+	/* Detached on failure too: best-effort mode runs the harness on. */
+	char dwhy[160];
+	int drc = detach_covers(dwhy, sizeof dwhy);
+	if (rc)
+		return rc;
+	if (drc) {
+		snprintf(why, n, "%s", dwhy);
+		return drc;
+	}
 	/* Here: the helper's mount namespace is a copy of this one, covers
 	 * included, and the guard may still open its namespaces (its
 	 * Landlock domain would refuse /proc/PID/ns of a process outside). */

@@ -71,6 +71,8 @@
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define NATIVE_IOCTL 16
 #define NATIVE_PRCTL 157
+#define NATIVE_SOCKET 41
+#define NATIVE_SOCKETPAIR 53
 #define NATIVE_TRAP(X)                                                                            \
 	X(connect, 42) X(bind, 49) X(chmod, 90) X(fchmod, 91) X(fchmodat, 268) X(fchmodat2, 452)  \
 	X(chown, 92) X(fchown, 93) X(lchown, 94) X(fchownat, 260) X(utime, 132) X(utimes, 235)    \
@@ -84,6 +86,8 @@
 #define COMPAT_ARCH AUDIT_ARCH_I386
 #define COMPAT_IOCTL 54
 #define COMPAT_SOCKETCALL 102
+#define COMPAT_SOCKET 359
+#define COMPAT_SOCKETPAIR 360
 #define COMPAT_DENY(X)                                                                            \
 	X(connect, 362) X(bind, 361) X(chmod, 15) X(fchmod, 94) X(fchmodat, 306)                  \
 	X(fchmodat2, 452) X(chown16, 182) X(fchown16, 95) X(lchown16, 16) X(chown32, 212)         \
@@ -97,6 +101,8 @@
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define NATIVE_IOCTL 29
 #define NATIVE_PRCTL 167
+#define NATIVE_SOCKET 198
+#define NATIVE_SOCKETPAIR 199
 #define NATIVE_TRAP(X)                                                                            \
 	X(connect, 203) X(bind, 200) X(fchmod, 52) X(fchmodat, 53) X(fchmodat2, 452)              \
 	X(fchown, 55) X(fchownat, 54) X(utimensat, 88) X(setxattr, 5) X(lsetxattr, 6)             \
@@ -137,12 +143,16 @@ enum label {
 	L_DENIAL, /* a denial's report, ioctl(CF_DENIAL_FD, CF_DENIAL_IOCTL) (sup_denied.h) */
 	L_PRCTL,
 	L_PRCTL_ARG,
+	L_SOCKET,      /* socket, socketpair: a Unix datagram one goes to the supervisor */
+	L_SOCKET_TYPE,
 	L_X32,
 	L_X_IOCTL,
+	L_X_SOCKET,
 	L_NOT_NATIVE,
 	L_C,
 	L_C_SOCKETCALL,
 	L_C_IOCTL,
+	L_C_SOCKET,
 	L_ALLOW,
 	L_TRAP,
 	L_ENOSYS,
@@ -368,7 +378,18 @@ static enum label ioctl_to(unsigned pos, bool meta_by_mounts)
 	return (enum label)ioc_to[pos];
 }
 
+/* Before Landlock ABI 6 (no scope for abstract sockets), DGRAM: a Unix
+ * datagram socket can sendto() an abstract name bound outside the fence,
+ * and no connect() is there to judge. Such a socket is made by the
+ * supervisor instead, in a network namespace of the fenced tree's own
+ * (sup_dgram.c), whose abstract names only the fenced tree binds. The
+ * 32-bit tables refuse it (their bind and connect are refused already). */
 unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
+{
+	return cf_ipc_filter_build_dgram(out, meta_by_mounts, false);
+}
+
+unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram)
 {
 	struct prog p = {.f = out};
 	struct arms t;
@@ -384,6 +405,10 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	arm(&t, NR_IO_URING_SETUP, L_ENOSYS);
 	arm(&t, NR_FILE_SETATTR, L_ENOSYS);
 	arm(&t, NATIVE_PRCTL, L_PRCTL);
+	if (dgram) {
+		arm(&t, NATIVE_SOCKET, L_SOCKET);
+		arm(&t, NATIVE_SOCKETPAIR, L_SOCKET);
+	}
 	/* Allowed here; refused in the mount namespace of the fenced tree.
 	 * Landlock refuses mount, umount, move_mount and pivot_root to a
 	 * sandboxed process, but not mount_setattr: one that holds
@@ -419,6 +444,17 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	load(&p, LOW(1));
 	if_eq(&p, 0, L_FAKE_OK, L_ALLOW);
 
+	if (dgram) {
+		/* socket(AF_UNIX, SOCK_DGRAM | flags, ...), socketpair too. */
+		place(&p, L_SOCKET);
+		load(&p, LOW(0));
+		if_eq(&p, AF_UNIX, L_SOCKET_TYPE, L_ALLOW);
+		place(&p, L_SOCKET_TYPE);
+		load(&p, LOW(1));
+		put(&p, BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0, 0); /* SOCK_TYPE_MASK */
+		if_eq(&p, SOCK_DGRAM, L_TRAP, L_ALLOW);
+	}
+
 #ifdef X32_BIT
 	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
 	place(&p, L_X32);
@@ -426,6 +462,10 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	t.n = 0, t.over = false;
 	arm(&t, NATIVE_IOCTL, L_X_IOCTL);
 	arm(&t, X32_IOCTL, L_X_IOCTL);
+	if (dgram) {
+		arm(&t, NATIVE_SOCKET, L_X_SOCKET);
+		arm(&t, NATIVE_SOCKETPAIR, L_X_SOCKET);
+	}
 	for (unsigned i = 0; i < N_NATIVE; i++)
 		arm(&t, native_trap[i], L_DENY);
 	if (meta_by_mounts) /* as natively: the mounts must stay read-only */
@@ -437,6 +477,11 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	for (unsigned i = 0; i < N_IOC; i++)
 		arm(&t, ioc_cmd[i], L_DENY);
 	chain(&p, &t, L_ALLOW);
+	if (dgram) { /* any Unix socket: x32 can bind and connect none */
+		place(&p, L_X_SOCKET);
+		load(&p, LOW(0));
+		if_eq(&p, AF_UNIX, L_DENY, L_ALLOW);
+	}
 #endif
 
 	place(&p, L_NOT_NATIVE);
@@ -451,6 +496,10 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	t.n = 0, t.over = false;
 	arm(&t, COMPAT_SOCKETCALL, L_C_SOCKETCALL);
 	arm(&t, COMPAT_IOCTL, L_C_IOCTL);
+	if (dgram) {
+		arm(&t, COMPAT_SOCKET, L_C_SOCKET);
+		arm(&t, COMPAT_SOCKETPAIR, L_C_SOCKET);
+	}
 	for (unsigned i = 0; i < sizeof compat_deny / sizeof *compat_deny; i++)
 		arm(&t, compat_deny[i], L_DENY);
 	if (meta_by_mounts)
@@ -462,6 +511,10 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	t.n = 0, t.over = false;
 	arm(&t, 2, L_DENY);
 	arm(&t, 3, L_DENY);
+	if (dgram) { /* SYS_SOCKET, SYS_SOCKETPAIR: their domain is in memory */
+		arm(&t, 1, L_DENY);
+		arm(&t, 8, L_DENY);
+	}
 	chain(&p, &t, L_ALLOW);
 	place(&p, L_C_IOCTL);
 	load(&p, LOW(1));
@@ -469,6 +522,11 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	for (unsigned i = 0; i < N_IOC; i++)
 		arm(&t, ioc_cmd[i], L_DENY);
 	chain(&p, &t, L_ALLOW);
+	if (dgram) {
+		place(&p, L_C_SOCKET);
+		load(&p, LOW(0));
+		if_eq(&p, AF_UNIX, L_DENY, L_ALLOW);
+	}
 #endif
 	ret(&p, L_KILL, SECCOMP_RET_KILL_PROCESS);
 	ret(&p, L_ALLOW, SECCOMP_RET_ALLOW);
@@ -486,10 +544,11 @@ const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
 	return *len ? f : NULL;
 }
 
-static long install_filter(unsigned long flags, bool meta_by_mounts)
+static long install_filter(unsigned long flags, bool meta_by_mounts, bool dgram)
 {
 	struct sock_filter f[CF_IPC_FILTER_MAX];
-	struct sock_fprog prog = {.len = (unsigned short)cf_ipc_filter_build(f, meta_by_mounts), .filter = f};
+	struct sock_fprog prog = {
+		.len = (unsigned short)cf_ipc_filter_build_dgram(f, meta_by_mounts, dgram), .filter = f};
 	if (prog.len == 0)
 		return -E2BIG; /* a table outgrew the builder: fail closed */
 	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
@@ -504,16 +563,23 @@ unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
 	return 0;
 }
 
+unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram)
+{
+	(void)dgram;
+	return cf_ipc_filter_build(out, meta_by_mounts);
+}
+
 const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
 {
 	*len = 0;
 	return NULL;
 }
 
-static long install_filter(unsigned long flags, bool meta_by_mounts)
+static long install_filter(unsigned long flags, bool meta_by_mounts, bool dgram)
 {
 	(void)flags;
 	(void)meta_by_mounts;
+	(void)dgram;
 	return -ENOSYS; /* no filter for this machine yet: fail closed */
 }
 
@@ -770,9 +836,10 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 	if (s < 0)
 		return s;
 	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-				ipc->meta_by_mounts);
+				ipc->meta_by_mounts, ipc->dgram_by_sup);
 	if (l == -EINVAL) /* before 5.19 */
-		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER, ipc->meta_by_mounts);
+		l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER, ipc->meta_by_mounts,
+				   ipc->dgram_by_sup);
 	if (l < 0) {
 		cf_sys_close(s);
 		return (int)-(CF_EIPC - l);

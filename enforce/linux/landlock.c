@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -55,19 +56,44 @@ struct ll_ruleset_attr {
 	uint64_t scoped;             /* ABI 6 */
 };
 
-/* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET: no connect to an abstract socket bound
- * outside the domain. The supervisor (supervisor.h) judges every connect anyway; the
- * scope holds even where it can not. */
-#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
+/* No scope (ABI 6) is asked for. LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET would
+ * refuse a send or connect to an abstract socket whose file was opened
+ * outside the domain: the supervisor judges every connect (and makes it,
+ * outside any domain, so the scope never sees it), and makes every Unix
+ * datagram socket in the fenced tree's own network namespace
+ * (sup_dgram.h), on every ABI; the scope would refuse those to their own
+ * tree (their file is the supervisor's helper's), and a harness's children
+ * (a domain each) each other's. LANDLOCK_SCOPE_SIGNAL is not asked either:
+ * a fenced command may signal what an earlier one started (SECURITY.md). */
 
 struct ll_path_beneath_attr {
 	uint64_t allowed_access;
 	int32_t parent_fd;
 } __attribute__((packed));
 
+#ifdef CF_TEST_ABI_SWITCH
+/* Test builds only (meson -Dtest_abi_switch=true): CF_TEST_LANDLOCK_ABI=N
+ * (1 to 9) caps the ABI this process uses at N. Read once as the program or
+ * the shim is loaded (normal context); every child inherits the variable
+ * and so the same cap. */
+static int abi_cap;
+
+__attribute__((constructor)) static void read_abi_cap(void)
+{
+	const char *v = getenv("CF_TEST_LANDLOCK_ABI");
+	if (v && v[0] >= '1' && v[0] <= '9' && v[1] == '\0')
+		abi_cap = v[0] - '0';
+}
+#endif
+
 int cf_ll_abi(void)
 {
-	return (int)cf_sys3(SYS_landlock_create_ruleset, 0, 0, LL_CREATE_RULESET_VERSION);
+	int abi = (int)cf_sys3(SYS_landlock_create_ruleset, 0, 0, LL_CREATE_RULESET_VERSION);
+#ifdef CF_TEST_ABI_SWITCH
+	if (abi_cap && abi > abi_cap)
+		abi = abi_cap;
+#endif
+	return abi;
 }
 
 uint64_t cf_ll_handled(int abi)
@@ -135,12 +161,9 @@ static int add_rule(void *vctx, int fd, int is_dir, enum cf_rule_kind kind)
 
 static int create_ruleset(uint64_t handled, int abi)
 {
+	(void)abi;
 	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
 	size_t size = offsetof(struct ll_ruleset_attr, handled_access_net);
-	if (abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX;
-		size = sizeof attr;
-	}
 	return (int)cf_sys3(SYS_landlock_create_ruleset, &attr, size, 0);
 }
 

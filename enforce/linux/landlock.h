@@ -12,7 +12,8 @@
 
 #define CF_LANDLOCK_MIN_ABI 1
 
-/* The running kernel's ABI (> 0), or -errno (ENOSYS, EOPNOTSUPP, EPERM). */
+/* The running kernel's ABI (> 0), or -errno (ENOSYS, EOPNOTSUPP, EPERM). In a
+ * test build (-Dtest_abi_switch=true) CF_TEST_LANDLOCK_ABI=N caps it at N. */
 int cf_ll_abi(void);
 
 /* Every filesystem right ABI knows. */

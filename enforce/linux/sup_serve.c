@@ -42,6 +42,7 @@
 #include "protected_match.h"
 #include "sup_caller.h"
 #include "sup_denied.h"
+#include "sup_dgram.h"
 #include "sup_handover.h"
 #include "sup_meta.h"
 #include "sup_socket.h"
@@ -222,6 +223,10 @@ static void decide(struct sup *sup, struct listener *l, union notif u)
 		if (r < 0)
 			cf_sup_respond(l->fd, c.id, r, false);
 		cf_sup_caller_close(&c);
+		return;
+	}
+	if (cf_sup_is_dgram(&u.n.data)) {
+		cf_sup_handle_dgram(&c, &u.n);
 		return;
 	}
 	switch (u.n.data.nr) {

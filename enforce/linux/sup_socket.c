@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sup_caller.h"
+#include "sup_dgram.h"
 #include "sup_serve.h"
 #include "sup_prof.h"
 
@@ -42,10 +43,14 @@
  * made again by the next lookup. */
 static int diag_lookup(struct sup *sup, struct record *r)
 {
-	if (sup->diag_fd < 0 &&
-	    (sup->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+	/* A socket of the fenced tree's network namespace is looked up there
+	 * (sup_dgram.h), with the helper's socket, which stays. */
+	int s = r->fence_ns ? cf_sup_dgram_diag(sup) : sup->diag_fd;
+	if (r->fence_ns && s < 0)
+		return 0;
+	if (s < 0 &&
+	    (s = sup->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
 		return -errno;
-	int s = sup->diag_fd;
 	uint32_t seq = ++sup->diag_seq;
 	struct {
 		struct nlmsghdr h;
@@ -109,8 +114,10 @@ static int diag_lookup(struct sup *sup, struct record *r)
 	return 1;
 failed:;
 	int e = -errno;
-	close(s);
-	sup->diag_fd = -1;
+	if (!r->fence_ns) {
+		close(s);
+		sup->diag_fd = -1;
+	}
 	return e;
 }
 
@@ -181,6 +188,10 @@ static long connect_unix(struct job *j)
 		memcpy(n.b, sa->sun_path, plen);
 		for (size_t i = 0; i < pol->nsa && !ok; i++)
 			ok = pol->sa[i].len == n.len && memcmp(pol->sa[i].b, n.b, n.len) == 0;
+		/* A socket of the fenced tree's network namespace reaches only
+		 * the names the tree bound there (sup_dgram.h). */
+		if (!ok)
+			ok = cf_sup_dgram_inside(sup, j->sock);
 		if (!ok) {
 			pthread_mutex_lock(&sup->lock);
 			ok = bound_inside(sup, NULL, &n);
@@ -342,7 +353,8 @@ void cf_sup_handle_bind(struct caller *c, const struct seccomp_notif *n)
 		}
 		if (!known && sup->nrec < sup->caprec)
 			sup->rec[sup->nrec++] = (struct record){.ino = (uint32_t)st.st_ino, .cookie = cookie,
-							  .since = cf_sup_now_ns()};
+							  .since = cf_sup_now_ns(),
+							  .fence_ns = cf_sup_dgram_inside(sup, s)};
 		pthread_mutex_unlock(&sup->lock);
 	}
 	cf_sup_close(s);

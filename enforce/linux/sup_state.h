@@ -66,6 +66,7 @@ struct record {
 	uint32_t ino;
 	uint64_t cookie;
 	long long since;
+	bool fence_ns; /* made in the fenced tree's network namespace (sup_dgram.h) */
 	int bound; /* 0 not yet, 1 a file (dev, vino), 2 an abstract name */
 	dev_t dev;
 	ino_t vino;
@@ -73,6 +74,7 @@ struct record {
 };
 
 struct sup;
+struct sup_dgram;
 
 /* The trapped thread of one notification. */
 struct caller {
@@ -109,6 +111,7 @@ struct sup {
 	struct record *rec;
 	size_t nrec, caprec;
 	int diag_fd; /* the UNIX_DIAG lookups' netlink socket, or -1 (sup_socket.c) */
+	struct sup_dgram *dgram; /* the fenced tree's datagram sockets (sup_dgram.c), or NULL */
 	uint32_t diag_seq;
 	struct job *head, *tail;
 	int workers, idle, listeners;

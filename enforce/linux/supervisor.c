@@ -7,6 +7,7 @@
  *   sup_caller.c    the caller's memory, descriptors and paths
  *   sup_socket.c    bind records and the connect judgement
  *   sup_meta.c      the metadata judgement
+ *   sup_dgram.c     the fenced tree's Unix datagram sockets (a network namespace)
  *   supervisor_pty.c  a pty's peer, given to its caller
  * Their state is one struct sup (sup_state.h), made as the supervisor starts.
  *

@@ -65,6 +65,8 @@ struct cf_ipc {
 				       (cf_supervisor_start; tests): false unless set */
 	bool meta_by_mounts;        /* metadata calls are left to the kernel: the caller is in
 				       the mount namespace of the fenced tree (fenced_ns.h) */
+	bool dgram_by_sup;          /* Landlock ABI below 6: the supervisor makes the Unix
+				       datagram sockets (sup_dgram.h) */
 	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
 	size_t blob_len;
 };

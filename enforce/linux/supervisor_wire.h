@@ -109,6 +109,9 @@ struct cf_say_wire {
 #define CF_IPC_FILTER_MAX 200
 struct sock_filter;
 unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts);
+/* The same, and with DGRAM (Landlock ABI below 6, struct cf_ipc) a Unix
+ * datagram socket() or socketpair() goes to the supervisor (sup_dgram.h). */
+unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram);
 /* The same, META_BY_MOUNTS false, in a buffer of its own, for tests that run
  * it on made-up calls. NULL where there is none. Not for a child. */
 const struct sock_filter *cf_ipc_filter_program(unsigned short *len);

@@ -35,6 +35,10 @@
  *       UDP socket of this process (read back after each); per send, as
  *       above: what a datagram send pays now, against a trapped call
  *       (SECURITY.md, datagrams)
+ *   cf-bench unix-dgram N
+ *       N socket(AF_UNIX, SOCK_DGRAM), each closed at once; per socket, as
+ *       above: fenced, the supervisor makes each in the fenced tree's
+ *       network namespace (sup_dgram.h)
  *   cf-bench notif N
  *       the floor under every trapped call: a child traps getppid(2) with a
  *       seccomp user notification (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set,
@@ -400,6 +404,26 @@ static int dgrams(int n)
 	return 0;
 }
 
+static int unix_dgrams(int n)
+{
+	double *t = calloc((size_t)n, sizeof *t);
+	if (!t)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+		int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		t[i] = now_us() - a;
+		if (s < 0) {
+			perror("cf-bench: socket(AF_UNIX, SOCK_DGRAM)");
+			return 1;
+		}
+		close(s);
+	}
+	stats(t, n);
+	free(t);
+	return 0;
+}
+
 static double cpu_us(void)
 {
 	struct timespec t;
@@ -694,12 +718,15 @@ int main(int argc, char **argv)
 		return unix_sock(atoi(argv[2]), argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dgram") == 0)
 		return dgrams(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "unix-dgram") == 0)
+		return unix_dgrams(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "notif") == 0)
 		return notifs(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "envfilter") == 0)
 		return envfilter(atoi(argv[2]), argv[3]);
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
-	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | notif N | "
+	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | unix-dgram N | "
+	      "notif N | "
 	      "envfilter N with|without | ipcfilter N | ipccall N\n",
 	      stderr);
 	return 2;

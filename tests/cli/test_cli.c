@@ -13,7 +13,7 @@
 
 CF_SUITE_STATE()
 
-TestSuite(cli, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(cli, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* Run /usr/bin/python3 -c CODE with INPUT on stdin; its stdout (malloc'd). */
 static char *python(const char *code, const char *input)
@@ -52,6 +52,32 @@ Test(cli, status_json_parses_and_says_applied)
 	cr_expect(strstr(r, fx.ws), "writable lists the workspace");
 	free(r);
 	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* Below ABI 5 (here by the test build's switch, or the kernel's own ABI in
+ * the VM) status and run say in one line what the ABI can not express and
+ * what holds it instead (README.md, "Older kernels"); from ABI 5 on nothing. */
+Test(cli, an_older_abi_is_said_in_one_line)
+{
+	cf_test_require_landlock();
+	const char *abi2[] = {"CF_TEST_LANDLOCK_ABI=2", NULL};
+	cf_fx_credfence(&o, &fx, "status", abi2, NULL);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	if (!strstr(o.out, " abi=2\n"))
+		cf_test_unavailable("credfence does not take CF_TEST_LANDLOCK_ABI=2 and the kernel's "
+				    "ABI is not 2: a build without -Dtest_abi_switch=true");
+	cr_expect(strstr(o.out, "\nolder ABI:    Landlock ABI 2: truncate() outside the writable "
+				"locations is refused by the read-only mounts alone"),
+		  OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "run", abi2, CF_ARGV("--", "/bin/true"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: note: Landlock ABI 2: truncate()"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	const char *abi5[] = {"CF_TEST_LANDLOCK_ABI=5", NULL};
+	cf_fx_credfence(&o, &fx, "status", abi5, NULL);
+	if (strstr(o.out, " abi=5\n")) /* not on a kernel below 5 (the VM's 6.1) */
+		cr_expect(!strstr(o.out, "older ABI:"), OUT_FMT, OUT_ARGS(o));
 }
 
 Test(cli, status_text_has_the_ci_line_and_the_verdict)
@@ -156,6 +182,9 @@ Test(cli, command_status_passes_through)
 	/* Root gets its one warning line (see root_gets_one_warning_line). */
 	const char *err = o.err;
 	if (geteuid() == 0 && strncmp(err, ROOT_WARNING("run"), strlen(ROOT_WARNING("run"))) == 0)
+		err += strcspn(err, "\n") + 1;
+	/* And below Landlock ABI 5 its one note (an_older_abi_is_said_in_one_line). */
+	if (strncmp(err, "credfence: note: Landlock ABI ", 30) == 0)
 		err += strcspn(err, "\n") + 1;
 	cr_expect_str_eq(err, "", "nothing said when all is well");
 }

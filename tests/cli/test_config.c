@@ -30,7 +30,7 @@ static void setup(void)
 	unsetenv("CREDFENCE_SETTINGS");
 }
 
-TestSuite(config, .init = setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(config, .init = setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* TEXT as a policy file at PATH, mode 0600. */
 static void policy(const char *path, const char *text)

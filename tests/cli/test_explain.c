@@ -20,7 +20,7 @@ static void teardown(void)
 	cf_fx_teardown(&fx);
 }
 
-TestSuite(explain, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(explain, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static size_t count(const char *hay, const char *needle)
 {

@@ -11,7 +11,7 @@
 #include "enforce_test.h"
 
 CF_SUITE_STATE()
-TestSuite(machinery, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(machinery, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* A copy of the credfence under test (and its shim) at DIR/bin and DIR/lib. */
 static const char *install_at(const char *dir)

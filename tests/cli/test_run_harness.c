@@ -9,7 +9,7 @@
 #include "enforce_test.h"
 
 CF_SUITE_STATE()
-TestSuite(run_harness, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(run_harness, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* A fake NAME in ROOT/agents that records that it ran. */
 static void fake_agent(const char *name)

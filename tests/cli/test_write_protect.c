@@ -11,7 +11,7 @@
 
 CF_SUITE_STATE()
 
-TestSuite(write_protect, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(write_protect, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* A repository in the workspace: .git/hooks with a hook, .git/config, a
  * .vscode with settings; no .envrc. */

@@ -107,7 +107,7 @@ static void teardown(void)
 	cf_fx_teardown(&fx);
 }
 
-TestSuite(expand, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(expand, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 static void expand_all(void)
 {

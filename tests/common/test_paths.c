@@ -36,7 +36,7 @@ static void teardown(void)
 	cf_fx_teardown(&fx);
 }
 
-TestSuite(paths_canon, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(paths_canon, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 /* Canonical form of T/REL, asserting success. */
 static const char *canon(const char *rel)

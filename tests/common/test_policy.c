@@ -43,7 +43,7 @@ static void teardown(void)
 	cf_fx_teardown(&fx);
 }
 
-TestSuite(policy, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(policy, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 static void build_env(char *const envp[])
 {

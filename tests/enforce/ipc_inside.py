@@ -1,12 +1,13 @@
 """What stays inside the fence and must keep working (issue 10).
 
-    /usr/bin/python3 ipc_inside.py WORKSPACE TMPDIR
+    /usr/bin/python3 ipc_inside.py WORKSPACE TMPDIR [SECONDS]
 
 Prints one line "INSIDE <case> ok" or "INSIDE <case> FAIL <why>" per case:
 a Unix stream socket bound and connected in the workspace, in TMPDIR and on
 an abstract name; a datagram socket in the workspace reached by sendto;
 socketpair; TCP on loopback; multiprocessing with the forkserver start
-method (a pool, and a manager). Exit 0 when every case is ok.
+method (a pool, and a manager). Exit 0 when every case is ok. It gives up
+after SECONDS (30 unless given; more in a slow VM, meson -Dtest_timeout_scale).
 """
 import multiprocessing
 import os
@@ -90,7 +91,7 @@ def forkserver_manager():
 
 
 def main():
-    signal.alarm(30)
+    signal.alarm(int(sys.argv[3]) if len(sys.argv) > 3 else 30)
     ws, tmp = sys.argv[1], sys.argv[2]
     cases = [
         ("unix_workspace", lambda: unix_path(os.path.join(ws, "py.sock"))),

@@ -5,6 +5,12 @@
  *       abstract name), send REQUEST and a newline, copy the answer to stdout.
  *       Prints "CONNECT SOCK ok" or "CONNECT SOCK <errno name>" on a line of
  *       its own. Exit 0 when connected, 1 when refused, 3 on a 5 s timeout.
+ *   cf-ipc dgram SOCK REQUEST
+ *       the same by a Unix datagram socket (bound to an abstract name of
+ *       its own, so that the server can answer), sendto() SOCK with no
+ *       connect(): "DGRAM SOCK ok|<errno name>|timeout" (of the socket(),
+ *       the sendto() or the 5 s wait for the answer), the answer after it.
+ *       Exit 0 when answered, 1 when refused, 3 on the timeout.
  *   cf-ipc launch spawn|fork|vfork CMD [ARG...] [';;' CMD [ARG...]]...
  *       a harness: start each CMD (an absolute path) by that call, one after
  *       the other, each waited for, while a second thread runs. Prints
@@ -140,27 +146,34 @@ static void timed_out(int sig)
 	_exit(3);
 }
 
+/* SOCK (a path, or "@name" for an abstract name) into SA: its length, or 0
+ * when it is too long. */
+static socklen_t address_of(const char *sock, struct sockaddr_un *sa)
+{
+	size_t n = strlen(sock);
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	if (n + 1 > sizeof sa->sun_path) {
+		fprintf(stderr, "cf-ipc: socket name too long: %s\n", sock);
+		return 0;
+	}
+	if (sock[0] == '@') {
+		memcpy(sa->sun_path + 1, sock + 1, n - 1);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	memcpy(sa->sun_path, sock, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
 static int do_connect(const char *sock, const char *request, int by_uring)
 {
 	struct sockaddr_un sa;
-	size_t n = strlen(sock);
-	socklen_t len;
 	target = sock;
 	signal(SIGALRM, timed_out);
 	alarm(5);
-	memset(&sa, 0, sizeof sa);
-	sa.sun_family = AF_UNIX;
-	if (n + 1 > sizeof sa.sun_path) {
-		fprintf(stderr, "cf-ipc: socket name too long: %s\n", sock);
+	socklen_t len = address_of(sock, &sa);
+	if (!len)
 		return 2;
-	}
-	if (sock[0] == '@') {
-		memcpy(sa.sun_path + 1, sock + 1, n - 1);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	} else {
-		memcpy(sa.sun_path, sock, n);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0) {
 		printf("CONNECT %s socket-%s\n", sock, ename(errno));
@@ -571,11 +584,53 @@ static int do_takeover(const char *dir)
 	return 0;
 }
 
+/* ---- a datagram ---- */
+
+static int do_dgram(const char *sock, const char *request)
+{
+	struct sockaddr_un sa;
+	socklen_t len = address_of(sock, &sa);
+	if (!len)
+		return 2;
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		printf("DGRAM %s socket-%s\n", sock, ename(errno));
+		return 1;
+	}
+	struct sockaddr_un me = {.sun_family = AF_UNIX};
+	if (bind(s, (struct sockaddr *)&me, sizeof me.sun_family) != 0) { /* an abstract name of its own */
+		printf("DGRAM %s bind-%s\n", sock, ename(errno));
+		return 1;
+	}
+	if (sendto(s, request, strlen(request), 0, (struct sockaddr *)&sa, len) < 0) {
+		printf("DGRAM %s %s\n", sock, ename(errno));
+		return 1;
+	}
+	struct pollfd p = {s, POLLIN, 0};
+	if (poll(&p, 1, 5000) != 1) {
+		printf("DGRAM %s timeout\n", sock);
+		return 3;
+	}
+	char buf[8192];
+	ssize_t k = recv(s, buf, sizeof buf, 0);
+	if (k < 0) {
+		printf("DGRAM %s recv-%s\n", sock, ename(errno));
+		return 1;
+	}
+	printf("DGRAM %s ok\n", sock);
+	fwrite(buf, 1, (size_t)k, stdout);
+	printf("\n");
+	close(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && strcmp(argv[1], "connect") == 0)
 		return do_connect(argv[2], argv[3], 0);
+	if (argc == 4 && strcmp(argv[1], "dgram") == 0)
+		return do_dgram(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "uring-connect") == 0)
 		return do_connect(argv[2], argv[3], 1);
 	if (argc >= 4 && strcmp(argv[1], "launch") == 0)

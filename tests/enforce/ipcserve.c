@@ -1,11 +1,12 @@
 /* cf-ipcserve: a deputy that reads files for whoever connects (issue 10).
  *
- *   cf-ipcserve [-d] SOCK COUNTFILE
+ *   cf-ipcserve [-d] [-g] SOCK COUNTFILE
  *
  * Listens on the Unix stream socket SOCK: a path, or "@name" for an abstract
  * name. For each connection it appends one line "accept" to COUNTFILE, reads
  * one line (a path), sends back that file's contents (or "ERR <errno>\n"), and
- * closes. Once listening it prints "ready <pid>" on stdout and closes stdout.
+ * closes. With -g it is a datagram socket: each datagram (a path) counts as
+ * an accept, and the file's first 8 KiB go back to its sender. Once listening it prints "ready <pid>" on stdout and closes stdout.
  *
  * Started by a test (outside every fence) it is the attacker's target: the
  * server of systemd --user, tmux or docker that reads a key for a fenced
@@ -79,14 +80,40 @@ static void serve_one(int c)
 	close(fd);
 }
 
+/* Answer datagrams on S for ever. */
+static int serve_dgram(int s, const char *file)
+{
+	for (;;) {
+		char req[4096], buf[8192];
+		struct sockaddr_un from;
+		socklen_t fl = sizeof from;
+		ssize_t n = recvfrom(s, req, sizeof req - 1, 0, (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		req[n] = '\0';
+		count(file);
+		int fd = open(req, O_RDONLY | O_CLOEXEC);
+		ssize_t k = fd < 0 ? snprintf(buf, sizeof buf, "ERR %s\n", strerror(errno))
+				   : read(fd, buf, sizeof buf);
+		if (fd >= 0)
+			close(fd);
+		if (k > 0 && fl > sizeof(sa_family_t))
+			sendto(s, buf, (size_t)k, MSG_DONTWAIT, (struct sockaddr *)&from, fl);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int daemon = argc == 4 && strcmp(argv[1], "-d") == 0;
-	if (argc != 3 + daemon) {
-		fputs("usage: cf-ipcserve [-d] SOCK COUNTFILE\n", stderr);
+	int daemon = argc > 1 && strcmp(argv[1], "-d") == 0;
+	int dgram = argc > 1 + daemon && strcmp(argv[1 + daemon], "-g") == 0;
+	if (argc != 3 + daemon + dgram) {
+		fputs("usage: cf-ipcserve [-d] [-g] SOCK COUNTFILE\n", stderr);
 		return 2;
 	}
-	const char *sock = argv[1 + daemon], *file = argv[2 + daemon];
+	const char *sock = argv[1 + daemon + dgram], *file = argv[2 + daemon + dgram];
 	signal(SIGPIPE, SIG_IGN);
 
 	int ready[2];
@@ -123,10 +150,10 @@ int main(int argc, char **argv)
 
 	struct sockaddr_un sa;
 	socklen_t len = address(sock, &sa);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_UNIX, (dgram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (sock[0] != '@')
 		unlink(sock);
-	if (s < 0 || bind(s, (struct sockaddr *)&sa, len) || listen(s, 64)) {
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, len) || (!dgram && listen(s, 64))) {
 		dprintf(2, "cf-ipcserve: %s: %s\n", sock, strerror(errno));
 		dprintf(ready[1], "failed %s\n", strerror(errno));
 		return 1;
@@ -135,6 +162,8 @@ int main(int argc, char **argv)
 	close(ready[1]);
 	int nul = open("/dev/null", O_WRONLY);
 	dup2(nul, 1);
+	if (dgram)
+		return serve_dgram(s, file);
 
 	for (;;) {
 		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);

@@ -268,7 +268,14 @@ void ipct_fenced(struct cf_fx_out *o, struct ipct *t, enum ipct_way way,
 
 /* ---- outside servers ---- */
 
+static void serve(struct ipct *t, const char *sock, char count[PATH_MAX], bool dgram);
+
 void ipct_serve(struct ipct *t, const char *sock, char count[PATH_MAX])
+{
+	serve(t, sock, count, false);
+}
+
+static void serve(struct ipct *t, const char *sock, char count[PATH_MAX], bool dgram)
 {
 	static int k;
 	cf_fx_fmt(count, PATH_MAX, "%s/accepts-%d", t->fx.root, k++);
@@ -279,7 +286,10 @@ void ipct_serve(struct ipct *t, const char *sock, char count[PATH_MAX])
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		dup2(p[1], 1);
-		execl(CF_IPCSERVE, CF_IPCSERVE, sock, count, (char *)NULL);
+		if (dgram)
+			execl(CF_IPCSERVE, CF_IPCSERVE, "-g", sock, count, (char *)NULL);
+		else
+			execl(CF_IPCSERVE, CF_IPCSERVE, sock, count, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -424,6 +434,39 @@ void ipct_attack_sockets(struct ipct *t, enum ipct_way way)
 			     ipct_way_name(way), socks[i], ipct_accepts(counts[i]));
 		expect_logged(t, way, "ipc_denied", "socket", socks[i]);
 	}
+	expect_no_marker(t, &o);
+	cf_fx_out_free(&o);
+}
+
+/* A deputy on an abstract datagram socket, reached by sendto() with no
+ * connect() for the supervisor to judge (issue 32): Landlock's scope refuses
+ * it from ABI 6 on (EPERM); before, the fenced tree's datagram sockets live
+ * in a network namespace of its own, where the name is not bound
+ * (ECONNREFUSED), or, with no such namespace, are not made (socket-EACCES). */
+void ipct_attack_dgram(struct ipct *t, enum ipct_way way)
+{
+	char sock[64], count[PATH_MAX], script[PATH_MAX * 2];
+	cf_fx_fmt(sock, sizeof sock, "%s-outd", t->abs);
+	serve(t, sock, count, true);
+	struct cf_fx_out o;
+	char **env = cf_fx_env(&t->fx, NULL);
+	cf_fx_run(&o, t->fx.ws, env, NULL, CF_ARGV(CF_IPC, "dgram", sock, (char *)t->key));
+	cf_fx_env_free(env);
+	cr_assert(strstr(o.out, t->fx.tag), "control: unfenced, %s did not hand out the key: " SHOW,
+		  sock, SHOW_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_write(count, "");
+	cf_fx_fmt(script, sizeof script, "%s'%s' dgram '%s' '%s'", fenced_probe(t), CF_IPC, sock, t->key);
+	ipct_fenced(&o, t, way, NULL, NULL, CF_ARGV("/bin/sh", "-c", script));
+	dump("an outside datagram deputy attacked", way, &o);
+	expect_fenced(&o, way);
+	cr_expect(has_line_of(o.out, "DGRAM", sock, "EPERM") ||
+			  has_line_of(o.out, "DGRAM", sock, "ECONNREFUSED") ||
+			  has_line_of(o.out, "DGRAM", sock, "socket-EACCES"),
+		  "%s: sendto %s: want EPERM, ECONNREFUSED or socket-EACCES\n" SHOW,
+		  ipct_way_name(way), sock, o.status, o.out, o.err);
+	cr_expect_eq(ipct_accepts(count), 0, "%s: the outside deputy %s got %zu datagrams",
+		     ipct_way_name(way), sock, ipct_accepts(count));
 	expect_no_marker(t, &o);
 	cf_fx_out_free(&o);
 }
@@ -746,6 +789,13 @@ static bool word_is(const char *rest, const char *w)
 	return strncmp(rest, w, n) == 0 && (rest[n] == '\n' || rest[n] == '\0');
 }
 
+/* Whether this kernel has the system call NR (setxattrat 463, removexattrat
+ * 466: Linux 6.13; Debian 12's 6.1 answers ENOSYS), asked outside any fence. */
+static bool kernel_has(long nr)
+{
+	return syscall(nr, -1, "", 0, NULL, 0) < 0 ? errno != ENOSYS : true;
+}
+
 /* System calls newer than some kernels the suite may meet: ENOSYS there. */
 static bool newer_call(const char *call)
 {
@@ -874,8 +924,12 @@ void ipct_meta_inside(struct ipct *t, enum ipct_way way)
 			     tg[i].label, (unsigned)after.mode & 07777);
 		cr_expect_eq(after.mtime.tv_sec, 981173106, "%s: %s: mtime %lld", ipct_way_name(way),
 			     tg[i].label, (long long)after.mtime.tv_sec);
-		/* user.cfxu (0x40) comes by io_uring, which the fence may refuse. */
-		cr_expect_eq(after.xattrs & (XATTRS_SET | XATTRS_KEPT) & ~0x40, XATTRS_SET & ~0x40,
+		/* user.cfxu (0x40) comes by io_uring, which the fence may refuse;
+		 * user.cfxa (0x20) by setxattrat and user.cfkeep2 (0x80) goes by
+		 * removexattrat, where the kernel has them. */
+		int newer = (kernel_has(463) ? 0 : 0x20) | (kernel_has(466) ? 0 : 0x80);
+		cr_expect_eq(after.xattrs & (XATTRS_SET | XATTRS_KEPT) & ~0x40 & ~newer,
+			     XATTRS_SET & ~0x40 & ~newer,
 			     "%s: %s: xattrs %#x (want user.x, user.cfx, user.cfxf, user.cfxp, "
 			     "user.cfxa set, user.cfkeep and user.cfkeep2 removed)",
 			     ipct_way_name(way), tg[i].label, after.xattrs);
@@ -947,8 +1001,10 @@ void ipct_inside_sockets(struct ipct *t, enum ipct_way way)
 					    "unix_dgram_workspace", "socketpair", "tcp_loopback",
 					    "forkserver_pool", "forkserver_manager"};
 	struct cf_fx_out o;
+	char secs[16];
+	cf_fx_fmt(secs, sizeof secs, "%d", 30 * CF_TIMEOUT_SCALE);
 	ipct_fenced(&o, t, way, NULL, NULL,
-		    CF_ARGV(PYTHON, CF_IPC_INSIDE_PY, t->fx.ws, t->tmp));
+		    CF_ARGV(PYTHON, CF_IPC_INSIDE_PY, t->fx.ws, t->tmp, secs));
 	dump("python: sockets inside the fence", way, &o);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		cr_expect(has_line_of(o.out, "INSIDE", cases[i], "ok"), "%s: %s did not work\n" SHOW,
@@ -968,28 +1024,35 @@ void ipct_server_then_client(struct ipct *t, enum ipct_way way)
 	cf_fx_fmt(tmp_sock, sizeof tmp_sock, "%s/dev.sock", t->tmp);
 	cf_fx_fmt(tmp_count, sizeof tmp_count, "%s/dev.count", t->tmp);
 	cf_fx_fmt(file, sizeof file, "%s/allowed.txt", t->fx.ws);
-	char abs_sock[64], abs_count[PATH_MAX];
+	char abs_sock[64], abs_count[PATH_MAX], dg_sock[64], dg_count[PATH_MAX];
 	cf_fx_fmt(abs_sock, sizeof abs_sock, "%s-dev", t->abs);
 	cf_fx_fmt(abs_count, sizeof abs_count, "%s/abs.count", t->fx.ws);
+	cf_fx_fmt(dg_sock, sizeof dg_sock, "%s-devd", t->abs);
+	cf_fx_fmt(dg_count, sizeof dg_count, "%s/dgram.count", t->fx.ws);
 	struct cf_fx_out o;
-	/* Six commands of one fenced tree: three servers go to the background,
-	 * then three later commands reach them. */
+	/* Eight commands of one fenced tree: four servers go to the background
+	 * (the last on an abstract datagram socket), then four later commands
+	 * reach them. */
 	ipct_fenced(&o, t, way, NULL, NULL,
 		    CF_ARGV(CF_IPCSERVE, "-d", ws_sock, ws_count, ";;", CF_IPCSERVE, "-d", tmp_sock,
-			    tmp_count, ";;", CF_IPCSERVE, "-d", abs_sock, abs_count, ";;", CF_IPC,
-			    "connect", ws_sock, file, ";;", CF_IPC, "connect", tmp_sock, file, ";;",
-			    CF_IPC, "connect", abs_sock, file));
+			    tmp_count, ";;", CF_IPCSERVE, "-d", abs_sock, abs_count, ";;", CF_IPCSERVE,
+			    "-d", "-g", dg_sock, dg_count, ";;", CF_IPC, "connect", ws_sock, file, ";;",
+			    CF_IPC, "connect", tmp_sock, file, ";;", CF_IPC, "connect", abs_sock, file,
+			    ";;", CF_IPC, "dgram", dg_sock, file));
 	dump("a server of one child reached by a later one", way, &o);
-	cr_expect_eq(count_lines(o.out, "ready "), 3, "%s: the servers did not start\n" SHOW,
+	cr_expect_eq(count_lines(o.out, "ready "), 4, "%s: the servers did not start\n" SHOW,
 		     ipct_way_name(way), o.status, o.out, o.err);
 	expect_connect(&o, way, ws_sock, "ok");
 	expect_connect(&o, way, tmp_sock, "ok");
 	expect_connect(&o, way, abs_sock, "ok");
-	cr_expect_eq(count_lines(o.out, "WORKSPACE-FILE-OK"), 3, "%s: the answers\n" SHOW,
+	cr_expect(has_line_of(o.out, "DGRAM", dg_sock, "ok"), "%s: sendto %s inside\n" SHOW,
+		  ipct_way_name(way), dg_sock, o.status, o.out, o.err);
+	cr_expect_eq(count_lines(o.out, "WORKSPACE-FILE-OK"), 4, "%s: the answers\n" SHOW,
 		     ipct_way_name(way), o.status, o.out, o.err);
 	cr_expect_eq(ipct_accepts(ws_count), 1);
 	cr_expect_eq(ipct_accepts(tmp_count), 1);
 	cr_expect_eq(ipct_accepts(abs_count), 1);
+	cr_expect_eq(ipct_accepts(dg_count), 1);
 	cr_expect_eq(ipct_log_count(t, "ipc_denied", NULL), 0, "%s: ipc_denied for a socket inside",
 		     ipct_way_name(way));
 	cf_fx_out_free(&o);

@@ -66,12 +66,13 @@ void ipct_fenced(struct cf_fx_out *o, struct ipct *t, enum ipct_way way,
 void ipct_attack_sockets(struct ipct *t, enum ipct_way way);  /* path in /tmp, path in ws, abstract */
 void ipct_attack_socket_paths(struct ipct *t, enum ipct_way way); /* symlink, relative, io_uring, rename */
 void ipct_attack_tmux(struct ipct *t, enum ipct_way way);     /* tmux send-keys to an outside server */
+void ipct_attack_dgram(struct ipct *t, enum ipct_way way);    /* sendto an outside abstract datagram deputy */
 void ipct_no_self_granted_allowance(struct ipct *t, enum ipct_way way); /* child env, nested run/self */
 void ipct_meta_outside(struct ipct *t, enum ipct_way way);    /* key, ~, ~/.ssh, non-secrets */
 void ipct_meta_inside(struct ipct *t, enum ipct_way way);     /* workspace and /tmp */
 void ipct_tar_inside(struct ipct *t, enum ipct_way way);      /* tar -xpf into the workspace */
 void ipct_inside_sockets(struct ipct *t, enum ipct_way way);  /* python: unix, forkserver, tcp, ... */
-void ipct_server_then_client(struct ipct *t, enum ipct_way way); /* one child serves (path, /tmp, abstract), a later one connects */
+void ipct_server_then_client(struct ipct *t, enum ipct_way way); /* one child serves (path, /tmp, abstract, abstract datagram), a later one connects */
 void ipct_allow_socket(struct ipct *t, enum ipct_way way, bool by_env);
 void ipct_ssh_agent(struct ipct *t, enum ipct_way way, bool by_env);
 void ipct_swapped_allowed_socket(struct ipct *t, enum ipct_way way); /* agent socket replaced by a link */

@@ -9,7 +9,7 @@
 #include "enforce_test.h"
 
 CF_SUITE_STATE()
-TestSuite(allow_read, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(allow_read, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 #define KH_TEXT "known-hosts-line-CFKH"
 
@@ -156,7 +156,7 @@ Test(allow_read, a_whole_location_is_lifted_with_a_warning)
 /* A fifo and a directory beside the allowed file are covered one by one
  * like the key: the harness starts (its check opens nothing that blocks)
  * and its children open neither. */
-Test(allow_read, harness_covers_a_fifo_and_a_directory_beside_it, .timeout = 60)
+Test(allow_read, harness_covers_a_fifo_and_a_directory_beside_it, .timeout = 60 * CF_TIMEOUT_SCALE)
 {
 	cf_test_require_landlock();
 	const char *kh = known_hosts();

@@ -35,7 +35,7 @@ static char *expand(const char *in, const struct cf_fx *f, char *out, size_t n)
 
 CF_SUITE_STATE()
 
-TestSuite(corpus, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(corpus, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 Test(corpus, denied_forms)
 {

@@ -17,7 +17,7 @@ static void setup(void)
 	b.n = 0;
 }
 
-TestSuite(denied, .init = setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(denied, .init = setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 static const char *ssh_key(void)
 {

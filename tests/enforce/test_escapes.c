@@ -39,7 +39,7 @@ static void teardown(void)
 	cf_suite_teardown();
 }
 
-TestSuite(escapes, .init = setup, .fini = teardown, .timeout = 90);
+TestSuite(escapes, .init = setup, .fini = teardown, .timeout = 90 * CF_TIMEOUT_SCALE);
 
 static const char *shim(void)
 {

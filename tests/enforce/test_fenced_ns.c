@@ -46,7 +46,7 @@ static void setup(void)
 	more_opt = NULL;
 }
 
-TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 /* Run SCRIPT with sh -c in the workspace as a child of credfence harness
  * (OPTS: its options, may be NULL), started the way harness_way says. */

@@ -32,7 +32,7 @@ static void setup(void)
 	cf_test_require_landlock();
 }
 
-TestSuite(guard, .init = setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(guard, .init = setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* The line of O's stdout that starts with NAME and a space: what follows. */
 static const char *result(const char *name)

@@ -28,11 +28,12 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(ipc_run, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 Test(ipc_run, outside_sockets_are_denied) { ipct_attack_sockets(&t, IPCT_RUN); }
 Test(ipc_run, outside_socket_by_other_paths_is_denied) { ipct_attack_socket_paths(&t, IPCT_RUN); }
 Test(ipc_run, outside_tmux_is_denied) { ipct_attack_tmux(&t, IPCT_RUN); }
+Test(ipc_run, outside_datagram_deputy_is_denied) { ipct_attack_dgram(&t, IPCT_RUN); }
 Test(ipc_run, metadata_outside_is_denied) { ipct_meta_outside(&t, IPCT_RUN); }
 Test(ipc_run, metadata_inside_works) { ipct_meta_inside(&t, IPCT_RUN); }
 Test(ipc_run, tar_xp_into_the_workspace_works) { ipct_tar_inside(&t, IPCT_RUN); }

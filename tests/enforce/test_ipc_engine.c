@@ -73,7 +73,7 @@ static void teardown(void)
 	cf_suite_teardown();
 }
 
-TestSuite(ipc_engine, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ipc_engine, .init = setup, .fini = teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* ---- the supervisor ---- */
 
@@ -574,6 +574,19 @@ static const char *meta_op_name[N_META_OPS] = {
 	"fsetxattr", "utime",	 "fchmodat2",  "futimens",
 };
 
+/* fchmodat2 is Linux 6.6: before it (Debian 12's 6.1) the unfenced control
+ * gets ENOSYS (fenced, the supervisor makes the change by another call). */
+static bool has_fchmodat2(void)
+{
+	return syscall(452, -1, "", 0, 0) < 0 ? errno != ENOSYS : true;
+}
+
+/* What op I of child_meta gives unfenced. */
+static int allowed_gives(int i)
+{
+	return i == 14 && !has_fchmodat2() ? ENOSYS : 0;
+}
+
 /* Every metadata call on PATH; errnos into sh->e[0..N_META_OPS). */
 static int child_meta(void *arg)
 {
@@ -665,7 +678,7 @@ Test(ipc_engine, metadata_outside_the_writable_locations_is_refused)
 	cf_fx_write(copy, "control\n");
 	run(NULL, child_meta, copy);
 	for (int i = 0; i < N_META_OPS; i++)
-		cr_assert_eq(sh->e[i], i == 10 ? 0 : 0, "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
+		cr_assert_eq(sh->e[i], allowed_gives(i), "control %s: %s", meta_op_name[i], strerror(sh->e[i]));
 	sup_start(&s, NULL);
 	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
 		struct snapshot before, after;
@@ -1164,9 +1177,9 @@ Test(ipc_engine, a_killed_supervisor_fails_every_trapped_call)
 	cr_assert(pipe(k.go) == 0);
 	sup_start(&s, (const char *[]){op, NULL}); /* allowed while it lives */
 	pid_t pid = spawn(&s, child_after_kill, &k);
-	usleep(100000); /* the handover is done */
+	usleep(100000 * CF_TIMEOUT_SCALE); /* the handover is done (later in the VM's TCG) */
 	cr_assert(kill(s.pid, SIGKILL) == 0);
-	usleep(100000);
+	usleep(100000 * CF_TIMEOUT_SCALE);
 	(void)!write(k.go[1], "g", 1);
 	cr_assert_eq(reap(pid), 0);
 	cr_expect_eq(sh->e[0], ENOSYS, "connect: %s", strerror(sh->e[0]));
@@ -1210,7 +1223,7 @@ static int child_stress(void *arg)
 	return 0;
 }
 
-Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60)
+Test(ipc_engine, sixteen_threads_of_four_fenced_processes, .timeout = 60 * CF_TIMEOUT_SCALE)
 {
 	struct sup s;
 	struct inside in;
@@ -1907,7 +1920,7 @@ Test(ipc_engine, a_name_taken_over_after_the_supervisor_died_gets_no_listener)
 
 /* The attack as it was found: many starved threads bind the name while the
  * supervisor is killed; a child enters after each kill. Many rounds. */
-Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240)
+Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240 * CF_TIMEOUT_SCALE)
 {
 	int rounds = getenv("CF_TAKEOVER_ROUNDS") ? atoi(getenv("CF_TAKEOVER_ROUNDS")) : 300;
 	int taken = 0, refused = 0;

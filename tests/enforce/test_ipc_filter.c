@@ -304,6 +304,58 @@ Test(ipc_filter, the_kernel_takes_it_with_meta_left_to_mounts)
 	kernel_takes(true, (const int[7]){ENOSYS, 0, ENOSYS, 0, 1, EPERM, 0});
 }
 
+/* ---- Unix datagram sockets (sup_dgram.h) ---- */
+
+static uint32_t answer(const struct sock_filter *f, unsigned len, uint32_t arch, uint32_t nr,
+		       uint64_t a0, uint64_t a1)
+{
+	struct seccomp_data d = {.nr = (int)nr, .arch = arch, .args = {a0, a1}};
+	return run(f, len, &d).ret;
+}
+
+Test(ipc_filter, unix_datagram_sockets_go_to_the_supervisor)
+{
+	static struct sock_filter f[CF_IPC_FILTER_MAX], plain[CF_IPC_FILTER_MAX];
+	for (int mounts = 0; mounts < 2; mounts++) {
+		unsigned n = cf_ipc_filter_build_dgram(f, mounts, true);
+		unsigned np = cf_ipc_filter_build(plain, mounts);
+		cr_assert(n > 0 && np > 0);
+		const uint32_t x64 = AUDIT_ARCH_X86_64, i386 = AUDIT_ARCH_I386, x32 = 0x40000000U;
+		const uint32_t notif = SECCOMP_RET_USER_NOTIF, allow = SECCOMP_RET_ALLOW,
+			       eperm = SECCOMP_RET_ERRNO | EPERM;
+		/* socket(41) and socketpair(53), natively: Unix datagram ones, with
+		 * any flags, trapped; the rest, and without DGRAM, the kernel's. */
+		for (uint32_t nr = 41; nr <= 53; nr += 12) {
+			cr_expect_eq(answer(f, n, x64, nr, AF_UNIX, SOCK_DGRAM), notif);
+			cr_expect_eq(answer(f, n, x64, nr, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK),
+				     notif);
+			cr_expect_eq(answer(f, n, x64, nr, AF_UNIX | 0x100000000ULL, SOCK_DGRAM), notif,
+				     "only the low word of the domain counts");
+			cr_expect_eq(answer(f, n, x64, nr, AF_UNIX, SOCK_STREAM), allow);
+			cr_expect_eq(answer(f, n, x64, nr, AF_UNIX, SOCK_SEQPACKET), allow);
+			cr_expect_eq(answer(f, n, x64, nr, AF_INET, SOCK_DGRAM), allow);
+			cr_expect_eq(answer(plain, np, x64, nr, AF_UNIX, SOCK_DGRAM), allow);
+			/* x32: any Unix socket refused (its bind and connect are). */
+			cr_expect_eq(answer(f, n, x64, nr | x32, AF_UNIX, SOCK_STREAM), eperm);
+			cr_expect_eq(answer(f, n, x64, nr | x32, AF_INET, SOCK_DGRAM), allow);
+		}
+		/* i386: socket(359), socketpair(360) of a Unix socket refused, and
+		 * socketcall's SYS_SOCKET and SYS_SOCKETPAIR (the domain in memory). */
+		cr_expect_eq(answer(f, n, i386, 359, AF_UNIX, SOCK_STREAM), eperm);
+		cr_expect_eq(answer(f, n, i386, 360, AF_UNIX, SOCK_DGRAM), eperm);
+		cr_expect_eq(answer(f, n, i386, 359, AF_INET, SOCK_STREAM), allow);
+		cr_expect_eq(answer(f, n, i386, 102, 1, 0), eperm);
+		cr_expect_eq(answer(f, n, i386, 102, 8, 0), eperm);
+		cr_expect_eq(answer(f, n, i386, 102, 9 /* SYS_SEND */, 0), allow);
+		cr_expect_eq(answer(plain, np, i386, 102, 1, 0), allow);
+		/* What does not concern sockets answers as without the arms. */
+		for (uint32_t nr = 0; nr < 470; nr++)
+			if (nr != 41 && nr != 53)
+				cr_expect_eq(answer(f, n, x64, nr, 3, 0x5401), answer(plain, np, x64, nr, 3, 0x5401),
+					     "native %u", nr);
+	}
+}
+
 /* ---- mount_setattr through int 0x80 ---- */
 
 static long int80(long nr, long a, long b, long c, long d, long e)

@@ -39,7 +39,7 @@ static const char *reason_of(const struct cf_policy *p)
 
 CF_SUITE_STATE()
 
-TestSuite(terminals, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60);
+TestSuite(terminals, .init = cf_suite_setup, .fini = cf_suite_teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 /* ---- the filter on its own ---- */
 

@@ -487,6 +487,12 @@ char **cf_fx_env(const struct cf_fx *fx, const char *const *extra)
 		snprintf(buf, sizeof buf, "RUSTUP_TOOLCHAIN=%s", getenv("RUSTUP_TOOLCHAIN"));
 		env_put(&env, &n, buf);
 	}
+	/* A run of the suite at an older Landlock ABI (a test build's switch,
+	 * enforce/linux/landlock.c): the programs under test take it too. */
+	if (getenv("CF_TEST_LANDLOCK_ABI")) {
+		snprintf(buf, sizeof buf, "CF_TEST_LANDLOCK_ABI=%s", getenv("CF_TEST_LANDLOCK_ABI"));
+		env_put(&env, &n, buf);
+	}
 	for (size_t i = 0; extra && extra[i]; i++)
 		env_put(&env, &n, extra[i]);
 	return env;
@@ -583,7 +589,7 @@ void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const c
 	sink_add(&so, "", 0);
 	sink_add(&se, "", 0);
 	size_t in_off = 0, in_len = stdin_text ? strlen(stdin_text) : 0;
-	time_t deadline = time(NULL) + 120;
+	time_t deadline = time(NULL) + 120 * CF_TIMEOUT_SCALE;
 	bool killed = false;
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd p[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
@@ -631,7 +637,7 @@ void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const c
 	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	o->out = so.buf;
 	o->err = se.buf;
-	cr_assert(!killed, "%s did not finish within 120 s", argv[0]);
+	cr_assert(!killed, "%s did not finish within %d s", argv[0], 120 * CF_TIMEOUT_SCALE);
 }
 
 void cf_fx_credfence(struct cf_fx_out *o, const struct cf_fx *fx, const char *sub,

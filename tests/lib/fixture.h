@@ -83,7 +83,7 @@ struct cf_fx_out {
 };
 
 /* fork/exec ARGV (PATH searched) in CWD (NULL: unchanged) with ENVP (NULL: ours),
- * STDIN_TEXT fed to its stdin (NULL: /dev/null). Killed after 120 s. */
+ * STDIN_TEXT fed to its stdin (NULL: /dev/null). Killed after 120 s (times CF_TIMEOUT_SCALE, meson -Dtest_timeout_scale). */
 void cf_fx_run(struct cf_fx_out *o, const char *cwd, char *const envp[], const char *stdin_text,
 	       char *const argv[]);
 void cf_fx_out_free(struct cf_fx_out *o);

@@ -29,7 +29,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_denials, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(shim_denials, .init = setup, .fini = teardown, .timeout = 240 * CF_TIMEOUT_SCALE);
 
 #define NOTICE "credfence: denied "
 #define FAKE_TOKEN "ghp_CFDENIALSFAKEVALUE0123456789abcdef"

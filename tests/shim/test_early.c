@@ -34,7 +34,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_early, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_early, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 #define N_SYSCALLS 20 /* 6 each from the constructor, a signal handler, a thread; 2 in the resolver */
 #define N_LAUNCHES 16 /* the constructor's: 12 exec forms, posix_spawn(p), system, popen */

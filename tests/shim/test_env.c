@@ -31,7 +31,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_env, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_env, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 /* Each line: R <how> <result>, result "EACCES" (cat refused), or what it read. */
 static const char script[] =

@@ -48,7 +48,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_envsecrets, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(shim_envsecrets, .init = setup, .fini = teardown, .timeout = 240 * CF_TIMEOUT_SCALE);
 
 /* $0 is the way in. cat opens its own /proc/self/environ (a redirection
  * would open the shell's forked child's, whose memory is gone after the

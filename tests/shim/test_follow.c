@@ -25,7 +25,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_follow, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_follow, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static void copy_file(const char *src, const char *out)
 {

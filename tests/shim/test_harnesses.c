@@ -32,7 +32,7 @@ static void harness_script(const char *tool, const char *script, size_t n, size_
 	st_assert_cases(&t, o, n, n_allowed, true);
 }
 
-TestSuite(shim_harness, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_harness, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 Test(shim_harness, python3)
 {
@@ -153,7 +153,7 @@ Test(shim_harness, c_vfork_execve)
  * deadlock (alarm), no crash, no fd or thread left, every child fenced, every
  * caller free, and one log line a launch. The log lies outside every writable
  * location, as credfence requires. */
-Test(shim_harness, threads_stress, .timeout = 180)
+Test(shim_harness, threads_stress, .timeout = 180 * CF_TIMEOUT_SCALE)
 {
 	struct cf_fx_out o;
 	char log[PATH_MAX + 32];
@@ -184,7 +184,7 @@ Test(shim_harness, threads_stress, .timeout = 180)
  * Landlock syscalls (ENOSYS), so the run is best-effort: the shim's harness
  * paths (plan checks, helper threads, spawn, fork+exec) run; the fence itself
  * is covered by the tests above. */
-Test(shim_harness, valgrind_clean, .timeout = 180)
+Test(shim_harness, valgrind_clean, .timeout = 180 * CF_TIMEOUT_SCALE)
 {
 	const char *vg = cf_test_require_tool("valgrind");
 	struct cf_fx_out o;

@@ -21,7 +21,7 @@ static void teardown(void)
 	ipct_teardown(&t);
 }
 
-TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(ipc_shim, .init = setup, .fini = teardown, .timeout = 30 * CF_TIMEOUT_SCALE);
 
 /* One test per way in, so that each fails (and is timed) on its own. */
 #define EACH_WAY(name, call)                                                     \
@@ -37,6 +37,7 @@ static void agent_opt(struct ipct *x, enum ipct_way w) { ipct_ssh_agent(x, w, fa
 EACH_WAY(outside_sockets_are_denied, ipct_attack_sockets)
 EACH_WAY(outside_socket_by_other_paths_is_denied, ipct_attack_socket_paths)
 EACH_WAY(outside_tmux_is_denied, ipct_attack_tmux)
+EACH_WAY(outside_datagram_deputy_is_denied, ipct_attack_dgram)
 EACH_WAY(metadata_outside_is_denied, ipct_meta_outside)
 EACH_WAY(metadata_inside_works, ipct_meta_inside)
 EACH_WAY(tar_xp_into_the_workspace_works, ipct_tar_inside)

@@ -25,7 +25,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_known, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_known, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static void script(const char *path, const char *text)
 {

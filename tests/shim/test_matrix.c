@@ -48,7 +48,7 @@ static char *err_lines(const char *out)
 	return r;
 }
 
-Test(shim_matrix, every_entry_point, .init = setup, .fini = teardown, .timeout = 120)
+Test(shim_matrix, every_entry_point, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE)
 {
 	char path[PATH_MAX + 64], bin[PATH_MAX + 16];
 	const char *matrix = st_build("tests/shim/cf-matrix");

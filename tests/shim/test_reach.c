@@ -27,7 +27,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_reach, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_reach, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static const char *const paths[] = {"posix_spawn", "posix_spawnp", "system",
 				    "popen",       "fork",         "vfork"};

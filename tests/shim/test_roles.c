@@ -22,7 +22,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_roles, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_roles, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static const char *kv(char *buf, size_t n, const char *k, const char *v)
 {

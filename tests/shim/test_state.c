@@ -32,7 +32,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_state, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_state, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static void run(struct cf_fx_out *o, const char *const *extra, const char *const *opts)
 {

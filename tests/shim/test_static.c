@@ -20,7 +20,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_static, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_static, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 /* Run SCRIPT with bash as the harness. */
 static void under_bash_harness(struct cf_fx_out *o, const char *script, const char *const *extra)
@@ -86,7 +86,7 @@ Test(shim_static, musl_static)
 	cf_fx_out_free(&o);
 }
 
-Test(shim_static, go_program, .timeout = 240)
+Test(shim_static, go_program, .timeout = 240 * CF_TIMEOUT_SCALE)
 {
 	const char *go = cf_test_require_tool("go");
 	char out[PATH_MAX + 32], cache[PATH_MAX + 32], gopath[PATH_MAX + 32];

@@ -25,7 +25,7 @@ static void teardown(void)
 	st_teardown(&t);
 }
 
-TestSuite(shim_tmpdir, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(shim_tmpdir, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static const char *const attacks[] = {"CHILD-PLANTED",     "CHILD-LINKED",   "CHILD-MOVED",
 				      "CHILD-MADE-BESIDE", "CHILD-REPLACED", "CHILD-REMOVED"};

@@ -76,7 +76,7 @@ static void teardown(void)
 	cf_suite_teardown();
 }
 
-TestSuite(git_ssh, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(git_ssh, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 /* credfence run OPTS -- sh -c "git clone ...; cat KEY", as a user would. */
 static void clone_in_fence(bool allow_read)

@@ -18,7 +18,7 @@ static void setup(void)
 	cf_test_require_landlock();
 }
 
-TestSuite(ptys, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+TestSuite(ptys, .init = setup, .fini = cf_suite_teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static void sh(char *const opts[], const char *script)
 {

@@ -15,7 +15,7 @@ static void setup(void)
 	cf_test_require_landlock();
 }
 
-TestSuite(tools, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
+TestSuite(tools, .init = setup, .fini = cf_suite_teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static const char *const quiet_npm[] = {"npm_config_update_notifier=false",
 					"npm_config_fund=false", "npm_config_audit=false", NULL};

@@ -123,7 +123,7 @@ static int child_reads(const struct cf_fence *f, const char *path)
 	return WEXITSTATUS(st);
 }
 
-TestSuite(reuse, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(reuse, .init = setup, .fini = teardown, .timeout = 60 * CF_TIMEOUT_SCALE);
 
 Test(reuse, new_entry_in_an_ancestor_forces_a_rebuild)
 {
@@ -217,7 +217,7 @@ Test(reuse, replaced_secret_symlink_forces_a_rebuild_and_never_opens_the_new_tar
 
 /* The harness: a plan rebuilt after a change is the one the next child gets,
  * on each launch path (posix_spawn, vfork, fork). */
-Test(reuse, harness_children_get_the_rebuilt_plan, .timeout = 120)
+Test(reuse, harness_children_get_the_rebuilt_plan, .timeout = 120 * CF_TIMEOUT_SCALE)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
@@ -268,7 +268,7 @@ Test(reuse, harness_children_get_the_rebuilt_plan, .timeout = 120)
 
 /* The harness: after ~/.ssh is retargeted to a directory that used to be an
  * ordinary sibling, no child on any path reads through it. */
-Test(reuse, harness_children_never_use_a_stale_plan_to_reach_a_secret, .timeout = 120)
+Test(reuse, harness_children_never_use_a_stale_plan_to_reach_a_secret, .timeout = 120 * CF_TIMEOUT_SCALE)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	const struct cf_fx_secret *ssh = cf_fx_secret(&fx, ".ssh");
@@ -763,12 +763,12 @@ static void harness_loses_its_watch(const char *how)
 	cf_fx_out_free(&o);
 }
 
-Test(reuse, harness_that_closes_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+Test(reuse, harness_that_closes_the_watch_still_refuses_a_retargeted_secret, .timeout = 120 * CF_TIMEOUT_SCALE)
 {
 	harness_loses_its_watch("close");
 }
 
-Test(reuse, harness_that_replaces_the_watch_still_refuses_a_retargeted_secret, .timeout = 120)
+Test(reuse, harness_that_replaces_the_watch_still_refuses_a_retargeted_secret, .timeout = 120 * CF_TIMEOUT_SCALE)
 {
 	harness_loses_its_watch("dup2");
 }
@@ -829,7 +829,7 @@ static struct counts count_generations(const char *py, const char *strace, const
 	return c;
 }
 
-Test(reuse, harness_rebuilds_only_after_a_change, .timeout = 180)
+Test(reuse, harness_rebuilds_only_after_a_change, .timeout = 180 * CF_TIMEOUT_SCALE)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	const char *strace = cf_test_require_tool("strace");
