@@ -887,6 +887,7 @@ int cf_cmd_harness(int argc, char **argv)
 	/* Here, in the process that becomes the harness (the supervisor, when
 	 * there is one, was started above it and stays outside the guard). A
 	 * process fenced already reads no secret: nothing to guard. */
+	cf_cli_warn_container("harness", &f);
 	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
 		return rc;
 #else

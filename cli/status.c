@@ -334,6 +334,9 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		       cf_cli_esc(p->log_refused));
 	if (p->allow_read_refused)
 		printf("warning: %s; run and harness refuse it\n", cf_cli_esc(p->allow_read_refused));
+	char gap[1024];
+	if (cf_fence_container_gap(gap, sizeof gap))
+		printf("warning: %s\n", cf_cli_esc(gap));
 	if (cfg->n)
 		cf_config_print(cfg, stdout);
 	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));

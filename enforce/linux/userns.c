@@ -263,8 +263,7 @@ static long thread_count(void)
 	return status_field("\nThreads:");
 }
 
-/* A seccomp filter on this process (a container's default profile). */
-static bool under_seccomp(void)
+bool cf_userns_under_seccomp(void)
 {
 	return status_field("\nSeccomp:") == 2;
 }
@@ -281,12 +280,14 @@ int cf_userns_cause(int rc, int step)
 			return CF_USERNS_CAUSE_THREADS;
 		if (rc == -ENOSPC)
 			return CF_USERNS_CAUSE_MAXNS;
-		if (rc != -EPERM)
+		/* A seccomp profile answers with the errno it is given: EPERM
+		 * (Docker's), ENOSYS (Podman's, for what it does not list). */
+		if (rc != -EPERM && rc != -ENOSYS)
 			return CF_USERNS_CAUSE_OTHER;
-		if (f == CF_USERNS_FAULT_SYSCTL ||
-		    (!f && sysctl_byte("/proc/sys/kernel/unprivileged_userns_clone") == '0'))
+		if (rc == -EPERM && (f == CF_USERNS_FAULT_SYSCTL ||
+		    (!f && sysctl_byte("/proc/sys/kernel/unprivileged_userns_clone") == '0')))
 			return CF_USERNS_CAUSE_SYSCTL;
-		if (f == CF_USERNS_FAULT_SECCOMP || (!f && under_seccomp()))
+		if (f == CF_USERNS_FAULT_SECCOMP || (!f && cf_userns_under_seccomp()))
 			return CF_USERNS_CAUSE_SECCOMP;
 		return CF_USERNS_CAUSE_OTHER;
 	}

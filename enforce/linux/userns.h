@@ -6,6 +6,7 @@
 #ifndef CF_USERNS_H
 #define CF_USERNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Why no user namespace could be had (cf_userns_cause): each real case,
@@ -43,6 +44,10 @@ const char *cf_userns_fault_word(void);
 /* unshare(FLAGS) as a raw system call, through the test switch: every
  * place that makes a namespace calls this. 0 or -errno. Fork-safe. */
 int cf_userns_unshare(unsigned long flags);
+
+/* A seccomp filter on this process (/proc/self/status, Seccomp: 2): a
+ * container's default profile, say. Raw system calls. */
+bool cf_userns_under_seccomp(void);
 
 /* setns(FD, TYPE) as a raw system call, through the test switch. Fork-safe. */
 int cf_userns_setns(int fd, int type);
