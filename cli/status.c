@@ -111,10 +111,12 @@ static size_t env_count(const struct cf_options *o)
 	return n;
 }
 
+#ifndef __APPLE__
 /* Whether the harness's guard can be made here (cf_guard_probe): -ENOENT
  * when it was not asked (the fence is not ready, or inherited). */
 static int guard_rc = -ENOENT;
 static char guard_why[1024];
+#endif
 
 static void print_json(const struct cf_fence *f, const struct cf_options *o, const char *release,
 		       const char *shim, const char *shim_in, const struct cf_config *cfg)
