@@ -488,7 +488,7 @@ static int merge(struct cf_config *cfg, struct cf_options *o)
 				*(int *)(void *)to = *(int *)(void *)from;
 			break;
 		case CF_KIND_PROTECT: {
-			/* Its default is a value (warn): the flag says who set it. */
+			/* Its default is a value (0): the flag says who set it. */
 			const char *twin = getenv(r->name);
 			has = *(bool *)((char *)&cfg->vals + r->from_cli);
 			set = *(bool *)((char *)o + r->from_cli) || (twin && *twin);

@@ -135,11 +135,10 @@ static int export_twin(const struct cf_var_row *r, const struct cf_options *o, c
 		break;
 	}
 	case CF_KIND_PROTECT: {
-		/* Only a value given on the command line wins over a twin. */
+		/* A word given (on the command line, in a twin, in a policy
+		 * file); none for the default. */
 		int w = *(const int *)(const void *)slot;
-		v = *(const bool *)((const char *)o + r->from_cli) || w != CF_WRITE_PROTECT_WARN
-			    ? cf_write_protect_word(w)
-			    : NULL;
+		v = cf_write_protect_word(w);
 		break;
 	}
 	case CF_KIND_NUMBER:
@@ -398,8 +397,19 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
-	if (k->user_fd >= 0)
+	if (k->user_fd >= 0) {
+		/* The supervisor holds them too: a child whose harness closed
+		 * them (or that the shim never saw start) gets them there. */
+		const char *t = getenv("CF_TEST_NO_NS_HANDOVER"); /* a test switch */
+		if (t && !strcmp(t, "1"))
+			return 0;
+		int rc = cf_fence_supervisor(f) ? cf_fenced_keep_give(k, &f->ipc) : -ENOTCONN;
+		if (rc)
+			cf_warn("harness: the supervisor could not take the namespace of the harness's "
+				"children (%s); a child that loses its descriptors is refused",
+				rc > -4096 ? strerror(-rc) : "not reached");
 		return 0;
+	}
 	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("harness: write protection can not be made for the harness's children: %s; "
 		       "run with --write-protect=warn to run with the read fence alone. Nothing was "

@@ -52,8 +52,10 @@ static const struct help_row options_help[] = {
 	 "(check says \"runs unfenced later\"); never a secret; repeatable\n"
 	 "({}, colon list)"},
 	{CF_VAR_WRITE_PROTECT, NULL,
-	 "where write protection can not be applied: warn and run (the\n"
-	 "default), or refuse ({}=require)"},
+	 "where write protection can not be applied: by default warn and run\n"
+	 "where no user namespace can be made, and refuse a harness's child\n"
+	 "that can not enter the harness's; warn: run both with the read\n"
+	 "fence alone; require: refuse both ({}=warn|require)"},
 	{CF_VAR_LOG, NULL, "append one JSON line per sandbox application ({})"},
 	{CF_VAR_MAX_ENTRIES, NULL, "most entries read from one directory ({}; 20000)"},
 	{CF_VAR_ALLOW_PTYS, NULL,

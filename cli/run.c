@@ -100,9 +100,9 @@ static bool shim_is_sanitized(void)
  * read-only mounts), made in the process that execs CMD. 0 to go on, with a
  * warning when user namespaces are off (the read fence still holds), or
  * CF_EXIT_FAIL: --write-protect=require, or a namespace left half-made. */
-static int protect(struct cf_fence *f)
+static int protect(struct cf_fence *f, int logfd, const char *program)
 {
-	char why[512];
+	char why[1536];
 	bool changed;
 	if (!cf_fence_protect(f, &changed, why, sizeof why)) {
 		if (why[0])
@@ -117,6 +117,16 @@ static int protect(struct cf_fence *f)
 	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("write protection can not be made: %s; run with --write-protect=warn to run "
 		       "with the read fence alone. Nothing was run.", why);
+		return CF_EXIT_FAIL;
+	}
+	if (cf_fence_protect_owed(f) && f->ns.write_protect != CF_WRITE_PROTECT_WARN) {
+		/* Below a harness (relaunched by its shim): its namespace or
+		 * nothing, unless the user chose the fallback. */
+		char reason[sizeof why + 256], buf[8192];
+		snprintf(reason, sizeof reason, "%s%s", CF_WP_OWED_WORDS, why);
+		cf_fence_log(f, logfd, getpid(), program, false, reason, 0, buf, sizeof buf);
+		cf_fence_tell_user(f, program, reason);
+		cf_err("%s%s. Nothing was run.", reason, CF_WP_OWED_HINT);
 		return CF_EXIT_FAIL;
 	}
 	cf_err("write protection is off: %s; the files that your own tools run later "
@@ -178,7 +188,7 @@ int cf_cmd_run(int argc, char **argv)
 		} else if (cf_fence_needs_supervisor(&f) &&
 			   cf_fence_start_supervisor(&f, getpid(), logfd, true)) {
 			/* the verdict says why */
-		} else if ((rc = protect(&f))) {
+		} else if ((rc = protect(&f, logfd, c.cmd[0]))) {
 			return rc;
 		} else if (cf_fence_apply(&f) == 0) {
 			cf_cli_log(&f, logfd, c.cmd[0], true);

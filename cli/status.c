@@ -62,24 +62,26 @@ static char **sorted_environ(void)
 }
 
 /* The variables of this environment that a fenced program would not get:
- * by name and rule, never by value. */
+ * by name, rule and what the rule says it holds, never by value. */
 static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *len)
 {
 	struct cf_env_rules r;
+	struct cf_env_reason why;
 	char name[256];
 	bool first = true;
 	char **env = sorted_environ();
 	cf_options_env_rules(o, &r);
 	cf_json_raw(buf, cap, len, ",\"env_withheld\":[");
 	for (char **e = env; e && *e; e++) {
-		enum cf_env_why why = cf_env_secret(*e, &r);
-		if (why == CF_ENV_PASS)
+		if (cf_env_judge(*e, &r, &why) == CF_ENV_PASS)
 			continue;
 		snprintf(name, sizeof name, "%.*s", (int)cf_env_name_len(*e), *e);
 		cf_json_raw(buf, cap, len, first ? "{\"name\":" : ",{\"name\":");
 		cf_json_str(buf, cap, len, name);
 		cf_json_raw(buf, cap, len, ",\"rule\":");
-		cf_json_str(buf, cap, len, cf_env_why_word(why));
+		cf_json_str(buf, cap, len, cf_env_why_word(why.why));
+		cf_json_raw(buf, cap, len, ",\"holds\":");
+		cf_json_str(buf, cap, len, why.holds);
 		cf_json_raw(buf, cap, len, "}");
 		first = false;
 	}
@@ -90,14 +92,13 @@ static void json_env(const struct cf_options *o, char *buf, size_t cap, size_t *
 void cf_cli_print_env(const struct cf_options *o, FILE *out, const char *indent)
 {
 	struct cf_env_rules r;
+	struct cf_env_reason why;
 	char **env = sorted_environ();
 	cf_options_env_rules(o, &r);
-	for (char **e = env; e && *e; e++) {
-		enum cf_env_why why = cf_env_secret(*e, &r);
-		if (why != CF_ENV_PASS)
-			fprintf(out, "%s%-40.*s withheld (%s)\n", indent, (int)cf_env_name_len(*e),
-				cf_cli_esc(*e), cf_env_why_word(why));
-	}
+	for (char **e = env; e && *e; e++)
+		if (cf_env_judge(*e, &r, &why) != CF_ENV_PASS)
+			fprintf(out, "%s%-40.*s withheld (%s: %s)\n", indent, (int)cf_env_name_len(*e),
+				cf_cli_esc(*e), cf_env_why_word(why.why), why.holds);
 	free(env);
 }
 

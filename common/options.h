@@ -12,8 +12,13 @@
 enum cf_mode { CF_MODE_REQUIRED, CF_MODE_BEST_EFFORT };
 
 /* What happens where the write protection of common/protected.h can not be
- * applied (no user namespaces): warn and run with the read fence, or refuse. */
-enum cf_write_protect { CF_WRITE_PROTECT_WARN = 0, CF_WRITE_PROTECT_REQUIRE };
+ * applied (--write-protect): DEFAULT (no word given) warns and runs with the
+ * read fence where no mount namespace can be made at all (user namespaces
+ * off), and refuses a harness's child that can not enter the one its
+ * harness has (issue 31); WARN ("warn") runs such a child with the read
+ * fence alone too, said in the log; REQUIRE ("require") refuses wherever
+ * write protection can not be applied. */
+enum cf_write_protect { CF_WRITE_PROTECT_DEFAULT = 0, CF_WRITE_PROTECT_WARN, CF_WRITE_PROTECT_REQUIRE };
 
 /* What the user asked for. Options from the command line are set first;
  * cf_options_from_env() fills what is still unset from the CREDFENCE_* twins. */
@@ -70,7 +75,7 @@ struct cf_options {
 	struct cf_strv allow_write_protected;
 	bool allow_write_protected_from_cli;
 	/* --write-protect, CREDFENCE_WRITE_PROTECT: enum cf_write_protect,
-	 * CF_WRITE_PROTECT_WARN (0) unless one of them says "require". */
+	 * CF_WRITE_PROTECT_DEFAULT (0) unless one of them says a word. */
 	int write_protect;
 	bool write_protect_from_cli;
 
@@ -87,7 +92,9 @@ struct cf_options {
 #define CF_WRITE_PROTECT_WORD_WARN "warn"
 #define CF_WRITE_PROTECT_WORD_REQUIRE "require"
 #define cf_write_protect_word(w)                                                                   \
-	((w) == CF_WRITE_PROTECT_REQUIRE ? CF_WRITE_PROTECT_WORD_REQUIRE : CF_WRITE_PROTECT_WORD_WARN)
+	((w) == CF_WRITE_PROTECT_REQUIRE ? CF_WRITE_PROTECT_WORD_REQUIRE                            \
+	 : (w) == CF_WRITE_PROTECT_WARN  ? CF_WRITE_PROTECT_WORD_WARN                               \
+					 : NULL)
 /* WORD as enum cf_write_protect, or -EINVAL. */
 int cf_write_protect_parse(const char *word);
 

@@ -1,20 +1,17 @@
-/* The secret environment variables (secret_env.h). Each known name and value
- * prefix says where it comes from: the tool's own documentation of the
- * variable it reads, or of the token format it issues. */
+/* The secret environment variables (secret_env.h). Each known name, name
+ * word and keep row says where it comes from: the tool's own documentation
+ * of the variable it reads, or the public rule set that names it. The value
+ * shapes are in env_shapes.c. */
 #include "secret_env.h"
+#include "env_shapes.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define KNOWN(name, holds, source) { name, sizeof name - 1, holds, source }
-#define ENDS(w, holds) { "*" w, w, sizeof w - 1, CF_ENV_ENDS, holds, false }
-#define STARTS(w, holds) { w "*", w, sizeof w - 1, CF_ENV_STARTS, holds, false }
-#define CONTAINS(w, holds) { "*" w "*", w, sizeof w - 1, CF_ENV_CONTAINS, holds, false }
-#define NOT_SECRET(w, holds) { w "*", w, sizeof w - 1, CF_ENV_STARTS, holds, true }
-#define TOKEN(prefix, tail, holds, source) { prefix, tail, false, NULL, holds, source }
-#define KEY_ID(prefix, tail, holds, source) { prefix, tail, true, NULL, holds, source }
-#define HOLDING(prefix, contains, holds, source) { prefix, 0, false, contains, holds, source }
+#define STARTS(w, holds) { w "*", w, sizeof w - 1, holds, false }
+#define NOT_SECRET(w, holds) { w "*", w, sizeof w - 1, holds, true }
 
 #define GH_ENV "https://cli.github.com/manual/gh_help_environment"
 #define AWS_ENV "https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-envvars.html"
@@ -115,73 +112,203 @@ const struct cf_env_name_row cf_env_name_table[] = {
 
 const size_t cf_env_name_count = sizeof cf_env_name_table / sizeof *cf_env_name_table;
 
+
 const struct cf_env_pattern_row cf_env_pattern_table[] = {
-	/* What is ours, and names a pattern would catch that hold no secret:
-	 * pass(1)'s settings (its store is in the secret file table). */
+	/* What is ours, and names the rules would catch that hold no secret. */
 	NOT_SECRET("CREDFENCE_", "credfence's own options"),
 	NOT_SECRET("PASSWORD_STORE_", "pass(1) settings: directories, key ids, timeouts"),
-	/* Codex withholds *KEY*, *SECRET* and *TOKEN* (shell_environment_policy);
-	 * these are narrower, so that TOKENIZERS_PARALLELISM, KEYTIMEOUT and
-	 * SSH_AUTH_SOCK pass. */
-	ENDS("_TOKEN", "a token"),
-	ENDS("_SECRET", "a secret"),
-	CONTAINS("_SECRET_", "a secret"),
-	CONTAINS("PASSWORD", "a password"),
-	ENDS("_PASSWD", "a password"),
-	ENDS("_API_KEY", "an API key"),
-	ENDS("_APIKEY", "an API key"),
-	CONTAINS("_ACCESS_KEY", "an access key"),
-	CONTAINS("_PRIVATE_KEY", "a private key"),
-	ENDS("_CREDENTIALS", "credentials"),
+	/* git's GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>
+	 * (git-config(1), ENVIRONMENT): a key's name, and git dies when one of
+	 * the count is missing. */
+	NOT_SECRET("GIT_CONFIG_KEY_", "git configuration key names"),
 	/* Terraform: TF_TOKEN_<host> (developer.hashicorp.com/terraform/cli/config/
 	 * config-file#environment-variable-credentials); 1Password CLI v1:
-	 * OP_SESSION_<account>. */
+	 * OP_SESSION_<account>, where SESSION is not the last word. */
 	STARTS("TF_TOKEN_", "Terraform registry token"),
 	STARTS("OP_SESSION_", "1Password CLI session token"),
 };
 
 const size_t cf_env_pattern_count = sizeof cf_env_pattern_table / sizeof *cf_env_pattern_table;
 
-const struct cf_env_value_row cf_env_value_table[] = {
-	TOKEN("ghp_", 30, "GitHub personal access token", GH_FMT),
-	TOKEN("gho_", 30, "GitHub OAuth token", GH_FMT),
-	TOKEN("ghu_", 30, "GitHub App user token", GH_FMT),
-	TOKEN("ghs_", 30, "GitHub App installation token", GH_FMT),
-	TOKEN("ghr_", 30, "GitHub App refresh token", GH_FMT),
-	TOKEN("github_pat_", 30, "GitHub fine-grained token",
-	      "https://github.blog/security/application-security/introducing-fine-grained-personal-access-tokens-for-github/"),
-	TOKEN("glpat-", 20, "GitLab personal access token",
-	      "https://docs.gitlab.com/security/tokens/#token-prefixes"),
-	TOKEN("gldt-", 20, "GitLab deploy token", "https://docs.gitlab.com/security/tokens/#token-prefixes"),
-	TOKEN("sk-ant-", 20, "Anthropic API key", "https://docs.anthropic.com/en/api/overview"),
-	TOKEN("sk-proj-", 20, "OpenAI project API key",
-	      "https://platform.openai.com/docs/api-reference/authentication"),
-	TOKEN("sk-svcacct-", 20, "OpenAI service account key",
-	      "https://platform.openai.com/docs/api-reference/authentication"),
-	TOKEN("xoxb-", 20, "Slack bot token", "https://api.slack.com/authentication/token-types"),
-	TOKEN("xoxp-", 20, "Slack user token", "https://api.slack.com/authentication/token-types"),
-	TOKEN("xapp-", 20, "Slack app token", "https://api.slack.com/authentication/token-types"),
-	TOKEN("hf_", 30, "Hugging Face token", "https://huggingface.co/docs/hub/security-tokens"),
-	TOKEN("npm_", 30, "npm access token",
-	      "https://github.blog/changelog/2021-09-23-npm-has-a-new-access-token-format/"),
-	TOKEN("pypi-", 50, "PyPI API token", "https://pypi.org/help/#apitoken"),
-	TOKEN("sk_live_", 20, "Stripe secret key", "https://docs.stripe.com/keys"),
-	TOKEN("rk_live_", 20, "Stripe restricted key", "https://docs.stripe.com/keys"),
-	KEY_ID("AKIA", 16, "AWS access key id",
-	       "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids"),
-	KEY_ID("ASIA", 16, "AWS temporary access key id",
-	       "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids"),
-	TOKEN("AIza", 35, "Google API key", "https://cloud.google.com/docs/authentication/api-keys"),
-	HOLDING("-----BEGIN ", "PRIVATE KEY-----", "PEM private key", "RFC 7468"),
+/* The words the word rules look for, one bit each: a name holds a rule's
+ * word only if it holds the rule's anchor (cf_env_anchors). */
+enum {
+	A_PASS = 1u << 0, A_PW = 1u << 1, A_SECRET = 1u << 2, A_TOKEN = 1u << 3,
+	A_KEY = 1u << 4, A_AUTH = 1u << 5, A_PAT = 1u << 6, A_HOOK = 1u << 7,
+	A_COOKIE = 1u << 8, A_SESSION = 1u << 9, A_DSN = 1u << 10, A_CONN = 1u << 11,
+	A_CRED = 1u << 12, A_BEARER = 1u << 13, A_JWT = 1u << 14, A_SIG = 1u << 15,
 };
 
-const size_t cf_env_value_count = sizeof cf_env_value_table / sizeof *cf_env_value_table;
+/* gitleaks/gitleaks config/gitleaks.toml, rule generic-api-key: the words
+ * of a name that holds a secret ("access", "auth", "api", "credential",
+ * "creds", "key", "passw(or)?d", "secret", "token"). */
+#define GL_GENERIC "gitleaks/gitleaks config/gitleaks.toml, rule generic-api-key (keywords)"
+#define GL_RULE(id) "gitleaks/gitleaks config/gitleaks.toml, rule " id
+#define W(word, at, anchor, holds, source) { word, sizeof word - 1, at, false, false, false, false, anchor, holds, source }
+#define W_URL(word, at, anchor, holds, source) { word, sizeof word - 1, at, false, false, true, false, anchor, holds, source }
+#define W_KEYS(word, anchor, holds, source) { word, sizeof word - 1, CF_WORD_PAIR, false, true, false, false, anchor, holds, source }
+#define W_LAST(word, plural, anchor, holds, source) { word, sizeof word - 1, CF_WORD_IS, true, plural, false, false, anchor, holds, source }
+#define W_PARAM(word, anchor, holds, source) { word, sizeof word - 1, CF_WORD_IS, true, false, false, true, anchor, holds, source }
+
+const struct cf_env_word_row cf_env_word_table[] = {
+	/* Anywhere in the name, with any prefix or suffix. */
+	W("PASSWORD", CF_WORD_HOLDS, A_PASS, "a password", GL_GENERIC),
+	W("PASSWD", CF_WORD_HOLDS, A_PASS, "a password", GL_GENERIC),
+	W("PASSPHRASE", CF_WORD_HOLDS, A_PASS, "a passphrase",
+	  "BORG_PASSPHRASE, https://borgbackup.readthedocs.io/en/stable/usage/general.html#environment-variables"),
+	/* A word of its own: not BYPASS, ASKPASS (a program), PGPASSFILE (a path). */
+	W("PASS", CF_WORD_IS, A_PASS, "a password",
+	  "RABBITMQ_DEFAULT_PASS, https://hub.docker.com/_/rabbitmq; DB_PASS, SMTP_PASS (issue 35)"),
+	W("PWD", CF_WORD_IS, A_PW, "a password",
+	  "MYSQL_PWD, https://dev.mysql.com/doc/refman/8.0/en/environment-variables.html; "
+	  GL_RULE("database-password") " (pwd)"),
+	W("PW", CF_WORD_IS, A_PW, "a password", "LDAP_BIND_PW, ADMIN_PW: PWD, shortened"),
+	W("SECRET", CF_WORD_HOLDS, A_SECRET, "a secret", GL_GENERIC),
+	/* A word ending in TOKEN (AUTHTOKEN, ACCESSTOKEN), not TOKENIZERS or
+	 * MAX_TOKENS (a count). */
+	W("TOKEN", CF_WORD_ENDS, A_TOKEN, "a token", GL_GENERIC),
+	W("PAT", CF_WORD_IS, A_PAT, "a personal access token",
+	  "AZURE_DEVOPS_EXT_PAT, https://learn.microsoft.com/en-us/azure/devops/cli/log-in-via-pat"),
+	W("CREDENTIAL", CF_WORD_HOLDS, A_CRED, "credentials", GL_GENERIC),
+	W("CREDS", CF_WORD_IS, A_CRED, "credentials", GL_GENERIC),
+	W_URL("WEBHOOK", CF_WORD_HOLDS, A_HOOK, "a webhook URL (its path is the secret)",
+	      "https://api.slack.com/messaging/webhooks; " GL_RULE("slack-webhook-url")),
+	W("COOKIE", CF_WORD_HOLDS, A_COOKIE, "a cookie (a session's credential)",
+	  GL_RULE("gitlab-session-cookie")),
+	W_URL("DSN", CF_WORD_IS, A_DSN, "a data source name (with its password)",
+	      "GitHub secret scanning, connection strings: "
+	      "https://docs.github.com/en/code-security/reference/secret-security/supported-secret-scanning-patterns"),
+	W_URL("CONNECTION STRING", CF_WORD_PAIR, A_CONN, "a connection string (with its password)",
+	      "AZURE_STORAGE_CONNECTION_STRING, https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string"),
+	W_URL("CONNECTION STRINGS", CF_WORD_PAIR, A_CONN, "connection strings (.NET ConnectionStrings__*)",
+	      "https://learn.microsoft.com/en-us/aspnet/core/fundamentals/configuration/#connection-string-prefixes"),
+	W_URL("CONN STR", CF_WORD_PAIR, A_CONN, "a connection string", "CONNECTION STRING, shortened"),
+	W("BEARER", CF_WORD_IS, A_BEARER, "a bearer token", GL_RULE("curl-auth-header")),
+	W("AUTHORIZATION", CF_WORD_IS, A_AUTH, "an Authorization header's value", GL_RULE("curl-auth-header")),
+	/* KEY after a word that says which key, anywhere (API_KEY_PROD), or as
+	 * one word (APIKEY, TS_AUTHKEY); and their plurals. */
+	W_KEYS("API KEY", A_KEY, "an API key", GL_GENERIC),
+	W_KEYS("ACCESS KEY", A_KEY, "an access key", GL_GENERIC),
+	W_KEYS("SECRET KEY", A_KEY, "a secret key", GL_GENERIC),
+	W_KEYS("PRIVATE KEY", A_KEY, "a private key", GL_RULE("private-key")),
+	W_KEYS("PRIV KEY", A_KEY, "a private key", GL_RULE("private-key")),
+	W_KEYS("MASTER KEY", A_KEY, "a master key",
+	       "RAILS_MASTER_KEY, https://guides.rubyonrails.org/security.html#custom-credentials"),
+	W_KEYS("SIGNING KEY", A_KEY, "a signing key", "SIGNING_KEY (issue 35); " GL_RULE("mailgun-signing-key")),
+	W_KEYS("SIGN KEY", A_KEY, "a signing key", "SIGNING KEY, shortened"),
+	W_KEYS("ENCRYPTION KEY", A_KEY, "an encryption key",
+	       "ENCRYPTION_KEY (issue 35); " GL_RULE("flutterwave-encryption-key")),
+	W_KEYS("ENCRYPT KEY", A_KEY, "an encryption key", "ENCRYPTION KEY, shortened"),
+	W_KEYS("CRYPT KEY", A_KEY, "an encryption key", "ENCRYPTION KEY, shortened"),
+	W_KEYS("AUTH KEY", A_KEY, "an auth key", "TS_AUTHKEY, https://tailscale.com/kb/1282/docker"),
+	W_KEYS("SESSION KEY", A_KEY, "a session key", GL_GENERIC),
+	W_KEYS("LICENSE KEY", A_KEY, "a license key", GL_RULE("maxmind-license-key")),
+	W_KEYS("HMAC KEY", A_KEY, "an HMAC key", GL_GENERIC),
+	W_KEYS("JWT KEY", A_KEY, "a JWT signing key", GL_RULE("jwt")),
+	/* Yarn's npmAuthIdent: "user:password" (https://yarnpkg.com/configuration/yarnrc#npmAuthIdent). */
+	W_KEYS("AUTH IDENT", A_AUTH, "user and password", "YARN_NPM_AUTH_IDENT, https://yarnpkg.com/configuration/yarnrc#npmAuthIdent"),
+	W_KEYS("APP KEY", A_KEY, "an application key",
+	       "Laravel's APP_KEY, https://laravel.com/docs/encryption#configuration; Datadog's DD_APP_KEY"),
+	W_KEYS("DEPLOY KEY", A_KEY, "a deploy key",
+	       "https://docs.github.com/en/authentication/connecting-to-github-with-ssh/managing-deploy-keys"),
+	W_KEYS("ADMIN KEY", A_KEY, "an admin key", "ALGOLIA_ADMIN_KEY, " GL_RULE("algolia-api-key")),
+	W_KEYS("ROLE KEY", A_KEY, "a service role key", "SUPABASE_SERVICE_ROLE_KEY, https://supabase.com/docs/guides/api/api-keys"),
+	W_KEYS("ACCOUNT KEY", A_KEY, "a storage account key",
+	       "Azure's AccountKey, " "trufflesecurity/trufflehog pkg/detectors/azure_storage/storage.go"),
+	W_KEYS("STORAGE KEY", A_KEY, "a storage account key",
+	       "AZURE_STORAGE_KEY, trufflesecurity/trufflehog pkg/detectors/azure_storage/storage.go"),
+	W_KEYS("CONSUMER KEY", A_KEY, "an OAuth consumer key", GL_RULE("twitter-api-key")),
+	W_KEYS("SERVER KEY", A_KEY, "a server key", GL_GENERIC),
+	/* A bare KEY is no rule of its own: X_KEY is as often a key file's path
+	 * (TLS_KEY=/etc/ssl/private/x.key) as a key; its value is judged (LLM_KEY
+	 * holding sk-or-v1-... is withheld by its shape). */
+	/* As the last word only: npm's _auth, REDISCLI_AUTH, BW_SESSION; not
+	 * SSH_AUTH_SOCK, OS_AUTH_URL, SESSION_MANAGER. */
+	W_LAST("AUTH", false, A_AUTH, "credentials",
+	       GL_GENERIC "; npm's _auth (npm/cli 6e9f04b); REDISCLI_AUTH, https://redis.io/docs/latest/develop/tools/cli/"),
+	W_LAST("SESSION", false, A_SESSION, "a session token",
+	       "BW_SESSION, https://bitwarden.com/help/cli/#using-a-session-key"),
+	W_LAST("JWT", false, A_JWT, "a JSON Web Token", GL_RULE("jwt")),
+	/* In a value's parameters only, as their last word: a bare key
+	 * (?key=AIza..., the Maps API's), and a presigned URL's signature, its
+	 * credential (Azure SAS sig=, https://learn.microsoft.com/en-us/training/modules/
+	 * configure-storage-security/4-identify-uri-sas-parameters; AWS
+	 * X-Amz-Signature=, https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html). */
+	W_PARAM("KEY", A_KEY, "a key (?key=AIza..., ?api-key=)", GL_GENERIC),
+	W_PARAM("SIG", A_SIG, "a signature (a presigned URL's credential)", "Azure SAS"),
+	W_PARAM("SIGNATURE", A_SIG, "a signature (a presigned URL's credential)", "AWS SigV4 query"),
+};
+
+const size_t cf_env_word_count = sizeof cf_env_word_table / sizeof *cf_env_word_table;
+
+/* gitleaks' generic-api-key allowlist holds the same idea: key_id,
+ * key_name, key_size, token_endpoint, token_url, key_file, token_file,
+ * secret_name, credentials_id... (config/gitleaks.toml). */
+#define D(word, why) { word, sizeof word - 1, false, why }
+#define D_URL(word, why) { word, sizeof word - 1, true, why }
+
+const struct cf_env_descriptor_row cf_env_descriptor_table[] = {
+	/* where the secret is */
+	D("DIR", "a directory"), D("DIRS", "directories"), D("DIRECTORY", "a directory"),
+	D("FILE", "a file (DB_PASSWORD_FILE, Docker's *_FILE convention)"), D("FILES", "files"),
+	D("FILENAME", "a file"), D("PATH", "a path"), D("PATHS", "paths"), D("SOCK", "a socket"),
+	D("SOCKET", "a socket"), D("HOME", "a directory"), D("FD", "a descriptor"),
+	D("JAR", "a cookie jar (a file)"), D("STORE", "where secrets are kept"),
+	/* what gets it */
+	D("CMD", "a command"), D("COMMAND", "a command"), D("HELPER", "a program"),
+	D("PROGRAM", "a program"), D("PROVIDER", "what provides it"), D("BACKEND", "where it is kept"),
+	D("DRIVER", "how it is kept"), D("ENGINE", "how it is kept"),
+	/* a setting of it */
+	D("ID", "an identifier (KEY_ID, SESSION_ID)"), D("IDS", "identifiers"), D("NAME", "a name"),
+	D("NAMES", "names"), D("TYPE", "a kind"), D("KIND", "a kind"), D("MODE", "a mode"),
+	D("METHOD", "a method"), D("ALGORITHM", "an algorithm"), D("ALG", "an algorithm"),
+	D("FORMAT", "a format"), D("VERSION", "a version"), D("LENGTH", "a length"), D("LEN", "a length"),
+	D("SIZE", "a size"), D("BITS", "a size"), D("LIMIT", "a limit"), D("TTL", "a lifetime"),
+	D("TIMEOUT", "a lifetime"), D("EXPIRY", "a lifetime"), D("EXPIRES", "a lifetime"),
+	D("EXPIRATION", "a lifetime"), D("LIFETIME", "a lifetime"), D("AGE", "a lifetime"),
+	D("DOMAIN", "a cookie's domain"), D("SECURE", "a cookie's flag"), D("SAMESITE", "a cookie's flag"),
+	D("HTTPONLY", "a cookie's flag"), D("ENABLED", "a switch"), D("ENABLE", "a switch"),
+	D("DISABLED", "a switch"), D("DISABLE", "a switch"), D("REQUIRED", "a switch"),
+	D("REQUIRE", "a switch"), D("HOST", "a host"), D("PORT", "a port"),
+	/* where it is used: not for a secret whose value is a URL (a webhook) */
+	D_URL("URL", "an endpoint (ACTIONS_ID_TOKEN_REQUEST_URL, OS_AUTH_URL)"),
+	D_URL("URI", "an endpoint"), D_URL("ENDPOINT", "an endpoint"), D_URL("ADDR", "an address"),
+	D_URL("ADDRESS", "an address"),
+};
+
+const size_t cf_env_descriptor_count = sizeof cf_env_descriptor_table / sizeof *cf_env_descriptor_table;
+
+const struct cf_env_keep_row cf_env_keep_table[] = {
+	{"PWD", "the shell's working directory (POSIX sh)"},
+	{"DESKTOP_SESSION", "the desktop session's name (display managers)"},
+	{"WT_SESSION", "Windows Terminal's session GUID (WSL)"},
+	{"KONSOLE_DBUS_SESSION", "Konsole's D-Bus object path"},
+	{"STARSHIP_SESSION_KEY", "the starship prompt's random session number"},
+	{"NPM_CONFIG_ALWAYS_AUTH", "npm's always-auth switch (true or false)"},
+};
+
+const size_t cf_env_keep_count = sizeof cf_env_keep_table / sizeof *cf_env_keep_table;
 
 /* ---- between fork and exec from here on: no allocation, no libc state ---- */
 
 static char upper(char c)
 {
 	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+static bool is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static bool is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
 }
 
 size_t cf_env_name_len(const char *entry)
@@ -225,10 +352,9 @@ static bool glob_any(const char *pattern, const char *name, size_t len)
 	return *p == '\0';
 }
 
-/* The tables' patterns are WORD, *WORD, WORD* or *WORD*: a comparison at
- * the end, at the start, or a search, each linear (this runs for every
- * variable of every launch); a pattern with a '*' inside takes the general
- * way. */
+/* The user's patterns are mostly WORD, *WORD, WORD* or *WORD*: a comparison
+ * at the end, at the start, or a search, each linear; a pattern with a '*'
+ * inside takes the general way. */
 bool cf_env_glob(const char *pattern, const char *name, size_t len)
 {
 	bool lead = pattern[0] == '*';
@@ -260,178 +386,294 @@ static bool name_is(const char *want, const char *name, size_t len)
 	return want[i] == '\0';
 }
 
-static bool token_char(char c)
+/* One pass with the last four letters (upper case) in W: each letter an
+ * anchor ends with selects two comparisons (END), made without a branch;
+ * most names hold none and stop here. */
+#define A4(a, b, c, d) ((unsigned)(a) << 24 | (unsigned)(b) << 16 | (unsigned)(c) << 8 | (unsigned)(d))
+#define M4 0xffffffffu
+#define M3 0x00ffffffu
+#define M2 0x0000ffffu
+struct anchor_end {
+	unsigned mask1, want1, bit1, mask2, want2, bit2;
+};
+static const struct anchor_end anchor_ends[] = {
+	{0, 1, 0, 0, 1, 0}, /* no anchor ends with this letter */
+	{M4, A4('P', 'A', 'S', 'S'), A_PASS, M4, A4('S', 'E', 'S', 'S'), A_SESSION},
+	{M2, A4(0, 0, 'P', 'W'), A_PW, 0, 1, 0},
+	{0, 1, 0, M3, A4(0, 'J', 'W', 'T'), A_JWT}, /* PAT: below, PATH is none */
+	{M4, A4('S', 'E', 'C', 'R'), A_SECRET, M4, A4('B', 'E', 'A', 'R'), A_BEARER},
+	{M3, A4(0, 'S', 'I', 'G'), A_SIG, 0, 1, 0},
+	{M4, A4('T', 'O', 'K', 'E'), A_TOKEN, 0, 1, 0},
+	{M3, A4(0, 'K', 'E', 'Y'), A_KEY, 0, 1, 0},
+	{M4, A4('A', 'U', 'T', 'H'), A_AUTH, 0, 1, 0},
+	{M4, A4('H', 'O', 'O', 'K'), A_HOOK, M4, A4('C', 'O', 'O', 'K'), A_COOKIE},
+	{M4, A4('C', 'O', 'N', 'N'), A_CONN, M3, A4(0, 'D', 'S', 'N'), A_DSN},
+	{M4, A4('C', 'R', 'E', 'D'), A_CRED, 0, 1, 0},
+};
+#define END_OF(c) ((c) == 'S' ? 1 : (c) == 'W' ? 2 : (c) == 'T' ? 3 : (c) == 'R' ? 4 : (c) == 'G' ? 5 \
+		   : (c) == 'E' ? 6 : (c) == 'Y' ? 7 : (c) == 'H' ? 8 : (c) == 'K' ? 9 : (c) == 'N' ? 10 \
+		   : (c) == 'D' ? 11 : 0)
+#define UP(c) ((c) >= 'a' && (c) <= 'z' ? (c) - 32 : (c))
+#define EN(c) END_OF(UP(c))
+#define EN4(b) EN(b), EN((b) + 1), EN((b) + 2), EN((b) + 3)
+#define EN16(b) EN4(b), EN4((b) + 4), EN4((b) + 8), EN4((b) + 12)
+#define EN64(b) EN16(b), EN16((b) + 16), EN16((b) + 32), EN16((b) + 48)
+static const unsigned char anchor_end_of[256] = {EN64(0), EN64(64), EN64(128), EN64(192)};
+#define UP4(b) UP(b), UP((b) + 1), UP((b) + 2), UP((b) + 3)
+#define UP16(b) UP4(b), UP4((b) + 4), UP4((b) + 8), UP4((b) + 12)
+#define UP64(b) UP16(b), UP16((b) + 16), UP16((b) + 32), UP16((b) + 48)
+static const unsigned char upper_of[256] = {UP64(0), UP64(64), UP64(128), UP64(192)};
+
+unsigned cf_env_anchors(const char *u, size_t n)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '-';
+	unsigned a = 0, w = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)u[i];
+		/* PAT not followed by H: every *PATH variable would hold it */
+		a |= (w & M3) == A4(0, 'P', 'A', 'T') && upper_of[c] != 'H' ? A_PAT : 0;
+		w = w << 8 | upper_of[c];
+		const struct anchor_end *e = &anchor_ends[anchor_end_of[c]];
+		a |= (w & e->mask1) == e->want1 ? e->bit1 : 0;
+		a |= (w & e->mask2) == e->want2 ? e->bit2 : 0;
+	}
+	return a | ((w & M3) == A4(0, 'P', 'A', 'T') ? A_PAT : 0);
 }
 
-/* ROW's token at V: its prefix, then its tail up to the next character that
- * is not a token's (or the end). */
-static bool token_at(const struct cf_env_value_row *row, const char *v)
+/* A word of a name: [S, S + N), N less the digits that end it (0 for a
+ * word of digits only). */
+struct word {
+	const char *s;
+	size_t n;
+};
+
+static bool alnum(char c)
 {
-	const char *p = row->prefix;
-	while (*p && *v == *p)
-		p++, v++;
-	if (*p)
-		return false;
-	if (row->contains) {
-		for (; *v; v++) {
-			const char *a = v, *b = row->contains;
-			while (*b && *a == *b)
-				a++, b++;
-			if (!*b)
-				return true;
-		}
-		return false;
-	}
-	size_t n = 0;
-	if (row->upper) {
-		while ((v[n] >= 'A' && v[n] <= 'Z') || (v[n] >= '0' && v[n] <= '9'))
-			n++;
-		return n == row->min_tail && !token_char(v[n]);
-	}
-	while (token_char(v[n]))
-		n++;
-	return n >= row->min_tail;
+	return is_upper(c) || is_lower(c) || is_digit(c);
 }
 
-/* A URL whose user part has a password, anywhere in V: "scheme://" then
- * "user:password@" before the host (postgres://app:pw@db/x, a git remote
- * with a token as its password, redis://:pw@cache). The user part ends at
- * '@'; a '/', '?', '#' or a space first means there is none. */
-static bool value_holds_url_password(const char *v)
+/* The word that starts at or after *AT in NAME (LEN bytes), or false. Words
+ * end where a character is not a letter or digit, where a lower case letter
+ * or a digit is followed by an upper case one (authToken, OAUTH2TOKEN), and
+ * before the last of a run of upper case letters followed by a lower case
+ * one (APIKey: API Key). */
+static bool next_word(const char *name, size_t len, size_t *at, struct word *w)
 {
-	for (size_t i = 0; v[i]; i++) {
-		if (v[i] != ':' || v[i + 1] != '/' || v[i + 2] != '/')
-			continue;
-		const char *u = v + i + 3, *colon = NULL;
-		for (; *u && *u != '@' && *u != '/' && *u != '?' && *u != '#' && *u != ' '; u++)
-			if (*u == ':' && !colon)
-				colon = u;
-		if (*u == '@' && colon && colon + 1 < u)
+	size_t i = *at;
+	while (i < len && !alnum(name[i]))
+		i++;
+	if (i >= len)
+		return false;
+	size_t j = i + 1;
+	for (; j < len && alnum(name[j]); j++) {
+		char a = name[j - 1], b = name[j];
+		if (is_upper(b) && (is_lower(a) || is_digit(a)))
+			break;
+		if (is_upper(b) && is_upper(a) && j + 1 < len && is_lower(name[j + 1]))
+			break;
+	}
+	*at = j;
+	size_t n = j - i;
+	while (n && is_digit(name[i + n - 1]))
+		n--;
+	w->s = name + i;
+	w->n = n;
+	return true;
+}
+
+/* Whether word W is WANT[0, K), letters of either case (PLURAL: or it and an S). */
+static bool word_is(const struct word *w, const char *want, size_t k, bool plural)
+{
+	if (w->n == k + 1 && plural && upper(w->s[k]) == 'S')
+		return same_at(want, k, w->s, 0);
+	return w->n == k && same_at(want, k, w->s, 0);
+}
+
+static bool word_ends(const struct word *w, const char *want, size_t k)
+{
+	return w->n >= k && same_at(want, k, w->s, w->n - k);
+}
+
+static bool word_holds(const struct word *w, const char *want, size_t k)
+{
+	for (size_t at = 0; at + k <= w->n; at++)
+		if (upper(w->s[at]) == want[0] && same_at(want, k, w->s, at))
 			return true;
-	}
 	return false;
 }
 
-/* The first characters of the table's prefixes (a test checks it). */
-static bool may_start_token(char c)
+/* A CF_WORD_PAIR row "A B": PREV is A and W is B (or Bs), or W ends in AB
+ * (or ABs). */
+static bool pair_matches(const char *pair, size_t len, const struct word *prev, const struct word *w,
+			 bool plural)
 {
-	switch (c) {
-	case 'g': case 's': case 'x': case 'h': case 'n': case 'p': case 'r': case 'A': case '-':
+	size_t k1 = 0;
+	while (pair[k1] != ' ')
+		k1++;
+	const char *b = pair + k1 + 1;
+	size_t k2 = len - k1 - 1;
+	if (prev && prev->n && word_is(prev, pair, k1, false) && word_is(w, b, k2, plural))
 		return true;
-	default:
-		return false;
-	}
+	size_t n = w->n;
+	if (plural && n > k1 + k2 && upper(w->s[n - 1]) == 'S' && same_at(b, k2, w->s, n - 1 - k2) &&
+	    same_at(pair, k1, w->s, n - 1 - k2 - k1))
+		return true;
+	return n >= k1 + k2 && same_at(b, k2, w->s, n - k2) && same_at(pair, k1, w->s, n - k2 - k1);
 }
 
-bool cf_env_may_start_token(char c)
-{
-	return may_start_token(c);
-}
-
-/* Whether a token of the table starts anywhere in V where a token can start
- * (at the start, or after a character no token holds): a value that is a
- * token, and one that holds it (https://x:ghp_...@github.com/, "Bearer
- * sk-ant-..."). One pass; the first characters of the prefixes are few. */
-static bool value_holds_token(const char *v)
-{
-	for (size_t i = 0; v[i]; i++) {
-		if ((i && token_char(v[i - 1])) || !may_start_token(v[i]))
-			continue;
-		for (size_t r = 0; r < cf_env_value_count; r++)
-			if (v[i] == cf_env_value_table[r].prefix[0] && token_at(&cf_env_value_table[r], v + i))
-				return true;
-	}
-	return false;
-}
-
-/* A table pattern against the name U (LEN bytes), letters of either case. */
-static bool shape_matches(const struct cf_env_pattern_row *row, const char *u, size_t len)
+static bool row_matches(const struct cf_env_word_row *row, const struct word *prev, const struct word *w)
 {
 	size_t k = row->len;
-	if (k > len)
-		return false;
-	switch (row->shape) {
-	case CF_ENV_ENDS:
-		return same_at(row->word, k, u, len - k);
-	case CF_ENV_STARTS:
-		return same_at(row->word, k, u, 0);
+	switch (row->at) {
+	case CF_WORD_IS:
+		return word_is(w, row->word, k, row->plural);
+	case CF_WORD_ENDS:
+		return word_ends(w, row->word, k);
+	case CF_WORD_HOLDS:
+		return word_holds(w, row->word, k);
 	default:
-		for (size_t at = 0; at + k <= len; at++)
-			if (upper(u[at]) == row->word[0] && same_at(row->word, k, u, at))
-				return true;
-		return false;
+		return pair_matches(row->word, k, prev, w, row->plural);
 	}
 }
 
-/* Every known name and every withholding pattern holds one of KEY, TOKEN
- * (a K), PASSW, PWD (a W), SECRET, CREDENTIALS (CRE), SESSION (SESS), AUTH
- * (tests/common/test_secret_env.c checks it of the tables): a name with none
- * of them is no known name and matches no pattern. One pass, most ordinary
- * names stop here. */
-static bool may_be_named_secret(const char *u, size_t n)
+static const struct cf_env_descriptor_row *descriptor(const struct word *w)
 {
-	for (size_t i = 0; i < n; i++) {
-		switch (upper(u[i])) {
-		case 'K':
-		case 'W':
-			return true;
-		case 'C':
-			if (i + 2 < n && upper(u[i + 1]) == 'R' && upper(u[i + 2]) == 'E')
-				return true;
-			break;
-		case 'S':
-			if (i + 3 < n && upper(u[i + 1]) == 'E' && upper(u[i + 2]) == 'S' &&
-			    upper(u[i + 3]) == 'S')
-				return true;
-			break;
-		case 'A':
-			if (i + 3 < n && upper(u[i + 1]) == 'U' && upper(u[i + 2]) == 'T' &&
-			    upper(u[i + 3]) == 'H')
-				return true;
-			break;
-		default:
-			break;
+	for (size_t i = 0; i < cf_env_descriptor_count; i++) {
+		const struct cf_env_descriptor_row *d = &cf_env_descriptor_table[i];
+		if (d->len == w->n && upper(w->s[0]) == d->word[0] && word_is(w, d->word, d->len, false))
+			return d;
+	}
+	return NULL;
+}
+
+/* A key or token said to be public is not a secret: KITTY_PUBLIC_KEY,
+ * STRIPE_PUBLISHABLE_KEY, MAPBOX_PUBLIC_TOKEN (gitleaks' generic-api-key
+ * allowlist: pub(?:lic)?[_.-]?key, public[_.-]?token). */
+static bool is_public(const struct word *w)
+{
+	return w && w->n && (word_is(w, "PUBLIC", 6, false) || word_is(w, "PUB", 3, false) ||
+			     word_is(w, "PUBLISHABLE", 11, false));
+}
+
+/* PREV and PREV2: the two words before (a pair's two words: PUBLIC API KEY). */
+static bool said_public(const struct word *prev, const struct word *prev2,
+			const struct cf_env_word_row *row)
+{
+	size_t k = row->len;
+	bool key = k >= 3 && same_at("KEY", 3, row->word, k - 3);
+	bool token = k >= 5 && same_at("TOKEN", 5, row->word, k - 5);
+	return (key || token) && (is_public(prev) || (row->at == CF_WORD_PAIR && is_public(prev2)));
+}
+
+/* The words left to right: a word of a row withholds unless a descriptor
+ * comes after it; a last-word row only as the last word (digits aside). */
+static const struct cf_env_word_row *name_words(const char *name, size_t len, bool param,
+						 unsigned anchors)
+{
+	if (!anchors)
+		return NULL;
+	const struct cf_env_word_row *pending = NULL, *last = NULL;
+	struct word w, prev = {NULL, 0}, prev2 = {NULL, 0};
+	size_t at = 0;
+	bool have_prev = false;
+	while (next_word(name, len, &at, &w)) {
+		if (!w.n)
+			continue; /* digits only: API_KEY_2 */
+		/* A descriptor matters only after a secret's word (it matches no
+		 * row itself). */
+		const struct cf_env_descriptor_row *d = pending ? descriptor(&w) : NULL;
+		last = NULL;
+		if (d) {
+			if (!(pending->url && d->url))
+				pending = NULL;
+		} else {
+			const struct cf_env_word_row *strong = NULL;
+			const struct word *before = have_prev ? &prev : NULL;
+			for (size_t i = 0; i < cf_env_word_count && !(strong && last); i++) {
+				const struct cf_env_word_row *row = &cf_env_word_table[i];
+				if (!(anchors & row->anchor) || (row->param && !param) ||
+				    !row_matches(row, before, &w) || said_public(before, &prev2, row))
+					continue;
+				if (row->last && !last)
+					last = row;
+				else if (!row->last && !strong)
+					strong = row;
+			}
+			if (strong)
+				pending = strong;
 		}
+		prev2 = prev;
+		prev = w;
+		have_prev = true;
 	}
-	return false;
+	return pending ? pending : last;
 }
 
-bool cf_env_name_may_be_secret(const char *name)
+const struct cf_env_word_row *cf_env_name_words(const char *name, size_t len, bool param)
 {
-	return may_be_named_secret(name, cf_env_name_len(name));
+	return name_words(name, len, param, cf_env_anchors(name, len));
 }
 
-/* This runs for every variable of every launch: a name without the words
- * skips the name tables, each known name is compared only when its length is
- * the name's, each table pattern is one comparison or one search. Names of
- * any length, compared in place. */
-enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
+enum cf_env_why cf_env_reason_set(struct cf_env_reason *out, enum cf_env_why why, const char *rule,
+				  const char *holds)
+{
+	if (out) {
+		out->why = why;
+		out->rule = rule;
+		out->holds = holds;
+	}
+	return why;
+}
+
+/* A table pattern (a prefix) against the name U (LEN bytes). */
+static bool prefix_of(const struct cf_env_pattern_row *row, const char *u, size_t len)
+{
+	return row->len <= len && same_at(row->word, row->len, u, 0);
+}
+
+/* This runs for every variable of every launch: a name without an anchor
+ * skips the name tables, a known name is compared only when its length is
+ * the name's; the value is scanned once (env_shapes.c). */
+enum cf_env_why cf_env_judge(const char *entry, const struct cf_env_rules *r,
+			     struct cf_env_reason *out)
 {
 	size_t len = cf_env_name_len(entry);
 	const char *value = entry[len] ? entry + len + 1 : "";
+	if (out)
+		*out = (struct cf_env_reason){CF_ENV_PASS, NULL, NULL};
 	for (size_t i = 0; r && i < r->n_keep; i++)
 		if (name_is(r->keep[i], entry, len))
 			return CF_ENV_PASS;
 	for (size_t i = 0; i < cf_env_pattern_count; i++)
-		if (cf_env_pattern_table[i].not_secret && shape_matches(&cf_env_pattern_table[i], entry, len))
+		if (cf_env_pattern_table[i].not_secret && upper(entry[0]) == cf_env_pattern_table[i].word[0] &&
+		    prefix_of(&cf_env_pattern_table[i], entry, len))
 			return CF_ENV_PASS;
 	for (size_t i = 0; r && i < r->n_deny; i++)
 		if (cf_env_glob(r->deny[i], entry, len))
-			return CF_ENV_USER;
-	bool named = may_be_named_secret(entry, len);
-	for (size_t i = 0; named && i < cf_env_name_count; i++)
-		if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, entry, 0))
-			return CF_ENV_NAME;
-	for (size_t i = 0; named && i < cf_env_pattern_count; i++)
-		if (!cf_env_pattern_table[i].not_secret &&
-		    shape_matches(&cf_env_pattern_table[i], entry, len))
-			return CF_ENV_PATTERN;
-	if (value_holds_token(value))
-		return CF_ENV_VALUE;
-	return value_holds_url_password(value) ? CF_ENV_URL : CF_ENV_PASS;
+			return cf_env_reason_set(out, CF_ENV_USER, r->deny[i], r->deny[i]);
+	unsigned anchors = cf_env_anchors(entry, len);
+	if (anchors) {
+		for (size_t i = 0; i < cf_env_name_count; i++)
+			if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, entry, 0))
+				return cf_env_reason_set(out, CF_ENV_NAME, cf_env_name_table[i].name,
+					     cf_env_name_table[i].holds);
+		for (size_t i = 0; i < cf_env_pattern_count; i++)
+			if (!cf_env_pattern_table[i].not_secret &&
+			    prefix_of(&cf_env_pattern_table[i], entry, len))
+				return cf_env_reason_set(out, CF_ENV_PATTERN, cf_env_pattern_table[i].pattern,
+					     cf_env_pattern_table[i].holds);
+		bool kept = false;
+		for (size_t i = 0; i < cf_env_keep_count && !kept; i++)
+			kept = name_is(cf_env_keep_table[i].name, entry, len);
+		const struct cf_env_word_row *w = kept ? NULL : name_words(entry, len, false, anchors);
+		if (w)
+			return cf_env_reason_set(out, CF_ENV_PATTERN, w->word, w->holds);
+	}
+	return cf_env_value_secret(value, out);
+}
+
+enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r)
+{
+	return cf_env_judge(entry, r, NULL);
 }
 
 const char *cf_env_why_word(enum cf_env_why why)
@@ -440,11 +682,11 @@ const char *cf_env_why_word(enum cf_env_why why)
 	case CF_ENV_NAME:
 		return "known name";
 	case CF_ENV_PATTERN:
-		return "name pattern";
+		return "name rule";
 	case CF_ENV_URL:
-		return "value holds a URL with a password";
+		return "value holds a secret";
 	case CF_ENV_VALUE:
-		return "value looks like a token";
+		return "value shape";
 	case CF_ENV_USER:
 		return "--deny-env";
 	default:
@@ -454,6 +696,11 @@ const char *cf_env_why_word(enum cf_env_why why)
 
 /* ---- normal context ---- */
 
+static bool token_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 bool cf_env_rule_valid(const char *s, bool pattern)
 {
 	bool word = false;
@@ -462,7 +709,7 @@ bool cf_env_rule_valid(const char *s, bool pattern)
 	for (const char *p = s; *p; p++) {
 		if (*p == '*' && pattern)
 			continue;
-		if (!token_char(*p) || *p == '-')
+		if (!token_char(*p))
 			return false;
 		word = true;
 	}

@@ -1,10 +1,23 @@
 /* The secret environment variables: the tables beside the secret file table
  * (secrets.h), in the same style, and the one judgement every way in uses
  * (credfence run, each child of a harness, self mode, status and check --env).
- * A variable is a secret when its name is a known one, or matches a name
- * pattern (both case-insensitively), or its value starts like a known token,
- * or the user named it (--deny-env); --keep-env passes a name whatever the
- * rest says. A secret is withheld: absent from the child's environment.
+ *
+ * A variable is a secret when
+ * - its name is a known one (cf_env_name_table), starts like one
+ *   (cf_env_pattern_table: TF_TOKEN_*, OP_SESSION_*), or holds a word that
+ *   names a secret (cf_env_word_table: PASSWORD, PASS, PWD, PASSPHRASE,
+ *   SECRET, *TOKEN, PAT, API KEY, MASTER KEY, ..., WEBHOOK, COOKIE, DSN,
+ *   CONNECTION STRING, a last word AUTH, SESSION or JWT), in any case and
+ *   with any prefix or suffix, unless a later word says the variable only
+ *   describes it (cf_env_descriptor_table: DB_PASSWORD_FILE, SSH_AUTH_SOCK,
+ *   ACTIONS_ID_TOKEN_REQUEST_URL) or the whole name is a known non-secret
+ *   (cf_env_keep_table: PWD, DESKTOP_SESSION, STARSHIP_SESSION_KEY);
+ * - or its value is, or holds, a token of a shape secret scanners know
+ *   (env_shapes.h), a URL with a password, or a secret-named parameter
+ *   (?password=, ;AccountKey=, &token=);
+ * - or the user named it (--deny-env).
+ * --keep-env passes a name whatever the rest says. A secret is withheld:
+ * absent from the child's environment.
  *
  * Everything from cf_env_secret() down is callable between fork and exec:
  * no allocation, no locale, no errno, read-only tables. */
@@ -18,10 +31,19 @@
 enum cf_env_why {
 	CF_ENV_PASS = 0,
 	CF_ENV_NAME,    /* a known name (cf_env_name_table) */
-	CF_ENV_PATTERN, /* a name pattern (cf_env_pattern_table) */
-	CF_ENV_VALUE,   /* the value looks like a known token (cf_env_value_table) */
-	CF_ENV_URL,     /* the value holds a URL with a password (scheme://user:pw@) */
+	CF_ENV_PATTERN, /* a name rule: a word (cf_env_word_table) or a prefix */
+	CF_ENV_VALUE,   /* the value is or holds a token of a known shape */
+	CF_ENV_URL,     /* the value holds a URL with a password, or a secret parameter */
 	CF_ENV_USER,    /* --deny-env, CREDFENCE_DENY_ENV */
+};
+
+/* What withheld a variable, for status and check: the rule's words, never
+ * the value. RULE is the rule as shown ("GITHUB_TOKEN", "PASSWORD",
+ * "ghp_"); HOLDS what it holds ("GitHub token", "a password"). */
+struct cf_env_reason {
+	enum cf_env_why why;
+	const char *rule;
+	const char *holds;
 };
 
 struct cf_env_name_row {
@@ -31,45 +53,70 @@ struct cf_env_name_row {
 	const char *source; /* where the name comes from */
 };
 
-/* A name pattern: '*' stands for any run of characters (none included);
- * letters match either case. CF_ENV_PATTERN rows withhold; the not-secret
- * rows (a name that a pattern would catch, yet holds no secret:
- * PASSWORD_STORE_DIR) and CREDFENCE_* pass before any other rule. */
-enum cf_env_shape {
-	CF_ENV_ENDS,     /* *WORD */
-	CF_ENV_STARTS,   /* WORD* */
-	CF_ENV_CONTAINS, /* *WORD* */
-};
-
+/* A name prefix (letters of either case). CF_ENV_PATTERN rows withhold; the
+ * not-secret rows (names that would be caught, yet hold no secret:
+ * PASSWORD_STORE_DIR, GIT_CONFIG_KEY_0) and CREDFENCE_* pass before any other
+ * rule, value included. */
 struct cf_env_pattern_row {
-	const char *pattern; /* as shown: "*_TOKEN" */
-	const char *word;    /* upper case, without the '*': "_TOKEN" */
+	const char *pattern; /* as shown: "TF_TOKEN_*" */
+	const char *word;    /* upper case, without the '*': "TF_TOKEN_" */
 	size_t len;          /* strlen(word) */
-	enum cf_env_shape shape;
 	const char *holds;
 	bool not_secret;
 };
 
-/* A token in a value: PREFIX followed by at least MIN_TAIL characters of a
- * token ([A-Za-z0-9_-]); with UPPER, by exactly MIN_TAIL upper case letters
- * and digits (AWS key ids). With CONTAINS: PREFIX and CONTAINS later (a PEM
- * private key). It may start the value or follow any character that is not
- * a token's (a URL's "x:ghp_...@", "Bearer sk-ant-..."). */
-struct cf_env_value_row {
-	const char *prefix;
-	unsigned min_tail;
-	bool upper;
-	const char *contains;
+/* A word of a name that names a secret. A name is cut into words at every
+ * character that is not a letter or a digit and where camelCase changes
+ * case (npm_config__authToken: NPM CONFIG AUTH TOKEN); the digits that end
+ * a word are not compared (DB_PASS2 is DB PASS). */
+enum cf_env_word_at {
+	CF_WORD_IS,    /* the word itself: PASS, not BYPASS or ASKPASS */
+	CF_WORD_ENDS,  /* a word ending in it: TOKEN, AUTHTOKEN, not TOKENIZERS */
+	CF_WORD_HOLDS, /* a word holding it: PASSWORD, PGPASSWORD, PASSWORDS */
+	CF_WORD_PAIR,  /* two words, "API KEY", or one word ending in both, APIKEY */
+};
+
+struct cf_env_word_row {
+	const char *word; /* upper case; a CF_WORD_PAIR row "API KEY" */
+	size_t len;       /* strlen(word), from the table's macro */
+	enum cf_env_word_at at;
+	bool last;   /* only as the name's last word (digits aside): LLM_KEY, not KEY_ID */
+	bool plural; /* its plural too: API_KEYS */
+	bool url;    /* its value is a URL: a later URL, URI or ENDPOINT word does not
+			describe it (SLACK_WEBHOOK_URL) */
+	bool param;  /* only in a value's parameter (?sig=), not a variable's name */
+	unsigned anchor; /* the cf_env_anchor bit its word holds (a test checks it) */
 	const char *holds;
 	const char *source;
+};
+
+/* A word that, after a secret's word, says the variable only describes the
+ * secret: where it is (DB_PASSWORD_FILE, SSH_AUTH_SOCK), what runs to get
+ * it (PASSWORD_COMMAND), or a setting of it (SESSION_ID, TOKEN_TYPE,
+ * KEY_ID). URL rows do not describe a secret whose value is a URL. */
+struct cf_env_descriptor_row {
+	const char *word;
+	size_t len;
+	bool url;
+	const char *why;
+};
+
+/* A whole name that the word rules would withhold and that holds no secret. */
+struct cf_env_keep_row {
+	const char *name;
+	const char *why;
 };
 
 extern const struct cf_env_name_row cf_env_name_table[];
 extern const size_t cf_env_name_count;
 extern const struct cf_env_pattern_row cf_env_pattern_table[];
 extern const size_t cf_env_pattern_count;
-extern const struct cf_env_value_row cf_env_value_table[];
-extern const size_t cf_env_value_count;
+extern const struct cf_env_word_row cf_env_word_table[];
+extern const size_t cf_env_word_count;
+extern const struct cf_env_descriptor_row cf_env_descriptor_table[];
+extern const size_t cf_env_descriptor_count;
+extern const struct cf_env_keep_row cf_env_keep_table[];
+extern const size_t cf_env_keep_count;
 
 /* The user's own rules, prepared before any fork and read only afterwards.
  * DENY entries may be patterns; KEEP entries are whole names. */
@@ -84,23 +131,33 @@ struct cf_env_rules {
  * its name) is withheld under R (NULL: the tables alone), and why. */
 enum cf_env_why cf_env_secret(const char *entry, const struct cf_env_rules *r);
 
+/* The same, and what withheld it in *OUT (when not NULL). */
+enum cf_env_why cf_env_judge(const char *entry, const struct cf_env_rules *r,
+			     struct cf_env_reason *out);
+
+/* The word rules on the name NAME (LEN bytes): the row that withholds it, or
+ * NULL. PARAM: NAME is a parameter inside a value (?sig=, ;Password=), which
+ * the keep list and the known names do not concern. */
+const struct cf_env_word_row *cf_env_name_words(const char *name, size_t len, bool param);
+
+/* Sets *OUT (when not NULL) to WHY, RULE and HOLDS; returns WHY. */
+enum cf_env_why cf_env_reason_set(struct cf_env_reason *out, enum cf_env_why why, const char *rule,
+				  const char *holds);
+
 /* Whether NAME (LEN bytes) matches PATTERN: '*' any run, letters of either
  * case. */
 bool cf_env_glob(const char *pattern, const char *name, size_t len);
 
-/* Whether NAME (up to '=' or the end) holds one of the words every known name
- * and withholding pattern holds: the screen cf_env_secret() applies first
- * (the tests check the tables against it). */
-bool cf_env_name_may_be_secret(const char *name);
-
-/* Whether C is the first character of a value table prefix: the screen of
- * each position of a value (the tests check the table against it). */
-bool cf_env_may_start_token(char c);
+/* The bits of the words the word rules look for (PASS, PWD, SECRET, TOKEN,
+ * KEY, AUTH, ...) that NAME (up to '=' or the end) holds: the screen
+ * cf_env_secret() applies first. A name that holds none is no known name
+ * and no word rule's (the tests check the tables against it). */
+unsigned cf_env_anchors(const char *name, size_t len);
 
 /* The length of ENTRY's name (up to '=' or the end). */
 size_t cf_env_name_len(const char *entry);
 
-/* The word for WHY in status and check: "known name", "name pattern", ... */
+/* The word for WHY in status and check: "known name", "name rule", ... */
 const char *cf_env_why_word(enum cf_env_why why);
 
 /* Normal context. Whether S may be a --deny-env (PATTERN true) or

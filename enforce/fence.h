@@ -202,15 +202,42 @@ void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *n
 int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, const char *cwd);
 
 /* A credfence run that a harness's shim relaunched (a child whose
- * environment moves a secret) runs inside the harness's guard, whose
+ * environment moves a secret), or a process that fences itself below a
+ * harness (the child of a static harness, such as Codex's shell, or of a
+ * launch the shim did not see), runs inside the harness's guard, whose
  * Landlock domain refuses every mount: it can not make the namespace, but
  * may enter the one the guard made for the harness's children
  * (fenced_keep.h), by the descriptors VALUE (CREDFENCE_FENCED_NS, or NULL)
  * names. They are checked to be those namespaces and moved out of the way
  * with FD_CLOEXEC (the command does not get them); cf_fence_protect then
- * enters them instead of making one. Call it after
- * cf_fence_protect_prepare. Normal context. */
+ * enters them instead of making one. When they are not there (a harness
+ * or a runtime closed them; a static harness keeps only 0-2), F's
+ * supervisor, given by the environment (CREDFENCE_SUPERVISOR), gives them
+ * after its identity check (issue 31): also when VALUE is NULL. Call it
+ * after cf_fence_protect_prepare, before starting a supervisor of F's
+ * own. Normal context. */
 void cf_fence_protect_join(struct cf_fence *f, const char *value);
+
+/* After a failed cf_fence_protect: whether a harness above has the
+ * namespace that this process could not enter (nor make one of its own).
+ * The default (no --write-protect) refuses such a process, --write-protect
+ * =warn lets it run with the read fence alone; a machine where no
+ * namespace can be made at all warns, as before. */
+bool cf_fence_protect_owed(const struct cf_fence *f);
+/* The words of that refusal (then the reason), and its hint. */
+#define CF_WP_OWED_WORDS                                                                         \
+	"write protection can not be given to this command: it can not enter the harness's "      \
+	"mount namespace of the fenced tree (which holds .git/hooks, .git/config and the other " \
+	"files your own tools run later read-only): "
+#define CF_WP_OWED_HINT                                                                          \
+	"; run the harness with --write-protect=warn to let such a command run with the read "   \
+	"fence alone"
+
+/* A refusal of write protection in WHY (for PROGRAM), for the user's
+ * terminal: F's supervisor writes it where credfence harness was started
+ * (the process's own stderr may be the model's tool output). Best effort;
+ * raw system calls and stack. */
+void cf_fence_tell_user(const struct cf_fence *f, const char *program, const char *why);
 
 /* Make it in the calling process (one thread, about to apply F and exec),
  * or enter the one cf_fence_protect_join found.

@@ -123,16 +123,13 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 	cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_UNSET, .arg = {ws}});
 }
 
-/* The mount namespace of the fenced tree (enforce/fence.h), as credfence
- * run makes it: in this process, which is about to go on fenced. A process
- * of more than one thread is refused a user namespace by the kernel: then,
- * as without user namespaces, a warning and the read fence alone, or
- * nothing run under --write-protect=require. */
-static void protect_self(struct cf_fence *f, const struct cf_options *o)
+/* The mount namespace of the fenced tree (enforce/fence.h), planned; below
+ * a harness (a static harness's child, such as Codex's shell; a launch its
+ * shim did not see), the one the harness made for its children, found
+ * before this process starts a supervisor of its own. */
+static void plan_protect(struct cf_fence *f, const struct cf_options *o)
 {
 #ifdef __linux__
-	char why[512];
-	bool changed;
 	if (!f->ready || f->inherited)
 		return;
 	if (cf_fence_protect_prepare(f, o, NULL)) {
@@ -140,8 +137,31 @@ static void protect_self(struct cf_fence *f, const struct cf_options *o)
 		      "run.\n", stderr);
 		_exit(125);
 	}
-	if (!cf_fence_protect(f, &changed, why, sizeof why))
+	/* By its descriptors, or from its supervisor (issue 31). */
+	cf_fence_protect_join(f, getenv(cf_var_name(CF_VAR_FENCED_NS)));
+#else
+	(void)f, (void)o;
+#endif
+}
+
+/* Made (or entered) in this process, which is about to go on fenced, as
+ * credfence run makes it. A process of more than one thread is refused a
+ * user namespace by the kernel: then, as without user namespaces, a
+ * warning and the read fence alone, or nothing run under
+ * --write-protect=require; below a harness that has the namespace, nothing
+ * run unless --write-protect=warn. */
+static void protect_self(struct cf_fence *f, const struct cf_options *o, int logfd)
+{
+#ifdef __linux__
+	char why[1536];
+	bool changed;
+	if (!f->ready || f->inherited)
 		return;
+	if (!cf_fence_protect(f, &changed, why, sizeof why)) {
+		if (why[0])
+			fprintf(stderr, "credfence: warning: %s\n", why);
+		return;
+	}
 	if (changed) {
 		fprintf(stderr, "credfence: the mount namespace of the fenced tree failed half-way: "
 			"%s. Nothing was run.\n", why);
@@ -152,11 +172,21 @@ static void protect_self(struct cf_fence *f, const struct cf_options *o)
 			why);
 		_exit(125);
 	}
+	if (cf_fence_protect_owed(f) && o->write_protect != CF_WRITE_PROTECT_WARN) {
+		/* The harness's namespace or nothing, unless the user chose the
+		 * fallback; said where the user sees it too. */
+		char reason[sizeof why + 256], buf[8192];
+		snprintf(reason, sizeof reason, "%s%s", CF_WP_OWED_WORDS, why);
+		cf_fence_log(f, logfd, getpid(), CF_PROGNAME, false, reason, 0, buf, sizeof buf);
+		cf_fence_tell_user(f, CF_PROGNAME, reason);
+		fprintf(stderr, "credfence: %s%s. Nothing was run.\n", reason, CF_WP_OWED_HINT);
+		_exit(125);
+	}
 	fprintf(stderr, "credfence: write protection is off: %s; the files that your own tools "
 		"run later (.git/hooks, .git/config, ...) stay writable to the command, and "
 		"metadata changes go through the supervisor\n", why);
 #else
-	(void)f, (void)o; /* no mount namespace on macOS */
+	(void)f, (void)o, (void)logfd; /* no mount namespace on macOS */
 #endif
 }
 
@@ -193,13 +223,14 @@ void cf_shim_fence_self(void)
 	judge_unpinned_workspace(&o, &f);
 	int logfd = cf_fence_log_open(&f);
 	drop_secrets_from_environ(&o, logfd);
+	plan_protect(&f, &o);
 	/* Its own supervisor, for this process and all it starts, above them as
 	 * for credfence run: this process stays as the waiter (exit status and
 	 * signals passed through) and the program goes on in its grandchild, so
 	 * that Yama's ptrace_scope 1 lets the supervisor reach it. */
 	if (cf_fence_needs_supervisor(&f))
 		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
-	protect_self(&f, &o);
+	protect_self(&f, &o, logfd);
 	bool applied = f.ready && cf_fence_apply(&f) == 0;
 	/* Worded only for someone to read it: this runs in every program. */
 	if (logfd >= 0 || !applied)
@@ -262,8 +293,16 @@ void cf_shim_become_harness(void)
 	 * setenv here would not change. */
 	static char ns_value[600];
 	const char *ns_var = cf_var_name(CF_VAR_FENCED_NS);
-	const char *v = cf_fenced_keep_adopt(&cf_shim.keep, getenv(ns_var), o->write_protect,
-					     ns_value, sizeof ns_value);
+	const char *given = getenv(ns_var);
+	struct cf_fenced_keep *k = &cf_shim.keep;
+	const char *v = cf_fenced_keep_adopt(k, given, o->write_protect, ns_value, sizeof ns_value);
+	/* Started without them (a relaunch that closed them, or that dropped
+	 * the variable): the supervisor holds them (issue 31). */
+	if ((!given || k->made) && k->user_fd < 0 && cf_fence_supervisor(f) &&
+	    !cf_fenced_keep_recover(k, &f->ipc)) {
+		cf_fenced_keep_value(k, ns_value, sizeof ns_value);
+		v = ns_value;
+	}
 	char *now = getenv(ns_var);
 	if (v == ns_value && now && strlen(now) == strlen(v))
 		memcpy(now, v, strlen(v));

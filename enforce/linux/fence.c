@@ -468,14 +468,46 @@ int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, con
 				    cwd);
 }
 
+/* Neither the namespace nor a supervisor named by the environment (a
+ * static harness that passes its shell a few variables: Codex's inherit =
+ * "core"): a supervisor among this process's ancestors that holds one,
+ * which then serves this fence too. */
+static void join_above(struct cf_fence *f)
+{
+	char names[4][CF_IPC_ADDR_MAX];
+	size_t n = cf_ipc_supervisors_above(names, 4);
+	for (size_t i = 0; i < n; i++) {
+		struct cf_ipc sup = {0};
+		if (cf_ipc_set_addr(&sup, names[i]) || cf_fenced_keep_recover(&f->join, &sup))
+			continue;
+		(void)cf_ipc_set_addr(&f->ipc, names[i]);
+		return;
+	}
+}
+
 void cf_fence_protect_join(struct cf_fence *f, const char *value)
 {
 	char buf[600];
-	if (!value)
-		return;
 	/* Moved to FD_CLOEXEC whatever the plan: the command never gets them. */
 	cf_fenced_keep_adopt(&f->join, value, f->ns.write_protect, buf, sizeof buf);
+	/* Not there: a supervisor given by the environment (a harness's, not
+	 * one of ours yet) holds them when its harness made them. */
+	if ((!value || f->join.made) && f->join.user_fd < 0 && f->ns.planned && !f->inherited &&
+	    f->ipc.addr[0])
+		(void)cf_fenced_keep_recover(&f->join, &f->ipc);
+	else if (!value && f->ns.planned && !f->inherited && !f->ipc.addr[0])
+		join_above(f);
 	f->joining = f->join.user_fd >= 0 && f->join.mnt_fd >= 0;
+}
+
+bool cf_fence_protect_owed(const struct cf_fence *f)
+{
+	return f->ns.planned && !f->inherited && f->join.made && !f->ns.in_force;
+}
+
+void cf_fence_tell_user(const struct cf_fence *f, const char *program, const char *why)
+{
+	cf_ipc_say(&f->ipc, program, why);
 }
 
 /* Enter the namespace cf_fence_protect_join found, and check that each path
@@ -531,6 +563,15 @@ int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n)
 		 * copy of the one we came from: the command may run in it. */
 		*changed = f->ns.fail_step > CF_NS_RDONLY;
 		cf_fenced_ns_words(&f->ns, rc, why, n);
+		if (f->join.made && !*changed) {
+			/* Below a harness that has one: say why it was not
+			 * entered first. */
+			char own[512];
+			snprintf(own, sizeof own, "%s", why);
+			snprintf(why, n, "the harness's namespace can not be entered (%s), and one of "
+				 "its own can not be made (%s)",
+				 f->join.off_why[0] ? f->join.off_why : "its descriptors are gone", own);
+		}
 		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", why);
 		return rc;
 	}

@@ -175,9 +175,17 @@ static bool parent_covered(const struct cf_fence *f, const char *path, const boo
 	return false;
 }
 
+/* Each descriptor that is still the one the watch opened: a harness that
+ * closed them one by one may hold other files at those numbers now, which
+ * are not ours to close. */
 static void close_all(struct cf_fence_watch *w)
 {
-	int fds[4] = {w->ino, w->twin, w->mounts, w->sup};
+	pid_t self = getpid();
+	bool ino = w->ino >= 0 && w->twin >= 0 && same_file(w->ino, &w->ino_st) &&
+		   cf_sys5(SYS_kcmp, self, self, KCMP_FILE, w->ino, w->twin) == 0;
+	int fds[4] = {ino ? w->ino : -1, ino ? w->twin : -1,
+		      same_file(w->mounts, &w->mounts_st) ? w->mounts : -1,
+		      same_file(w->sup, &w->sup_st) ? w->sup : -1};
 	for (int i = 0; i < 4; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

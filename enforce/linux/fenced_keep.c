@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor.h"
+#include "supervisor_wire.h"
 #include "sys.h"
 #include "userns.h"
 
@@ -304,6 +306,7 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 		return NULL;
 	}
 	k->root = root == 1;
+	k->made = true;
 	if (!is_ns(ufd, k->user_ino, k->dev) || !is_ns(mfd, k->mnt_ino, k->dev)) {
 		snprintf(k->off_why, sizeof k->off_why,
 			 "the harness was started without its descriptors (something closed them "
@@ -429,10 +432,126 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 	return 0;
 }
 
+int cf_fenced_keep_give(const struct cf_fenced_keep *k, const struct cf_ipc *ipc)
+{
+	if (k->user_fd < 0 || k->mnt_fd < 0)
+		return -ENOENT;
+	struct cf_ns_wire w = {.nfds = k->keeper_fd >= 0 ? 3 : 2,
+			       .user_ino = k->user_ino,
+			       .mnt_ino = k->mnt_ino,
+			       .dev = k->dev,
+			       .held = k->held,
+			       .root = k->root,
+			       .keeper_pid = k->keeper_pid};
+	int fds[3] = {k->user_fd, k->mnt_fd, k->keeper_fd};
+	return cf_ipc_ns_give(ipc, &w, fds);
+}
+
+static void keep_copy(struct cf_fenced_keep *to, const struct cf_fenced_keep *from)
+{
+	const char *f = (const char *)from;
+	char *t = (char *)to;
+	for (size_t i = 0; i < sizeof *to; i++)
+		t[i] = f[i];
+}
+
+int cf_fenced_keep_fetch(const struct cf_fenced_keep *k, const struct cf_ipc *ipc,
+			 struct cf_fenced_keep *out, const char **why)
+{
+	struct cf_ns_wire w;
+	int fds[3];
+	int rc = cf_ipc_ns_get(ipc, &w, fds);
+	keep_copy(out, k);
+	out->user_fd = out->mnt_fd = out->keeper_fd = -1;
+	if (rc == -ENOENT) {
+		*why = "the supervisor holds no namespace for the harness's children";
+		return rc;
+	}
+	if (rc == -EALREADY) {
+		*why = "the supervisor gives the namespace only to a process outside it";
+		return rc;
+	}
+	if (rc) {
+		*why = rc == -CF_EIPC_ENDED ? "the supervisor has ended"
+					     : "the supervisor could not be asked for it";
+		return rc < 0 && rc > -CF_EIPC ? rc : -ECONNREFUSED;
+	}
+	if (k->made && (w.user_ino != k->user_ino || w.mnt_ino != k->mnt_ino || w.dev != k->dev)) {
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				cf_sys_close(fds[i]);
+		*why = "the supervisor's namespace is not the one the harness was given";
+		return -ESTALE;
+	}
+	/* Checked by what they are, as inherited ones are. */
+	if (!is_ns(fds[0], w.user_ino, w.dev) || !is_ns(fds[1], w.mnt_ino, w.dev)) {
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				cf_sys_close(fds[i]);
+		*why = "the supervisor's descriptors are not the namespaces it names";
+		return -EBADF;
+	}
+	out->made = true;
+	out->user_fd = fds[0];
+	out->mnt_fd = fds[1];
+	out->keeper_fd = fds[2];
+	out->user_ino = w.user_ino;
+	out->mnt_ino = w.mnt_ino;
+	out->dev = w.dev;
+	out->held = (size_t)w.held;
+	out->root = w.root == 1;
+	out->keeper_pid = fds[2] >= 0 ? w.keeper_pid : 0;
+	return 0;
+}
+
+int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc)
+{
+	struct cf_fenced_keep got;
+	const char *why;
+	if (k->user_fd >= 0 && k->mnt_fd >= 0)
+		return 0;
+	int rc = cf_fenced_keep_fetch(k, ipc, &got, &why);
+	if (rc) {
+		if (k->made || rc != -ENOENT) {
+			size_t u = strlen(k->off_why);
+			if (u + 8 < sizeof k->off_why)
+				snprintf(k->off_why + u, sizeof k->off_why - u, "%s%s", u ? "; " : "", why);
+		}
+		return rc;
+	}
+	int u = high_fd(got.user_fd), m = high_fd(got.mnt_fd);
+	int kf = got.keeper_fd >= 0 ? high_fd(got.keeper_fd) : -1;
+	if (u < 0 || m < 0) {
+		rc = -errno;
+		if (u >= 0)
+			close(u);
+		if (m >= 0)
+			close(m);
+		if (kf >= 0)
+			close(kf);
+		snprintf(k->off_why, sizeof k->off_why, "can not move its descriptors: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if (k->keeper_fd >= 0 && kf >= 0) {
+		close(kf);
+		kf = k->keeper_fd;
+	}
+	got.user_fd = u;
+	got.mnt_fd = m;
+	got.keeper_fd = kf;
+	if (kf < 0)
+		got.keeper_pid = 0;
+	got.off_why[0] = '\0';
+	got.plan = k->plan;
+	*k = got;
+	return 0;
+}
+
 int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
 			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd)
 {
-	if (k->user_fd < 0)
+	if (!k->made)
 		return 0;
 	int rc = cf_protect_plan_build(plan, pol, allow, cwd);
 	if (!rc)

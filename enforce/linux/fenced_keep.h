@@ -49,6 +49,8 @@ struct cf_fenced_keep {
 	 * (cf_fenced_keep_plan): each child checks that each is still a mount
 	 * point. NULL: not checked. */
 	const struct cf_protect_plan *plan;
+	bool made;                 /* the harness's guard made it (CREDFENCE_FENCED_NS names
+				      it), whether or not this process holds its descriptors */
 	int keeper_fd;             /* the harness's end of the keeper's socket; -1 none */
 	int keeper_pid;            /* the keeper (its pid at the start; 0 none) */
 	char off_why[512];         /* none: why ("" while there is one) */
@@ -86,6 +88,26 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
  * the namespaces: fall back), true when the child is left half-way (it
  * must not run). */
 int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const char **why);
+
+/* The guard's step after cf_fenced_keep_make (normal context): hand K's
+ * descriptors to the supervisor of IPC (supervisor_wire.h), which gives
+ * them to each child that lost its own. 0 or a code of supervisor.h. */
+struct cf_ipc;
+int cf_fenced_keep_give(const struct cf_fenced_keep *k, const struct cf_ipc *ipc);
+
+/* Between fork and exec, raw system calls and stack only: K's namespace
+ * (K->made) from the supervisor of IPC, after its identity check, into
+ * OUT (a copy of K with the descriptors received, close-on-exec; inode
+ * numbers that differ from K's are refused). 0, or -errno with *WHY (a
+ * fixed string). */
+int cf_fenced_keep_fetch(const struct cf_fenced_keep *k, const struct cf_ipc *ipc,
+			 struct cf_fenced_keep *out, const char **why);
+
+/* Normal context: K (adopted, or never given: VALUE NULL) without its
+ * descriptors takes them from the supervisor of IPC, moved high as
+ * cf_fenced_keep_adopt moves them; K->made is set when the supervisor
+ * holds one. 0, or -errno with K->off_why set. */
+int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc);
 
 /* Normal context, the harness's constructor: plan the protected paths
  * again for POL, ALLOW and CWD into PLAN (the guard bound them), for K's

@@ -742,10 +742,11 @@ static bool ended_after_cut(const struct cf_ipc *ipc, long r)
 	return !cf_ipc_supervisor_alive(ipc);
 }
 
-int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
+/* A connection to the supervisor of IPC whose peer is checked to be it:
+ * the socket, or -errno or a code of supervisor.h. */
+static int sup_open(const struct cf_ipc *ipc)
 {
-	*pending = -1;
-	if (!ipc->addr[0] || !ipc->blob)
+	if (!ipc->addr[0])
 		return -ENOTCONN;
 	if (ipc->sup_pid <= 0)
 		return -(CF_EIPC_IDENTITY + EINVAL);
@@ -757,6 +758,17 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 		cf_sys_close(s);
 		return who;
 	}
+	return s;
+}
+
+int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
+{
+	*pending = -1;
+	if (!ipc->addr[0] || !ipc->blob)
+		return -ENOTCONN;
+	int s = sup_open(ipc);
+	if (s < 0)
+		return s;
 	long l = install_filter(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 				ipc->meta_by_mounts);
 	if (l == -EINVAL) /* before 5.19 */
@@ -798,6 +810,215 @@ int cf_ipc_enter(const struct cf_ipc *ipc)
 	int pending;
 	int rc = cf_ipc_enter_begin(ipc, &pending);
 	return rc ? rc : cf_ipc_enter_end(ipc, pending);
+}
+
+/* ---- the namespace of a harness's children, and the user's terminal ---- */
+
+static void put_magic(char *to, const char *magic)
+{
+	size_t i = 0;
+	for (; magic[i]; i++)
+		to[i] = magic[i];
+	for (; i < 8; i++)
+		to[i] = '\0';
+}
+
+static bool is_magic(const char *at, const char *magic)
+{
+	for (size_t i = 0; i < 8; i++) {
+		if (at[i] != magic[i])
+			return false;
+		if (!magic[i])
+			return true;
+	}
+	return true;
+}
+
+/* SCM_RIGHTS of N descriptors FDS (N <= 3) into the message M. */
+union cf_fds_cmsg {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(3 * sizeof(int))];
+};
+
+static void put_fds(struct msghdr *m, union cf_fds_cmsg *c, const int *fds, int n)
+{
+	m->msg_control = c->buf;
+	m->msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+	struct cmsghdr *h = CMSG_FIRSTHDR(m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+	unsigned char *data = CMSG_DATA(h);
+	const unsigned char *from = (const unsigned char *)fds;
+	for (size_t i = 0; i < (size_t)n * sizeof(int); i++)
+		data[i] = from[i];
+}
+
+/* The descriptors of SCM_RIGHTS in M into FDS (at most CAP, the rest
+ * closed); their count. */
+static int take_fds(struct msghdr *m, int *fds, int cap)
+{
+	int n = 0;
+	if (m->msg_controllen < sizeof(struct cmsghdr))
+		return 0;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			unsigned char *to = (unsigned char *)&fd;
+			for (size_t b = 0; b < sizeof fd; b++)
+				to[b] = CMSG_DATA(h)[i * sizeof(int) + b];
+			if (n < cap)
+				fds[n++] = fd;
+			else
+				cf_sys_close(fd);
+		}
+	}
+	return n;
+}
+
+int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3])
+{
+	fds[0] = fds[1] = fds[2] = -1;
+	int s = sup_open(ipc);
+	if (s < 0)
+		return s;
+	struct cf_ns_wire ask;
+	char *p = (char *)&ask;
+	for (size_t i = 0; i < sizeof ask; i++)
+		p[i] = 0;
+	put_magic(ask.magic, CF_NS_ASK_MAGIC);
+	long r = cf_sys6(SYS_sendto, s, (long)&ask, sizeof ask, MSG_NOSIGNAL, 0, 0);
+	if (r >= 0 && r != (long)sizeof ask)
+		r = -EPIPE;
+	if (r < 0) {
+		cf_sys_close(s);
+		return (int)-(CF_EIPC - r);
+	}
+	union cf_fds_cmsg c;
+	struct iovec iov = {w, sizeof *w};
+	struct msghdr m = {0};
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = c.buf;
+	m.msg_controllen = sizeof c.buf;
+	r = cf_sys3(SYS_recvmsg, s, &m, MSG_CMSG_CLOEXEC);
+	cf_sys_close(s);
+	int got = r > 0 ? take_fds(&m, fds, 3) : 0;
+	int rc = 0;
+	if (r < 0)
+		rc = (int)-(CF_EIPC - r);
+	else if (r != (long)sizeof *w || !is_magic(w->magic, CF_NS_ASK_MAGIC) ||
+		 (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		rc = -(CF_EIPC + EPROTO);
+	else if (w->rc)
+		rc = w->rc == -ENOENT || w->rc == -EALREADY ? w->rc : -(CF_EIPC + EPROTO);
+	else if (w->nfds < 2 || w->nfds > 3 || got != w->nfds)
+		rc = -(CF_EIPC + EPROTO);
+	if (rc) {
+		for (int i = 0; i < got; i++)
+			cf_sys_close(fds[i]);
+		fds[0] = fds[1] = fds[2] = -1;
+	}
+	return rc;
+}
+
+int cf_ipc_ns_give(const struct cf_ipc *ipc, const struct cf_ns_wire *w, const int *fds)
+{
+	struct cf_ns_wire give = *w;
+	put_magic(give.magic, CF_NS_GIVE_MAGIC);
+	if (give.nfds < 2 || give.nfds > 3)
+		return -EINVAL;
+	int s = sup_open(ipc);
+	if (s < 0)
+		return s;
+	union cf_fds_cmsg c;
+	struct iovec iov = {&give, sizeof give};
+	struct msghdr m = {0};
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	put_fds(&m, &c, fds, give.nfds);
+	long r = cf_sys3(SYS_sendmsg, s, &m, MSG_NOSIGNAL);
+	if (r >= 0 && r != (long)sizeof give)
+		r = -EPIPE;
+	if (r >= 0)
+		r = answer(s);
+	cf_sys_close(s);
+	return r < 0 ? (int)r : 0;
+}
+
+void cf_ipc_say(const struct cf_ipc *ipc, const char *program, const char *why)
+{
+	struct cf_say_wire w;
+	char *p = (char *)&w;
+	for (size_t i = 0; i < sizeof w; i++)
+		p[i] = 0;
+	put_magic(w.magic, CF_SAY_MAGIC);
+	for (size_t i = 0; program && program[i] && i + 1 < sizeof w.program; i++)
+		w.program[i] = program[i];
+	for (size_t i = 0; why && why[i] && i + 1 < sizeof w.why; i++)
+		w.why[i] = why[i];
+	int s = sup_open(ipc);
+	if (s < 0)
+		return;
+	(void)cf_sys6(SYS_sendto, s, (long)&w, sizeof w, MSG_NOSIGNAL, 0, 0);
+	/* Its answer: the line is out before this child goes on. */
+	(void)answer(s);
+	cf_sys_close(s);
+}
+
+/* ---- a supervisor found by ancestry (issue 31) ---- */
+
+size_t cf_ipc_supervisors_above(char (*out)[CF_IPC_ADDR_MAX], size_t max)
+{
+	enum { DEPTH = 64, FOUND = 16 };
+	int pids[DEPTH];
+	size_t np = 0, n = 0;
+	struct cf_proc_stat st;
+	for (int p = getppid(); p > 1 && np < DEPTH; p = st.ppid) {
+		pids[np++] = p;
+		if (cf_proc_stat(p, &st) < 0)
+			break;
+	}
+	FILE *f = np ? fopen("/proc/net/unix", "re") : NULL;
+	if (!f)
+		return 0;
+	struct {
+		size_t depth;
+		char name[CF_IPC_ADDR_MAX];
+	} found[FOUND];
+	char *line = NULL;
+	size_t cap = 0;
+	static const char tag[] = "@credfence-sup-";
+	while (n < FOUND && getline(&line, &cap, f) > 0) {
+		char *at = strstr(line, tag);
+		if (!at)
+			continue;
+		at[strcspn(at, " \n")] = '\0';
+		int pid = atoi(at + sizeof tag - 1);
+		size_t d = 0, len = strlen(at + 1);
+		while (d < np && pids[d] != pid)
+			d++;
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup = dup || strcmp(found[i].name, at + 1) == 0;
+		if (d == np || len >= CF_IPC_ADDR_MAX || dup)
+			continue;
+		found[n].depth = d;
+		memcpy(found[n].name, at + 1, len + 1);
+		n++;
+	}
+	free(line);
+	fclose(f);
+	/* The nearest first. */
+	size_t k = 0;
+	for (size_t d = 0; d < np && k < max; d++)
+		for (size_t i = 0; i < n && k < max; i++)
+			if (found[i].depth == d)
+				memcpy(out[k++], found[i].name, CF_IPC_ADDR_MAX);
+	return k;
 }
 
 /* ---- words ---- */

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "paths.h"
 #include "policy.h"
+#include "proc.h"
 #include "protected_match.h"
 #include "strv.h"
 #include "supervisor_wire.h"
@@ -91,26 +92,66 @@ static bool plain_absolute(const char *p)
 	return true;
 }
 
-/* Paths already logged, by hash: one line a path a run. */
+/* Paths already logged, by hash: one line a path a run. A ring: when it is
+ * full the oldest path gives way (and would be logged again), so that no
+ * number of reports stops the lines that come after them (issue 31: a full
+ * table used to silence every later denial of the run). */
+#define SEEN_MAX 4096
+/* Each process's budget: the new paths it may have logged. A fenced
+ * process can make reports of its own (any path the fence denies, real or
+ * not: sup_denied.h); past its budget its reports are dropped, one
+ * "denials_dropped" line says so, and every other process keeps its own.
+ * Processes by pid and start time (a pid reused is another process); the
+ * oldest gives way when the table is full. */
+#define BUDGET CF_DENIAL_BUDGET
+#define PROCS_MAX 512
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t seen[1024];
+static uint64_t seen[SEEN_MAX];
+static size_t seen_next;
+static struct proc_budget {
+	long pid;
+	unsigned long long start;
+	unsigned used;
+	bool dropped; /* its "denials_dropped" line is written */
+} procs[PROCS_MAX];
+static size_t procs_next;
 
-static bool first_time(const char *path)
+/* Under seen_lock: PID's row, made (and the oldest given way) when new. */
+static struct proc_budget *budget_of(long pid, unsigned long long start)
+{
+	for (size_t i = 0; i < PROCS_MAX; i++)
+		if (procs[i].pid == pid && procs[i].start == start)
+			return &procs[i];
+	struct proc_budget *p = &procs[procs_next];
+	procs_next = (procs_next + 1) % PROCS_MAX;
+	*p = (struct proc_budget){pid, start, 0, false};
+	return p;
+}
+
+enum judged { FIRST, SAID, OVER, OVER_SAY };
+
+/* Whether PATH is new in the run and PID (started at START) may log it. */
+static enum judged first_time(const char *path, long pid, unsigned long long start)
 {
 	uint64_t h = cf_path_hash(path);
-	bool first = false;
+	enum judged j = FIRST;
 	pthread_mutex_lock(&seen_lock);
-	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {
-		if (seen[i] == h)
-			break;
-		if (seen[i] == 0) {
-			seen[i] = h;
-			first = true;
-			break;
+	for (size_t i = 0; i < SEEN_MAX && j == FIRST; i++)
+		if (seen[i] == h && h)
+			j = SAID;
+	if (j == FIRST) {
+		struct proc_budget *p = budget_of(pid, start);
+		if (p->used >= BUDGET) {
+			j = p->dropped ? OVER : OVER_SAY;
+			p->dropped = true;
+		} else {
+			p->used++;
+			seen[seen_next] = h;
+			seen_next = (seen_next + 1) % SEEN_MAX;
 		}
 	}
 	pthread_mutex_unlock(&seen_lock);
-	return first;
+	return j;
 }
 
 /* The line for PATH, cut to one line when too long. */
@@ -173,12 +214,30 @@ int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_den
 		    !(row = cf_protected_match(scope, path, loc, sizeof loc)))
 			return -EPERM;
 	}
-	if (!first_time(path))
-		return -EALREADY;
-	if (log_fd < 0)
-		return 0;
 	char rw[512], allow[sizeof path + 32], line[3 * sizeof path + 1024];
 	size_t len = 0;
+	switch (first_time(path, pid, cf_proc_starttime((int)pid))) {
+	case SAID:
+		return -EALREADY;
+	case OVER:
+		return -EDQUOT;
+	case OVER_SAY:
+		if (log_fd >= 0) {
+			cf_json_raw(line, sizeof line, &len, "{\"event\":\"denials_dropped\",\"pid\":");
+			cf_json_num(line, sizeof line, &len, pid);
+			cf_json_raw(line, sizeof line, &len, ",\"program\":");
+			cf_json_str(line, sizeof line, &len, program);
+			cf_json_raw(line, sizeof line, &len, ",\"budget\":");
+			cf_json_num(line, sizeof line, &len, BUDGET);
+			cf_json_raw(line, sizeof line, &len, "}\n");
+			write_line(log_fd, line, sizeof line, len);
+		}
+		return -EDQUOT;
+	case FIRST:
+		break;
+	}
+	if (log_fd < 0)
+		return 0;
 	if (row) {
 		line_head(line, sizeof line, &len, "write_protected", pid, program, path);
 		cf_json_raw(line, sizeof line, &len, ",\"row\":");

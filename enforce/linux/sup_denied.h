@@ -44,6 +44,10 @@ int cf_sup_protect_blob(char **blob, size_t *len, const struct cf_policy *pol, c
 struct seccomp_data;
 bool cf_sup_is_denial(const struct seccomp_data *data);
 
+/* The new paths one process may have logged in a run (issue 31): a fenced
+ * process can forge reports, and its flood must not silence another's. */
+#define CF_DENIAL_BUDGET 128
+
 /* In the supervisor, for one report REPORT (copied from the caller, pid PID
  * running PROGRAM): judge it against DENIED (the 'd' records, N_DENIED)
  * and SCOPE (the writable locations and the write protection's scope), and
@@ -53,7 +57,9 @@ bool cf_sup_is_denial(const struct seccomp_data *data);
  * row of the protected table covers (common/protected_match.h). The answer
  * the caller gets: 0 the first time (its shim then says it on stderr),
  * -EALREADY when this run has said it already (said once a run, not once a
- * process), -EPERM when the fence did not deny it. */
+ * process), -EDQUOT when PID has used its CF_DENIAL_BUDGET paths (its first
+ * such report writes one "denials_dropped" line), -EPERM when the fence did
+ * not deny it. */
 struct cf_protect_scope;
 int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
 		   char *const *denied, size_t n_denied, const struct cf_protect_scope *scope);

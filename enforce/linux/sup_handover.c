@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -173,8 +175,131 @@ static bool is_listener(int fd)
 	return strcmp(l, "anon_inode:seccomp notify") == 0;
 }
 
-/* A client's message: its listener and blob. 1 done (answered or refused),
- * 0 not there yet, and the new listener in *OUT. */
+/* ---- the namespace of the harness's children, and the user's terminal ---- */
+
+/* Whether FD is a namespace of TYPE (CLONE_NEWUSER, CLONE_NEWNS). */
+static bool is_ns_of(int fd, int type)
+{
+	return ioctl(fd, NS_GET_NSTYPE) == type;
+}
+
+/* "cfnsg1": the keeper's, once; FDS (N) are closed unless taken. */
+static int ns_give(struct sup *sup, int cfd, const struct cf_ns_wire *w, int *fds, int n)
+{
+	struct ucred cr;
+	socklen_t l = sizeof cr;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || sup->keeper_pid <= 0 ||
+	    cr.pid != sup->keeper_pid)
+		return -EPERM;
+	if (sup->ns_given)
+		return -EEXIST;
+	if (w->nfds < 2 || w->nfds > 3 || n != w->nfds || !is_ns_of(fds[0], CLONE_NEWUSER) ||
+	    !is_ns_of(fds[1], CLONE_NEWNS))
+		return -EINVAL;
+	struct stat st;
+	if (n == 3 && (fstat(fds[2], &st) || !S_ISSOCK(st.st_mode)))
+		return -EINVAL;
+	sup->ns = *w;
+	for (int i = 0; i < n; i++) {
+		sup->ns_fds[i] = fds[i];
+		fds[i] = -1;
+	}
+	sup->ns_given = true;
+	return 0;
+}
+
+/* Whether the caller on CFD is in the namespace already: every fenced
+ * process that entered it is, and has no use for its descriptors (the user
+ * namespace gives back every capability in it, which a child of the
+ * harness takes back at once: cf_fenced_keep_enter). A child that lost
+ * them asks from the mount namespace of the harness's guard. */
+static bool caller_inside(const struct sup *sup, int cfd)
+{
+	struct ucred cr;
+	socklen_t l = sizeof cr;
+	char path[64];
+	struct stat st;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.pid <= 0)
+		return true;
+	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)cr.pid);
+	if (stat(path, &st))
+		return true; /* can not tell: nothing given */
+	return (unsigned long long)st.st_ino == sup->ns.mnt_ino &&
+	       (unsigned long long)st.st_dev == sup->ns.dev;
+}
+
+/* "cfnsq1": the descriptors, -ENOENT (none held) or -EALREADY (the caller
+ * is inside, or can not be told from one that is). */
+static void ns_answer(struct sup *sup, int cfd)
+{
+	struct cf_ns_wire w = {.rc = -ENOENT};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 3)];
+	} cm;
+	struct iovec iov = {&w, sizeof w};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (sup->ns_given && caller_inside(sup, cfd)) {
+		w.rc = -EALREADY;
+	} else if (sup->ns_given) {
+		w = sup->ns;
+		w.rc = 0;
+		m.msg_control = cm.b;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)w.nfds);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)w.nfds);
+		memcpy(CMSG_DATA(h), sup->ns_fds, sizeof(int) * (size_t)w.nfds);
+	}
+	memcpy(w.magic, CF_NS_ASK_MAGIC, sizeof CF_NS_ASK_MAGIC);
+	(void)!sendmsg(cfd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* At most this many refusals reach the user's terminal; the log has them all. */
+#define SAY_MAX 20
+
+/* S with every byte that is not printable ASCII as '?': a fenced process
+ * names the program and may fill the reason, and the user's terminal must
+ * not take its escape sequences. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			*s = '?';
+}
+
+/* "cfsay1": one line on the user's terminal. */
+static int say(struct sup *sup, int cfd, struct cf_say_wire *w)
+{
+	struct ucred cr = {0};
+	socklen_t l = sizeof cr;
+	if (sup->user_err < 0)
+		return -ENOENT;
+	(void)getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
+	w->program[sizeof w->program - 1] = '\0';
+	w->why[sizeof w->why - 1] = '\0';
+	printable(w->program);
+	printable(w->why);
+	char line[sizeof w->program + sizeof w->why + 256];
+	int k;
+	if (sup->said < SAY_MAX)
+		k = snprintf(line, sizeof line, "credfence: a command of the harness was refused: %s "
+			     "(pid %d): %s. Nothing was run.\n", w->program, (int)cr.pid, w->why);
+	else if (sup->said == SAY_MAX)
+		k = snprintf(line, sizeof line, "credfence: more commands of the harness were "
+			     "refused; --log FILE has each one (sandbox_status)\n");
+	else
+		return 0;
+	sup->said++;
+	if (k > 0)
+		(void)!write(sup->user_err, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+	return 0;
+}
+
+/* A client's message: a listener and its blob, or one of the messages
+ * above. 1 done (answered or refused), 0 not there yet, and a new listener
+ * in *OUT. */
 int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
 {
 	char *buf = sup->blob;
@@ -189,7 +314,7 @@ int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
 	ssize_t n = recvmsg(cfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	int lfd = -1, answer = 0;
+	int fds[4], nfd = 0, answer = 0;
 	for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h)) {
 		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -197,12 +322,41 @@ int cf_sup_client_in(struct sup *sup, int cfd, struct listener **out)
 		for (size_t i = 0; i < k; i++) {
 			int fd;
 			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
-			if (lfd < 0)
-				lfd = fd;
+			if (nfd < 4)
+				fds[nfd++] = fd;
 			else
 				close(fd);
 		}
 	}
+	int lfd = nfd ? fds[0] : -1;
+	if (n > 0 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && (size_t)n >= 8 &&
+	    (!memcmp(buf, CF_NS_GIVE_MAGIC, sizeof CF_NS_GIVE_MAGIC) ||
+	     !memcmp(buf, CF_NS_ASK_MAGIC, sizeof CF_NS_ASK_MAGIC) ||
+	     !memcmp(buf, CF_SAY_MAGIC, sizeof CF_SAY_MAGIC))) {
+		if (!memcmp(buf, CF_NS_ASK_MAGIC, sizeof CF_NS_ASK_MAGIC)) {
+			for (int i = 0; i < nfd; i++)
+				close(fds[i]);
+			ns_answer(sup, cfd);
+			return 1;
+		}
+		if (!memcmp(buf, CF_SAY_MAGIC, sizeof CF_SAY_MAGIC))
+			answer = (size_t)n == sizeof(struct cf_say_wire)
+					 ? say(sup, cfd, (struct cf_say_wire *)(void *)buf)
+					 : -EINVAL;
+		else if ((size_t)n == sizeof(struct cf_ns_wire)) {
+			struct cf_ns_wire w;
+			memcpy(&w, buf, sizeof w);
+			answer = ns_give(sup, cfd, &w, fds, nfd);
+		} else
+			answer = -EINVAL;
+		for (int i = 0; i < nfd; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		(void)!send(cfd, &answer, sizeof answer, MSG_NOSIGNAL | MSG_DONTWAIT);
+		return 1;
+	}
+	for (int i = 1; i < nfd; i++)
+		close(fds[i]);
 	if (n <= 0)
 		answer = -ECONNRESET;
 	else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))

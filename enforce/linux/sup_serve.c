@@ -353,6 +353,11 @@ static void report_keeper(struct sup *sup, int keeper)
 	(void)!write(sup->status_fd, msg, sizeof msg);
 	close(sup->status_fd);
 	sup->status_fd = -1;
+	/* The harness has ended: the user's terminal is not ours to hold
+	 * (a pipe's reader waits for its last writer). */
+	if (sup->user_err >= 0)
+		close(sup->user_err);
+	sup->user_err = -1;
 }
 
 /* Above mode: we are a child subreaper; reap the orphans that came to us,
@@ -420,6 +425,7 @@ _Noreturn void cf_sup_serve(struct sup *sup, int ls, int keeper, int sfd, pid_t 
 {
 	struct table t = {0};
 	bool keeper_gone = false;
+	sup->keeper_pid = keeper_pid;
 	if (add(&t, ls, K_LISTEN, NULL) < 0 || add(&t, keeper, K_KEEPER, NULL) < 0 ||
 	    (sfd >= 0 && add(&t, sfd, K_CHILD, NULL) < 0) ||
 	    (waiter >= 0 && add(&t, waiter, K_WAITER, NULL) < 0))

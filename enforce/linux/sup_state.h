@@ -122,6 +122,18 @@ struct sup {
 	/* The sockets the first fence allowed (sup_handover.c, pin_allowed). */
 	bool first_set;
 	struct policy first;
+	/* The process the supervisor started to go on as the caller (above
+	 * mode; 0 otherwise): the only one whose namespace it takes. */
+	pid_t keeper_pid;
+	/* The mount namespace of the harness's children, given once by the
+	 * keeper (supervisor_wire.h): NS_FDS[0..NS.nfds) while NS_GIVEN. */
+	bool ns_given;
+	struct cf_ns_wire ns;
+	int ns_fds[3];
+	/* The user's terminal: this process's stderr as it started (above
+	 * mode), kept until the keeper ends, or -1; SAID lines written. */
+	int user_err;
+	int said;
 	/* A client's message, as it is received (sup_handover.c). */
 	char blob[CF_IPC_BLOB_MAX + 1];
 };

@@ -78,6 +78,24 @@ static void close_others(const int *keep, size_t n)
 	}
 }
 
+/* Stderr as the supervisor starts (above mode: the terminal credfence was
+ * started from), for the refusals of the harness's children that the user
+ * must see (sup_handover.c): opened again where it can be, as a file
+ * description of its own that does not block (a terminal stopped with ^S
+ * must not stop the supervisor), else a copy. -1 without one. */
+static int user_terminal(void)
+{
+	int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	else if (fd < 3) {
+		int to = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		fd = to;
+	}
+	return fd;
+}
+
 static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid_t keeper_pid,
 			      int waiter)
 {
@@ -102,15 +120,16 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 		if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 			_exit(1);
 	}
-	int fds[6] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
+	int fds[7] = {fcntl(ls, F_DUPFD_CLOEXEC, 3), fcntl(keeper, F_DUPFD_CLOEXEC, 3),
 		      log_fd >= 0 ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1,
 		      status_fd >= 0 ? fcntl(status_fd, F_DUPFD_CLOEXEC, 3) : -1,
 		      sfd >= 0 ? fcntl(sfd, F_DUPFD_CLOEXEC, 3) : -1,
-		      waiter >= 0 ? fcntl(waiter, F_DUPFD_CLOEXEC, 3) : -1};
+		      waiter >= 0 ? fcntl(waiter, F_DUPFD_CLOEXEC, 3) : -1,
+		      status_fd >= 0 ? user_terminal() : -1};
 	if (fds[0] < 0 || fds[1] < 0 || (status_fd >= 0 && (fds[3] < 0 || fds[4] < 0)))
 		_exit(1);
-	int keep[6], nk = 0;
-	for (int i = 0; i < 6; i++)
+	int keep[7], nk = 0;
+	for (int i = 0; i < 7; i++)
 		if (fds[i] >= 0)
 			keep[nk++] = fds[i];
 	for (int i = 0; i < nk; i++)
@@ -137,6 +156,8 @@ static void become_supervisor(int ls, int keeper, int log_fd, int status_fd, pid
 		_exit(1);
 	sup->diag_fd = -1;
 	sup->log_fd = fds[2];
+	sup->user_err = fds[6];
+	sup->ns_fds[0] = sup->ns_fds[1] = sup->ns_fds[2] = -1;
 	sup->status_fd = fds[3];
 	sup->uid = geteuid();
 	const char *t = getenv("CF_TEST_NO_RECEIVERS");

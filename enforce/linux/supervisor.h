@@ -97,6 +97,33 @@ int cf_ipc_enter(const struct cf_ipc *ipc);
 int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
 int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending);
 
+/* The mount namespace of a harness's children (fenced_keep.h), held by the
+ * supervisor (supervisor_wire.h, issue 31). Raw system calls and stack:
+ * callable between fork and exec.
+ * cf_ipc_ns_get: ask the supervisor of IPC, after the identity check of
+ * cf_ipc_enter, for the descriptors: 0 with W (struct cf_ns_wire) and FDS
+ * (user, mnt, the keeper's socket or -1; close-on-exec), -ENOENT when it
+ * holds none, -EALREADY when the caller is in that mount namespace already
+ * (no fenced process inside it gets them), or another code of this file.
+ * cf_ipc_ns_give: the harness's guard hands them to it, once: 0 or a code.
+ * cf_ipc_say: a line for the user's terminal, that this child (PROGRAM) is
+ * refused because WHY; the supervisor writes it where credfence harness
+ * was started. Best effort: nothing is said when the supervisor is not
+ * reached. */
+struct cf_ns_wire;
+int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3]);
+int cf_ipc_ns_give(const struct cf_ipc *ipc, const struct cf_ns_wire *w, const int *fds);
+void cf_ipc_say(const struct cf_ipc *ipc, const char *program, const char *why);
+
+/* The addresses of the supervisors among the calling process's ancestors
+ * (their listening names in /proc/net/unix, each of whose pid is an
+ * ancestor's), the nearest first, into OUT (at most MAX, and 16). For a
+ * process whose environment names none (a static harness that passes its
+ * shell only a few variables, as Codex's inherit = "core"): each is
+ * checked as any address is, by cf_ipc_enter's identity check, before it
+ * is used. Normal context. The count. */
+size_t cf_ipc_supervisors_above(char (*out)[CF_IPC_ADDR_MAX], size_t max);
+
 /* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
  * time and it is no zombie. Raw syscalls and stack: callable after fork. */
 bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc);

@@ -21,6 +21,41 @@
 #define CF_IPC_MAGIC "cfipc1"
 #define CF_IPC_BLOB_MAX 60000
 
+/* The mount namespace of the fenced tree of a harness's children
+ * (fenced_keep.h), on the same socket and after the same identity check
+ * (issue 31): a child that lost the descriptors its harness held (a harness
+ * that closes every descriptor, a static harness that keeps only 0-2, a
+ * launch the shim did not see) gets them from the supervisor.
+ *   "cfnsg1" give: the harness's guard, once, before it execs the harness:
+ *            a struct cf_ns_wire with SCM_RIGHTS user, mnt[, keeper's socket].
+ *            Taken only from the supervisor's own child (the process that
+ *            becomes the harness, by SO_PEERCRED) and only the first time.
+ *   "cfnsq1" ask: a struct cf_ns_wire (its magic alone); the answer is a
+ *            struct cf_ns_wire, RC 0 with SCM_RIGHTS user, mnt[, keeper's
+ *            socket], RC -ENOENT: the supervisor holds none, or RC
+ *            -EALREADY: the caller is in that mount namespace already (by
+ *            /proc/PID/ns/mnt of its SO_PEERCRED): no fenced process in it
+ *            gets them.
+ *   "cfsay1" say: a struct cf_say_wire: a child that write protection
+ *            refused, for the user's terminal (the supervisor's stderr as it
+ *            started, kept until the harness ends). No answer but an int. */
+#define CF_NS_GIVE_MAGIC "cfnsg1"
+#define CF_NS_ASK_MAGIC "cfnsq1"
+#define CF_SAY_MAGIC "cfsay1"
+struct cf_ns_wire {
+	char magic[8];
+	int rc;
+	int nfds; /* 2, or 3 with the keeper's socket */
+	unsigned long long user_ino, mnt_ino, dev, held;
+	int root;
+	int keeper_pid;
+};
+struct cf_say_wire {
+	char magic[8];
+	char program[256];
+	char why[1024];
+};
+
 /* The words for probe failures of pidfd_open/pidfd_getfd (cf_ipc_probe). */
 
 /* Seconds the child side waits for the supervisor's answer. */

@@ -58,12 +58,35 @@ static void join(char *out, size_t cap, const char *a, const char *b, const char
 }
 
 /* A child of the harness enters the mount namespace the harness's guard
- * made for its children (fenced_keep.h), before its own fence. NS gets
- * what the log says of it. 0 to go on (in the namespace, or without it
- * when write protection is "warn"), or -CF_ENS_REFUSED with REASON: the
- * child is left half-way, or --write-protect=require and there is none. */
+ * made for its children (fenced_keep.h), before its own fence: by the
+ * descriptors the harness holds, or, when they are gone (a harness that
+ * closed them, or put other files in their place), by those the supervisor
+ * holds, asked over the connection whose peer is checked (issue 31). NS
+ * gets what the log says of it. 0 to go on (in the namespace, or without
+ * it where the harness has none and write protection is not "require", or
+ * where the user chose --write-protect=warn), or -CF_ENS_REFUSED with
+ * REASON: the child is left half-way, or it can not enter the harness's
+ * namespace, or --write-protect=require and there is none. GOT: room for
+ * the supervisor's copy of the namespace (the caller's stack). */
+static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
+		       size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got);
+
+/* The supervisor's descriptors are closed once entered: the launch's file
+ * actions after the fence must find the numbers as the caller left them. */
 static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		    size_t cap, char *lostwhy, size_t lostcap)
+		    size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got)
+{
+	got->user_fd = got->mnt_fd = got->keeper_fd = -1;
+	int rc = enter_ns_by(f, ns, reason, cap, lostwhy, lostcap, got);
+	int fds[3] = {got->user_fd, got->mnt_fd, got->keeper_fd};
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			cf_sys_close(fds[i]);
+	return rc;
+}
+
+static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
+		       size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got)
 {
 	const struct cf_fenced_keep *k = &cf_shim.keep;
 	bool changed;
@@ -71,7 +94,19 @@ static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 	if (f->inherited)
 		return 0;
 	ns->held = k->held;
-	if (!cf_fenced_keep_enter(k, &changed, &why)) {
+	int rc = cf_fenced_keep_enter(k, &changed, &why);
+	if (rc && !changed && k->made) {
+		const char *fwhy;
+		if (!cf_fenced_keep_fetch(k, &f->ipc, got, &fwhy)) {
+			k = got;
+			ns->held = k->held;
+			rc = cf_fenced_keep_enter(k, &changed, &why);
+		} else {
+			join(lostwhy, lostcap, why, "; and from the supervisor: ", fwhy);
+			why = lostwhy;
+		}
+	}
+	if (!rc) {
 		ns->metadata = by_mounts;
 		const char *lost = cf_fenced_keep_lost(k);
 		if (!lost)
@@ -112,6 +147,10 @@ static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 		     "alone");
 		return -CF_ENS_REFUSED;
 	}
+	if (k->made && k->write_protect != CF_WRITE_PROTECT_WARN) {
+		join(reason, cap, CF_WP_OWED_WORDS, why, CF_WP_OWED_HINT);
+		return -CF_ENS_REFUSED;
+	}
 	return 0;
 }
 
@@ -123,6 +162,7 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 			     const struct cf_child_env *ce)
 {
 	char buf[8192], reason[1024 + PATH_MAX], lostwhy[1024];
+	struct cf_fenced_keep got;
 	struct cf_expand_result res = {0};
 	/* Opened before the namespace: the log lies outside every writable
 	 * location, read-only in it. */
@@ -133,7 +173,7 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	struct cf_fence_ns_state ns = {NULL, 0, NULL};
 	int rc = !f->ready ? -EPERM
 		 : ended   ? -CF_EIPC_ENDED
-			   : enter_ns(f, &ns, reason, sizeof reason, lostwhy, sizeof lostwhy);
+			   : enter_ns(f, &ns, reason, sizeof reason, lostwhy, sizeof lostwhy, &got);
 	if (!rc)
 		rc = ns.metadata == by_mounts
 			     ? cf_fence_enter_in_ns(f, checked, buf, sizeof buf, &res)
@@ -162,6 +202,10 @@ refused:;
 	    !cf_fence_refuses_always(f, rc))
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
+	/* This stderr is the harness's, which shows it to the model: the
+	 * user's terminal is the supervisor's to write. */
+	if (rc == -CF_ENS_REFUSED)
+		cf_ipc_say(&f->ipc, program, reason);
 	return -EPERM;
 }
 

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -135,6 +136,20 @@ static bool build(struct generation *out)
 	return false;
 }
 
+/* FD is a Landlock ruleset still: a harness that closed every descriptor
+ * (a daemon's start, a harness's own loop) may hold another file at its
+ * number now, which the cache must not close under it. */
+static bool is_ruleset(int fd)
+{
+	char path[32], link[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n < 0)
+		return errno != ENOENT; /* no /proc to tell: as before */
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[landlock-ruleset]") == 0; /* security/landlock/syscalls.c */
+}
+
 /* OLD, replaced, into the graveyard at SLOT (allocated beforehand, so that
  * this can not fail), which owns it from now on. Its ruleset is closed now: a
  * child still holding the old fence then finds its fd closed (or another
@@ -150,7 +165,8 @@ static void bury(struct retired *slot, struct generation old, time_t now)
 		int fd = old.fence->ruleset;
 		/* atomic: read unlocked by those children (enforce/linux/fence.c) */
 		__atomic_store_n(&old.fence->ruleset, -1, __ATOMIC_RELAXED);
-		close(fd);
+		if (is_ruleset(fd))
+			close(fd);
 	}
 	*slot = (struct retired){.g = old, .when = now, .next = graveyard};
 	graveyard = slot;

@@ -2,7 +2,11 @@
  *
  *   cf-bench launch N spawn|fork|vfork CMD [ARG...]
  *       start CMD N times one after the other, each waited for; print the
- *       per-launch times in microseconds: "min median max mean"
+ *       per-launch times in microseconds: "min median max mean". With
+ *       CF_BENCH_CLOSE_FIRST=1 it closes every descriptor above 2 first
+ *       (once, before the first launch), as a harness that closes what it
+ *       did not open does: under credfence harness each child then gets
+ *       the namespace of the fenced tree from the supervisor (issue 31)
  *   cf-bench plan HOME WORKSPACE N
  *       build the plan and ruleset N times fresh, and check it N times for
  *       reuse; print "fresh_us reuse_us rules"
@@ -147,6 +151,10 @@ static int launch(int n, const char *how, char **cmd)
 	double *t = calloc((size_t)n, sizeof *t);
 	if (!t)
 		return 1;
+	const char *first = getenv("CF_BENCH_CLOSE_FIRST");
+	if (first && strcmp(first, "1") == 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
 	for (int i = 0; i < n; i++) {
 		int status;
 		double a = now_us();

@@ -3,7 +3,8 @@
  * of the mount namespace of the fenced tree reach a harness child by each
  * launch path the shim intercepts.
  *
- *   cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved SCRIPT
+ *   cf-nsharness fork|vfork|spawn|system|popen|closefds|closerange|clobber|moved|dlnext|
+ *                reexec SCRIPT
  *
  * closefds: fork, close every descriptor above 2 one by one with close(),
  * then execve: the documented fallback. closerange: the same with one
@@ -11,6 +12,15 @@
  * shim closes around the namespace's descriptors. clobber: fork, put
  * /dev/null in the place of the namespace's two descriptors, then execve:
  * the child must see that they are not the namespaces.
+ *
+ * dlnext: fork, then the execve that dlsym(RTLD_NEXT, "execve") finds from
+ * a library of its own (libcf-nsnext.so, loaded after the shim): libc's,
+ * which the shim does not see; /bin/sh then fences itself (self mode).
+ * reexec: the harness closes every descriptor above 2 one by one and
+ * execs itself again (the harness again, as a relaunch), then forks as
+ * "fork". CF_T_CLOSE_FIRST=1: the harness closes every descriptor above 2
+ * one by one in itself before any way, so that each launch finds the
+ * namespace's descriptors gone (issue 31: they come from the supervisor).
  *
  * moved: fork, then execve with KUBECONFIG=$CF_T_MOVED added to the
  * environment: it moves a secret, so the shim relaunches the child through
@@ -70,13 +80,25 @@ static int reach(const char *arg)
 	return leaks ? 1 : 0;
 }
 
+/* From libcf-nsnext.so: execve as dlsym(RTLD_NEXT) finds it there. */
+int cf_nsnext_execve(const char *path, char *const argv[], char *const envp[]);
+
+static void close_above_2(void)
+{
+	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max && fd < 65536; fd++)
+		close((int)fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "reach"))
 		return reach(argv[2]);
+	const char *first = getenv("CF_T_CLOSE_FIRST");
+	if (first && !strcmp(first, "1"))
+		close_above_2();
 	if (argc != 3) {
-		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|closefds|closerange|clobber|moved "
-				"SCRIPT\n");
+		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|popen|closefds|closerange|"
+				"clobber|moved|dlnext|reexec SCRIPT\n");
 		return 2;
 	}
 	const char *how = argv[1];
@@ -87,6 +109,34 @@ int main(int argc, char **argv)
 	if (!strcmp(how, "system")) {
 		st = system(argv[2]);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	} else if (!strcmp(how, "popen")) {
+		FILE *p = popen(argv[2], "r");
+		char line[4096];
+		if (!p) {
+			fprintf(stderr, "cf-nsharness: popen: %s\n", strerror(errno));
+			return 127;
+		}
+		while (fgets(line, sizeof line, p))
+			fputs(line, stdout);
+		st = pclose(p);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	} else if (!strcmp(how, "reexec")) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n <= 0)
+			return 127;
+		self[n] = '\0';
+		close_above_2();
+		char *again[] = {self, "fork", argv[2], NULL};
+		execve(self, again, environ);
+		fprintf(stderr, "cf-nsharness: execve %s: %s\n", self, strerror(errno));
+		return 127;
+	} else if (!strcmp(how, "dlnext")) {
+		pid = fork();
+		if (pid == 0) {
+			cf_nsnext_execve(av[0], av, environ);
+			_exit(127);
+		}
 	} else if (!strcmp(how, "spawn")) {
 		int rc = posix_spawn(&pid, av[0], NULL, NULL, av, environ);
 		if (rc) {

@@ -21,29 +21,76 @@ CF_SUITE_STATE()
 /* Self mode (LD_PRELOAD, no harness) instead of credfence run. */
 static bool self_mode;
 /* A child of credfence harness instead: "bash" (a bash harness forks and
- * execs it), "python" (subprocess.run), or a way of cf-nsharness (fork,
- * vfork, spawn, system, closefds, closerange, moved). */
+ * execs it), "python" (subprocess.run), "python-preexec" (subprocess.run
+ * with a preexec_fn that closes every descriptor above 2 one by one),
+ * "static" (static_harness.c, built with musl-gcc -static: it closes every
+ * descriptor above 2, then forks and execs), "static-core" (the same, the
+ * shell given only HOME, PATH, LD_PRELOAD, CREDFENCE_WORKSPACE), or a way
+ * of cf-nsharness
+ * (fork, vfork, spawn, system, popen, closefds, closerange, clobber, moved,
+ * dlnext, reexec). */
 static const char *harness_way;
+/* One more option of credfence harness (NULL: none). */
+static const char *more_opt;
 
 static void setup(void)
 {
 	cf_suite_setup();
 	self_mode = false;
 	harness_way = NULL;
+	more_opt = NULL;
 }
 
 TestSuite(fenced_ns, .init = setup, .fini = cf_suite_teardown, .timeout = 120);
 
 /* Run SCRIPT with sh -c in the workspace as a child of credfence harness
  * (OPTS: its options, may be NULL), started the way harness_way says. */
+/* The static harness (static_harness.c), built here with musl-gcc into
+ * OUT: a static program is what Codex's native harness is. */
+static void build_static_harness(char *out, size_t n)
+{
+	const char *musl = cf_test_require_tool("musl-gcc");
+	struct cf_fx_out p = {0};
+	cf_fx_fmt(out, n, "%s/static-harness", fx.root);
+	cf_fx_run(&p, NULL, NULL, NULL,
+		  CF_ARGV((char *)musl, "-static", "-O2", "-o", out, CF_STATIC_HARNESS_SRC));
+	cr_assert_eq(p.status, 0, "musl-gcc failed: " OUT_FMT, OUT_ARGS(p));
+	cf_fx_out_free(&p);
+}
+
 static void harness_child(const char *const *env, const char *opt, const char *script)
 {
 	static struct argvb b;
+	static char stat_prog[PATH_MAX];
 	b.n = 0;
+	if (!strncmp(harness_way, "static", 6)) {
+		build_static_harness(stat_prog, sizeof stat_prog);
+		argvb_add(&b, "--static-harness");
+	}
 	if (opt)
 		argvb_add(&b, "%s", opt);
+	if (more_opt)
+		argvb_add(&b, "%s", more_opt);
 	argvb_add(&b, "--");
-	if (!strcmp(harness_way, "python")) {
+	if (!strcmp(harness_way, "static") || !strcmp(harness_way, "static-core")) {
+		argvb_add(&b, "%s", stat_prog);
+		if (!strcmp(harness_way, "static-core"))
+			argvb_add(&b, "--core");
+	} else if (!strcmp(harness_way, "python-preexec")) {
+		/* A Python harness whose preexec_fn closes every descriptor
+		 * above 2 one by one (close_fds off: the preexec_fn does it). */
+		argvb_add(&b, "/usr/bin/python3");
+		argvb_add(&b, "-c");
+		argvb_add(&b, "import os, subprocess, sys\n"
+			      "def closeall():\n"
+			      "    for fd in range(3, 1024):\n"
+			      "        try:\n"
+			      "            os.close(fd)\n"
+			      "        except OSError:\n"
+			      "            pass\n"
+			      "sys.exit(subprocess.run(['/bin/sh', '-c', sys.argv[1]], close_fds=False, "
+			      "preexec_fn=closeall).returncode)");
+	} else if (!strcmp(harness_way, "python")) {
 		/* A Python harness: subprocess closes every descriptor above 2 in
 		 * its child (close_fds=True, by close_range). */
 		argvb_add(&b, "/usr/bin/python3");
@@ -543,6 +590,143 @@ Test(fenced_ns, every_attack_fails_from_a_python_subprocess_harness_child)
 	attack_and_check(NULL, "python subprocess.run");
 }
 
+/* A harness that closed every descriptor above 2 in itself (a daemon's
+ * start) holds other files at the numbers of the shim's own (the fence's
+ * ruleset, its watch) once it opens more: the shim, replacing its fence,
+ * must not close them under it (it closed popen's pipe: EBADF). */
+Test(fenced_ns, a_harness_that_closed_every_descriptor_keeps_its_own_new_ones)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "popen";
+	harness_child((const char *[]){"CF_T_CLOSE_FIRST=1", NULL}, NULL, "echo ran by popen");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ran by popen"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* Issue 31: every fenced child gets the namespace, whatever its harness did
+ * with the descriptors: a child that lost them gets them from the
+ * supervisor, over the connection whose peer it checks. Before, each of
+ * these ran with write protection off (the default warned, in the model's
+ * tool output only), and the hook, config and tasks.json attacks got
+ * through. */
+Test(fenced_ns, every_attack_fails_from_a_harness_child_whose_descriptors_were_closed)
+{
+	cf_test_require_landlock();
+	harness_way = "closefds";
+	attack_and_check(NULL, "fork+close each+execve");
+	cr_expect(!strstr(o.err, "write protection"), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, every_attack_fails_from_a_harness_child_whose_descriptors_were_replaced)
+{
+	cf_test_require_landlock();
+	harness_way = "clobber";
+	attack_and_check(NULL, "fork+dup2 over them+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_python_preexec_fn_that_closes_every_descriptor)
+{
+	cf_test_require_landlock();
+	cf_test_require_tool("/usr/bin/python3");
+	harness_way = "python-preexec";
+	attack_and_check(NULL, "python subprocess.run, preexec_fn closing 3..1023");
+}
+
+/* A launch the shim does not see: /bin/sh fences itself (self mode) and
+ * enters the harness's namespace, from the supervisor. */
+Test(fenced_ns, every_attack_fails_from_a_dlsym_rtld_next_execve_harness_child)
+{
+	cf_test_require_landlock();
+	harness_way = "dlnext";
+	attack_and_check(NULL, "fork+dlsym(RTLD_NEXT, execve)");
+}
+
+/* A static harness (Codex's native program is one) that keeps only 0-2. */
+Test(fenced_ns, every_attack_fails_from_a_static_harness_that_keeps_only_0_to_2)
+{
+	cf_test_require_landlock();
+	harness_way = "static";
+	attack_and_check(NULL, "a static harness, fds above 2 closed");
+	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The same harness passing its shell only a few variables (Codex's
+ * inherit = "core" with credfence's set line): the shell finds the
+ * harness's supervisor among its ancestors. */
+Test(fenced_ns, every_attack_fails_from_a_static_harness_that_passes_few_variables)
+{
+	cf_test_require_landlock();
+	harness_way = "static-core";
+	attack_and_check(NULL, "a static harness, fds above 2 closed, core variables only");
+	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* The harness relaunching itself after it closed every descriptor: its new
+ * image takes them back from the supervisor. */
+Test(fenced_ns, every_attack_fails_from_a_harness_relaunched_without_its_descriptors)
+{
+	cf_test_require_landlock();
+	harness_way = "reexec";
+	attack_and_check(NULL, "the harness relaunched without them, then fork");
+}
+
+/* The supervisor gives the descriptors only to a process outside the
+ * namespace (a child that lost them asks from the harness's own mount
+ * namespace): a process inside it, which could use the user namespace's
+ * capabilities, is refused. A fenced child does not even reach it where
+ * Landlock scopes abstract sockets (ABI 6: EACCES); the harness itself
+ * gets them, and once it has entered the namespace by them, no more. */
+Test(fenced_ns, the_supervisor_gives_the_namespace_to_no_process_inside_it)
+{
+	cf_test_require_landlock();
+	repo();
+	harness_way = "fork";
+	harness_child(NULL, NULL, CF_NSASK);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "REFUSED EALREADY") || has_line(o.out, "REFUSED EACCES"),
+		  OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", CF_NSASK, "enter"));
+	cr_expect_eq(o.status, 1, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GOT 3"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "REFUSED EALREADY"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A harness that closed them in itself before each way in: every launch
+ * path gets the namespace from the supervisor. */
+static void closed_first(const char *way, const char *how)
+{
+	cf_test_require_landlock();
+	harness_way = way;
+	attack_and_check((const char *[]){"CF_T_CLOSE_FIRST=1", NULL}, how);
+}
+
+Test(fenced_ns, every_attack_fails_from_a_fork_child_of_a_harness_that_closed_them)
+{
+	closed_first("fork", "closed first, fork+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_vfork_child_of_a_harness_that_closed_them)
+{
+	closed_first("vfork", "closed first, vfork+execve");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_posix_spawn_child_of_a_harness_that_closed_them)
+{
+	closed_first("spawn", "closed first, posix_spawn");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_system_child_of_a_harness_that_closed_them)
+{
+	closed_first("system", "closed first, system()");
+}
+
+Test(fenced_ns, every_attack_fails_from_a_popen_child_of_a_harness_that_closed_them)
+{
+	closed_first("popen", "closed first, popen()");
+}
+
 /* A child whose environment moves a secret (KUBECONFIG) is relaunched by
  * the shim through credfence run, which runs inside the harness's guard and
  * can make no mount: it enters the namespace the guard made. MOVED: the
@@ -837,11 +1021,70 @@ Test(fenced_ns, a_harness_without_user_namespaces_falls_back)
 		  OUT_FMT, OUT_ARGS(o));
 }
 
-Test(fenced_ns, a_child_whose_descriptors_were_closed_falls_back)
+/* A child that can not get the namespace at all: its descriptors closed
+ * and the supervisor holding none (the test switch CF_TEST_NO_NS_HANDOVER=1
+ * keeps the guard from handing them over). Only the user's explicit
+ * --write-protect=warn lets it run with the read fence alone. */
+#define NO_HANDOVER "CF_TEST_NO_NS_HANDOVER=1"
+
+Test(fenced_ns, a_child_whose_descriptors_were_closed_falls_back_under_warn)
 {
 	cf_test_require_landlock();
-	falls_back(NULL, "closefds", "\"write_protect_off\":\"the descriptors of the namespace "
-				     "were closed or replaced");
+	more_opt = "--write-protect=warn";
+	falls_back((const char *[]){NO_HANDOVER, NULL}, "closefds",
+		   "\"write_protect_off\":\"the descriptors of the namespace were closed or replaced");
+}
+
+/* By default such a child is refused: said on its stderr (the model's),
+ * on the terminal credfence harness was started from (by the supervisor,
+ * which holds it), and in the log. */
+static void refused_without_it(const char *way, const char *program)
+{
+	char log[PATH_MAX], opt[PATH_MAX + 8], want[PATH_MAX];
+	repo();
+	char *before = snapshot();
+	harness_way = way;
+	harness_log(log, sizeof log, opt, sizeof opt);
+	harness_child((const char *[]){NO_HANDOVER, NULL}, opt,
+		      "echo ran; echo x > .git/hooks/pre-commit && echo hook written");
+	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection can not be given to this command: it "
+				"can not enter the harness's mount namespace of the fenced tree"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "run the harness with --write-protect=warn to let such a command "
+				"run with the read fence alone. Nothing was run."),
+		  OUT_FMT, OUT_ARGS(o));
+	/* The supervisor's line: only it words "a command of the harness". */
+	cf_fx_fmt(want, sizeof want, "credfence: a command of the harness was refused: %s (pid ",
+		  program);
+	cr_expect(strstr(o.err, want), "want '%s' in: " OUT_FMT, want, OUT_ARGS(o));
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	cr_expect(strstr(text, "\"event\":\"sandbox_status\""), "%s", text);
+	cr_expect(strstr(text, "\"verdict\":\"not effective\",\"reason\":\"write protection can "
+			       "not be given to this command"),
+		  "%s", text);
+	cr_expect(strstr(text, "can not enter the harness's mount namespace"), "%s", text);
+	free(text);
+	char *after = snapshot();
+	cr_expect_str_eq(after, before, "a protected object changed");
+	free(before);
+	free(after);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(fenced_ns, a_child_that_can_not_get_the_namespace_is_refused_and_the_user_told)
+{
+	cf_test_require_landlock();
+	refused_without_it("closefds", "/bin/sh");
+}
+
+Test(fenced_ns, a_static_harness_child_that_can_not_get_it_is_refused_and_the_user_told)
+{
+	cf_test_require_landlock();
+	refused_without_it("static", "/bin/sh");
 }
 
 /* --write-protect=require: no harness without the namespace, and no child
@@ -866,7 +1109,7 @@ Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
 	cf_test_require_landlock();
 	repo();
 	harness_way = "closefds";
-	harness_child(NULL, "--write-protect=require", "echo ran");
+	harness_child((const char *[]){NO_HANDOVER, NULL}, "--write-protect=require", "echo ran");
 	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child"),
 		  OUT_FMT, OUT_ARGS(o));
@@ -876,14 +1119,15 @@ Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
 /* A harness that puts another file in the place of the namespace's
  * descriptors (here /dev/null, by dup2, before its child's exec): the
  * child checks them by inode and device, so it does not take them for the
- * namespace. Under require it is refused; under warn it runs with the read
- * fence alone, and its log line says why. */
+ * namespace, and gets it from the supervisor. Where the supervisor holds
+ * none either: refused under require and by default; under warn it runs
+ * with the read fence alone, and its log line says why. */
 Test(fenced_ns, a_child_whose_descriptors_were_replaced_is_refused_under_require)
 {
 	cf_test_require_landlock();
 	repo();
 	harness_way = "clobber";
-	harness_child(NULL, "--write-protect=require", "echo ran");
+	harness_child((const char *[]){NO_HANDOVER, NULL}, "--write-protect=require", "echo ran");
 	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child: the "
 				"descriptors of the namespace were closed or replaced"),
@@ -891,11 +1135,12 @@ Test(fenced_ns, a_child_whose_descriptors_were_replaced_is_refused_under_require
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
 }
 
-Test(fenced_ns, a_child_whose_descriptors_were_replaced_falls_back)
+Test(fenced_ns, a_child_whose_descriptors_were_replaced_falls_back_under_warn)
 {
 	cf_test_require_landlock();
-	falls_back(NULL, "clobber", "\"write_protect_off\":\"the descriptors of the namespace "
-				    "were closed or replaced");
+	more_opt = "--write-protect=warn";
+	falls_back((const char *[]){NO_HANDOVER, NULL}, "clobber",
+		   "\"write_protect_off\":\"the descriptors of the namespace were closed or replaced");
 }
 
 /* The harness itself is free: it writes the protected files (a bash

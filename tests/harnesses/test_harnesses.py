@@ -14,8 +14,12 @@ running it:
            each agent): it must start in the default mode, fence its shell, and
            say in one line what is off
 
-and two scenarios: "shell" (the model asks the shell tool to run COMMAND below)
-and "read" (the model asks the harness's own file-reading tool for the key).
+and three scenarios: "shell" (the model asks the shell tool to run COMMAND below),
+"read" (the model asks the harness's own file-reading tool for the key) and
+"protect" (issue 31: the shell tool plants a git hook, sets core.hooksPath and
+writes .vscode/tasks.json, PROTECT_COMMAND below; under credfence harness all
+three must fail with no option, and the user's own git status and commit
+afterwards must print no marker).
 
 Output is TAP (meson `protocol : 'tap'`). An assertion that fails today for a
 known reason is reported `not ok ... # TODO <reason>` (meson: expected fail);
@@ -90,6 +94,13 @@ COMMAND = ("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; "
            "cat ~/.claude/.credentials.json ~/.codex/auth.json ~/.gemini/oauth_creds.json "
            "~/.local/share/opencode/auth.json; git --version; echo built > out.txt; "
            "cf_rc_probe 2>/dev/null; true")
+
+# Scenario "protect": the three writes of issue 31, each a file the user's own
+# tools run later, unfenced. The hook prints the key's marker at the next commit.
+PROTECT_COMMAND = ("mkdir -p .git/hooks; printf '#!/bin/sh\\ncat ~/.ssh/id_ed25519\\n' > "
+                   ".git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+                   "git config core.hooksPath /tmp/evil; mkdir -p .vscode; "
+                   "echo '{\"version\": \"2.0.0\", \"tasks\": []}' > .vscode/tasks.json; true")
 
 # Each harness's own state that its fenced children write, relative to home: passed
 # with --harness-state in harness mode (made first: it must exist). Found with -v and
@@ -523,11 +534,17 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None, f
     if fx is None:
         fx = Fixture(m, "%s-%s-%s" % (name, mode, scenario), name if first_time else None)
     fx.next_run()
-    cfg = fake_model.Config(fx.record, scenario, COMMAND,
+    cfg = fake_model.Config(fx.record, "shell" if scenario == "protect" else scenario,
+                            PROTECT_COMMAND if scenario == "protect" else COMMAND,
                             os.path.join(fx.home, ".ssh/id_ed25519"))
     srv = fake_model.serve(cfg)
     port = srv.server_address[1]
     args, extra = SETUP[name](fx, port, mode)
+    if scenario == "protect" and name == "claude":
+        # Claude Code asks before a command that writes .git or .vscode,
+        # and -p can not answer: the user lets it run them (the attack is
+        # the command's, not a question of the harness's own permissions).
+        args = args + ["--dangerously-skip-permissions"]
     argv = [binpath] + args
     if mode == "nouserns":
         extra = dict(extra, CF_TEST_USERNS=nouserns_way(name))
@@ -578,6 +595,7 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None, f
     except OSError:
         r.out_txt = None
     r.state = harness_state_seen(name, r)
+    r.planted = planted(fx) if scenario == "protect" else None
     # What Bun extracts to load (opencode): in the user's TMPDIR only without credfence.
     tmp = os.path.join(fx.root, "tmp")
     r.tmp_libs = sorted(f for f in os.listdir(tmp) if f.endswith((".so", ".node")))
@@ -612,6 +630,29 @@ def harness_state_seen(name, r):
     return None
 
 
+def planted(fx):
+    """What of PROTECT_COMMAND's writes landed, and what the user's own git,
+    run afterwards outside every fence, printed: (list of planted things,
+    the output of git status and git commit)."""
+    got = []
+    if os.path.exists(os.path.join(fx.ws, ".git/hooks/pre-commit")):
+        got.append(".git/hooks/pre-commit")
+    if os.path.exists(os.path.join(fx.ws, ".vscode/tasks.json")):
+        got.append(".vscode/tasks.json")
+    env = fx.env({"GIT_CONFIG_NOSYSTEM": "1"})
+    hp = subprocess.run(["git", "config", "--get", "core.hooksPath"], cwd=fx.ws, env=env,
+                        capture_output=True, text=True)
+    if hp.stdout.strip():
+        got.append("core.hooksPath=" + hp.stdout.strip())
+    out = ""
+    for cmd in (["git", "status"],
+                ["git", "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit",
+                 "--allow-empty", "-qm", "after the agent"]):
+        p = subprocess.run(cmd, cwd=fx.ws, env=env, capture_output=True, text=True)
+        out += p.stdout + p.stderr
+    return got, out
+
+
 def leaked(r, markers):
     """The labels whose marker reached the server (in a request body)."""
     return sorted(l for l, mk in markers.items() if mk in r.bodies)
@@ -639,6 +680,29 @@ def check_case(tap, name, mode, scenario, r, label=None, user=""):
         d, "ran" if r.tool_called else "did not reach its tool", r.status, r.seconds,
         len(r.requests), r.fences, leaked(r, fx.markers) or "nothing"))
     want = READ_TOOL[name] if scenario == "read" else None
+    if scenario == "protect":
+        got, git_out = r.planted
+        seen = sorted(l for l, mk in fx.markers.items() if mk in git_out)
+        tap.check(key("ran"), r.tool_called and bool(r.results),
+                  d + "the model's call of its shell tool ran and the result reached the server "
+                  "(called: %s)" % (r.called or "nothing"), tail(r))
+        if mode == "plain":
+            tap.check(key("planted"), len(got) == 3,
+                      d + "without credfence the hook, core.hooksPath and tasks.json land "
+                      "(the test can fail; landed: %s)" % (got or "nothing"), tail(r))
+            return
+        tap.check(key("exit0"), r.status == 0 and not r.timed_out, d + "exits 0", tail(r))
+        tap.check(key("refused"), any(w in r.results for w in ("Read-only file system",
+                                                                "Device or resource busy")),
+                  d + "the tool result shows the writes refused (Read-only file system, "
+                  "Device or resource busy)", tail(r))
+        tap.check(key("nothing-planted"), not got,
+                  d + "the hook, core.hooksPath and tasks.json all fail, with no option "
+                  "(landed: %s)" % (got or "nothing"), tail(r))
+        tap.check(key("git-clean"), not seen,
+                  d + "your own git status and commit afterwards print no marker (found: %s)"
+                  % (seen or "none"), tail(r) + "\n--- git\n" + git_out)
+        return
     tap.check(key("ran"), r.tool_called and bool(r.results) and (not want or want in r.called),
               d + "the model's call of its %s tool ran and the result reached the server (called: %s)"
               % (want or "shell", r.called or "nothing"), tail(r))
@@ -706,7 +770,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default=",".join(PACKAGES))
     ap.add_argument("--mode", default="plain,harness,self,nouserns")
-    ap.add_argument("--scenario", default="shell,read")
+    ap.add_argument("--scenario", default="shell,read,protect")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-latest", dest="latest", action="store_false",
                     help="run the pinned versions only (no registry lookup)")
@@ -766,10 +830,11 @@ def main():
             plan = [("plain", "shell", ""), ("harness", "shell", "returning user"),
                     ("harness", "shell", "first-time user"), ("plain", "read", ""),
                     ("harness", "read", "first-time user"), ("self", "shell", ""),
+                    ("plain", "protect", ""), ("harness", "protect", ""),
                     ("nouserns", "shell", "namespaces refused")]
             if tag == "latest":
                 plan = [c for c in plan if c[0] not in ("self", "nouserns")
-                        and c[:2] != ("plain", "read")]
+                        and c[:2] not in (("plain", "read"), ("plain", "protect"))]
             plain_fx = None
             for mo, sc, user in plan:
                 if mo not in modes or sc not in scenarios:

@@ -7,6 +7,7 @@
  * how many its own /proc/self/environ still shows (none: moved out).
  * Usage: cf-envharness TAG TAG_UPPER (the fixture's tag, and its hex in
  * upper case, as the fake values hold them). */
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -109,9 +110,16 @@ int main(int argc, char **argv)
 	wait_for(pid);
 	close(shfd);
 	fflush(stdout);
-	(void)!system("sh -c \"$CF_T_CHILD\" c-system");
-	(void)!system("sh -c \"$CF_T_CHILD\" c-pipeline | cat");
+	/* A launch that fails says so: the test then shows why. */
+	int rc = system("sh -c \"$CF_T_CHILD\" c-system");
+	if (rc)
+		fprintf(stderr, "envharness: system: %d (%s)\n", rc, strerror(errno));
+	rc = system("sh -c \"$CF_T_CHILD\" c-pipeline | cat");
+	if (rc)
+		fprintf(stderr, "envharness: system, a pipeline: %d (%s)\n", rc, strerror(errno));
 	FILE *p = popen("sh -c \"$CF_T_CHILD\" c-popen", "r");
+	if (!p)
+		fprintf(stderr, "envharness: popen: %s\n", strerror(errno));
 	char line[8192];
 	while (p && fgets(line, sizeof line, p))
 		fputs(line, stdout);

@@ -372,6 +372,37 @@ Test(shim_denials, a_forged_report_logs_nothing)
 	cf_fx_out_free(&o);
 }
 
+/* A fenced process forging reports by the thousand (more than the 1 023
+ * paths that used to fill the run's table) does not silence the real
+ * denial of another process that comes after: each process has a budget
+ * of its own (issue 31), the forger's excess is dropped with one line. */
+Test(shim_denials, a_flood_of_forged_reports_does_not_silence_a_later_real_denial)
+{
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "set -- ; i=0; while [ $i -lt 1100 ]; do set -- \"$@\" \"$HOME/.aws/flood-$i\"; "
+	       "i=$((i+1)); done\n"
+	       "\"$CF_T_DENYPROBE\" forge read \"$@\" | sort | uniq -c\n"
+	       "cat \"$CF_T_KEY\"; echo cat=$?\n",
+	       NULL);
+	st_dump("flood, then a real denial", &o);
+	cr_expect(strstr(o.out, "cat=1"), "the read was not refused");
+	cr_expect_eq(notices_of(&o, t.key), 1, "the real denial was not explained:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	char want[PATH_MAX * 2];
+	snprintf(want, sizeof want, "\"program\":\"/usr/bin/cat\",\"path\":\"%s\",\"access\":\"read\"",
+		 t.key);
+	cr_expect_eq(st_count(log, want), 1, "the real denial was not logged:\n%.3000s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denials_dropped\""), 1, "the drop was not said");
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 128 + 1,
+		     "one budget of forged lines, and the real one");
+	cr_expect_null(strstr(log, t.fx.tag), "a marker in the log");
+	assert_clean(&o);
+	free(log);
+	cf_fx_out_free(&o);
+}
+
 /* A run says a path once, not once a process: npm reads ~/.npmrc at every
  * start, and a notice at each would bury the output. The supervisor keeps
  * the count (with or without a log); each process still says it when the

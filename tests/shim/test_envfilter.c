@@ -181,7 +181,7 @@ Test(env_filter, secrets_go_even_when_ld_preload_does_not_fit)
 	strcpy(var, "LD_PRELOAD=/x/libcredfence.so:");
 	size_t len = strlen(var);
 	memset(var + len, 'a', sizeof var - len - 1);
-	char *envp[] = {"A=1", var, "GITHUB_TOKEN=fake", "MY=ghp_0123456789abcdefghijABCDEFGHIJ01",
+	char *envp[] = {"A=1", var, "GITHUB_TOKEN=fake", "MY=ghp_0123456789abcdefghijABCDEFGHIJ012345",
 			"B=2", NULL};
 	char *const *env = cf_env_for_child(envp, CF_ENV_DROP_SHIM | CF_ENV_DROP_SECRETS, out, N,
 					    ld, sizeof ld);
