@@ -48,6 +48,9 @@ void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One warning line when this process runs as root (SECURITY.md: out of scope). */
 void cf_cli_warn_root(const char *sub);
+/* A container's seccomp profile that refuses what the IPC fence needs
+ * (cf_fence_container_gap): one warning naming the call and the fix. */
+void cf_cli_warn_container(const char *sub, const struct cf_fence *f);
 /* S with control characters and backslashes escaped (\n, \t, \xHH, \\), so
  * that a file name can not forge an output line; S itself when it has none.
  * One of 4 rotating static buffers otherwise. */

@@ -369,6 +369,8 @@ static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r,
 	cf_json_num(buf, sizeof buf, &len, (long long)r->absent);
 	cf_json_raw(buf, sizeof buf, &len, ",\"may_read\":");
 	cf_json_num(buf, sizeof buf, &len, (long long)r->may_read);
+	if (!applied && r->no_ns)
+		cf_json_raw(buf, sizeof buf, &len, ",\"no_namespace\":true");
 	if (why) {
 		cf_json_raw(buf, sizeof buf, &len, ",\"reason\":");
 		cf_json_str(buf, sizeof buf, &len, why);
@@ -422,6 +424,38 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
 	return 0;
 }
 
+/* No mount namespace can be had here (user namespaces off or restricted, a
+ * container's seccomp profile: issue 33). The harness starts, in every
+ * mode: each program it starts is fenced by Landlock as anywhere, and the
+ * supervisor decides their metadata changes. What needs the namespace is
+ * said in one line: the guard over the harness's own reads and the write
+ * protection of its children. --write-protect=require still refuses (the
+ * user asked for it). WHY: the failure, with its cause and remedy. */
+static int without_namespace(const struct cf_fence *f, const struct cf_fenced_keep *keep,
+			     const char *why)
+{
+	if (f->ns.planned) {
+		static char value[600];
+		cf_fenced_keep_value(keep, value, sizeof value);
+		if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
+			cf_err("can not set the environment: %s", strerror(errno));
+			return CF_EXIT_FAIL;
+		}
+		if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+			cf_err("harness: write protection can not be made for the harness's children: "
+			       "%s; run with --write-protect=warn to run with the read fence alone. "
+			       "Nothing was run.", why);
+			return CF_EXIT_FAIL;
+		}
+	}
+	cf_warn("harness: no mount namespace (%s): off: the guard over the harness's own reads of "
+		"the secrets%s; on: every program it starts is fenced (Landlock), metadata changes "
+		"by the supervisor (credfence status)", why,
+		f->ns.planned ? ", write protection of what your tools run later (.git/hooks, "
+				".git/config, ...)" : "");
+	return 0;
+}
+
 static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char *cwd)
 {
 	struct cf_strv may = {0};
@@ -441,6 +475,8 @@ static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char 
 	int err = cf_guard_harness_keep(&f->pol, &may, &f->ns, &keep, &r, why, sizeof why);
 	cf_strv_free(&may);
 	log_guard(f, &r, err == 0, err ? why : NULL);
+	if (err && r.no_ns)
+		return without_namespace(f, &keep, why);
 	if (f->ns.planned && (rc = keep_children_ns(f, &keep)))
 		return rc;
 	if (!err)
@@ -863,6 +899,7 @@ int cf_cmd_harness(int argc, char **argv)
 	/* Here, in the process that becomes the harness (the supervisor, when
 	 * there is one, was started above it and stays outside the guard). A
 	 * process fenced already reads no secret: nothing to guard. */
+	cf_cli_warn_container("harness", &f);
 	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
 		return rc;
 	/* What this kernel's Landlock can not say, and what holds it. */

@@ -461,6 +461,13 @@ void cf_cli_warn_root(const char *sub)
 		sub);
 }
 
+void cf_cli_warn_container(const char *sub, const struct cf_fence *f)
+{
+	char why[1024];
+	if (f->ready && !f->inherited && cf_fence_container_gap(why, sizeof why))
+		cf_warn("%s: %s", sub, why);
+}
+
 const char *cf_cli_esc(const char *s)
 {
 	static char ring[4][4 * PATH_MAX + 16];

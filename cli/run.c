@@ -181,6 +181,7 @@ int cf_cmd_run(int argc, char **argv)
 		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
 	} else {
 		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
+		cf_cli_warn_container("run", &f);
 #ifdef __linux__
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,13 @@ static size_t env_count(const struct cf_options *o)
 	return n;
 }
 
+#ifndef __APPLE__
+/* Whether the harness's guard can be made here (cf_guard_probe): -ENOENT
+ * when it was not asked (the fence is not ready, or inherited). */
+static int guard_rc = -ENOENT;
+static char guard_why[1024];
+#endif
+
 static void print_json(const struct cf_fence *f, const struct cf_options *o, const char *release,
 		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
@@ -164,6 +172,16 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 		cf_json_num(buf, cap, &len, (long long)f->ns.held);
 		cf_json_raw(buf, cap, &len, ",\"write_protect\":");
 		cf_json_str(buf, cap, &len, f->ns.off_why[0] ? "off" : "on");
+	}
+#endif
+#ifndef __APPLE__
+	if (guard_rc != -ENOENT) {
+		cf_json_raw(buf, cap, &len, ",\"harness_guard\":");
+		cf_json_str(buf, cap, &len, guard_rc ? "off" : "on");
+		if (guard_rc) {
+			cf_json_raw(buf, cap, &len, ",\"harness_guard_off\":");
+			cf_json_str(buf, cap, &len, guard_why);
+		}
 	}
 #endif
 	cf_json_raw(buf, cap, &len, ",\"allowed_sockets\":[");
@@ -265,6 +283,14 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 			       cf_cli_esc(f->ns.off_why));
 	}
 #endif
+#ifndef __APPLE__
+	if (guard_rc != -ENOENT)
+		printf("harness guard: %s%s\n",
+		       guard_rc ? "off: the harness's own reads of the secrets are not guarded "
+				  "(its children stay fenced): " : "on: the harness's own reads of the "
+				  "secrets are refused (covers in a mount namespace of its own)",
+		       guard_rc ? cf_cli_esc(guard_why) : "");
+#endif
 	printf("allowed sockets (%zu):\n", p->allow_sockets.n);
 	for (size_t i = 0; i < p->allow_sockets.n; i++)
 		printf("  %s\n", cf_cli_esc(p->allow_sockets.v[i]));
@@ -312,6 +338,9 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 		       cf_cli_esc(p->log_refused));
 	if (p->allow_read_refused)
 		printf("warning: %s; run and harness refuse it\n", cf_cli_esc(p->allow_read_refused));
+	char gap[1024];
+	if (cf_fence_container_gap(gap, sizeof gap))
+		printf("warning: %s\n", cf_cli_esc(gap));
 	if (cfg->n)
 		cf_config_print(cfg, stdout);
 	printf("%s\n", cf_cli_esc(cf_cli_reason(f)));
@@ -343,6 +372,8 @@ int cf_cmd_status(int argc, char **argv)
 	char why[512];
 	if (f.ready && !f.inherited && !cf_fence_protect_prepare(&f, &c.opts, NULL))
 		(void)cf_fence_protect_probe(&f, why, sizeof why);
+	if (f.ready && !f.inherited)
+		guard_rc = cf_guard_probe(guard_why, sizeof guard_why);
 #endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();

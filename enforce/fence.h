@@ -48,6 +48,15 @@ int cf_fence_apply(struct cf_fence *f);
  * fork. */
 int cf_fence_probe(struct cf_fence *f);
 
+/* Where this process runs under a seccomp filter (a container's default
+ * profile), whether it refuses pidfd_getfd, which the IPC supervisor needs
+ * to judge a fenced program's socket (Docker's default allows it only with
+ * CAP_SYS_PTRACE): without it every Unix socket connect and bind of the
+ * fenced tree fails with EPERM. Asked in a child; nothing is asked outside
+ * a filter. 0, or -errno with WHY (N bytes) naming the call and what to
+ * allow (issue 33). macOS: 0. */
+int cf_fence_container_gap(char *why, size_t n);
+
 /* The kernel's answer to "is the caller fenced already" (a harness shim, a
  * self-mode constructor). 1 or 0. Linux: one syscall, callable after fork. */
 int cf_fence_fenced(void);

@@ -328,6 +328,28 @@ int cf_fence_probe(struct cf_fence *f)
 	return probe ? probe : ipc;
 }
 
+#ifndef CF_DATADIR
+#define CF_DATADIR "/usr/local/share/credfence"
+#endif
+
+int cf_fence_container_gap(char *why, size_t n)
+{
+	struct cf_why w;
+	if (!cf_userns_under_seccomp())
+		return 0;
+	int rc = cf_ipc_probe();
+	cf_ipc_verdict(rc, &w);
+	if (!rc || w.id != CF_WHY_IPC_PIDFD)
+		return 0;
+	int err = w.err ? w.err : EPERM;
+	snprintf(why, n, "pidfd_getfd unavailable (%s): a seccomp filter refuses it (a container's "
+		 "default profile: Docker's allows it only with CAP_SYS_PTRACE), so every Unix socket "
+		 "connect and bind of a fenced program fails with EPERM; add pidfd_getfd to the "
+		 "container's seccomp profile (" CF_DATADIR "/seccomp/credfence-rule.json, README, "
+		 "\"Containers\")", strerror(err));
+	return -err;
+}
+
 int cf_fence_fenced(void)
 {
 	return cf_ll_fenced();

@@ -96,15 +96,16 @@ static void helper(struct cf_fenced_ns *ns, pid_t guard, int in, int out, int so
 {
 	struct result r = {0};
 	char go;
-	r.rc = (int)cf_sys1(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS);
+	r.rc = cf_userns_unshare(CLONE_NEWUSER | CLONE_NEWNS);
 	(void)!write(out, &r.rc, sizeof r.rc);
 	if (r.rc || !read_all(in, &go, 1))
 		_exit(0);
 	r.rc = cf_userns_slave();
-	if (r.rc)
+	if (r.rc) {
 		snprintf(r.why, sizeof r.why, "can not make the mounts private: %s",
 			 strerror(-r.rc));
-	else if ((r.rc = cf_fenced_ns_mount(ns)))
+		cf_userns_cause_words(r.rc, CF_USERNS_SLAVE, r.why, sizeof r.why);
+	} else if ((r.rc = cf_fenced_ns_mount(ns)))
 		cf_fenced_ns_words(ns, r.rc, r.why, sizeof r.why);
 	r.held = ns->held;
 	(void)!write(out, &r, sizeof r);
@@ -140,11 +141,6 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 	k->user_fd = k->mnt_fd = k->keeper_fd = -1;
 	k->root = geteuid() == 0;
 	k->write_protect = ns->write_protect;
-	if (ns->no_userns) {
-		ns->fail_step = CF_USERNS_UNSHARE;
-		cf_fenced_ns_words(ns, -EPERM, k->off_why, sizeof k->off_why);
-		return -EPERM;
-	}
 	if (ns->plan.rw.n > CF_NS_MAX_RW) {
 		ns->fail_step = CF_NS_TOO_MANY;
 		cf_fenced_ns_words(ns, -E2BIG, k->off_why, sizeof k->off_why);
@@ -198,12 +194,12 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 				 "sanitizer's runtime, such as ThreadSanitizer's, or a library in "
 				 "LD_PRELOAD); run credfence without it",
 				 strerror(-rc));
-		else
+		else if (k->root)
 			snprintf(k->off_why, sizeof k->off_why,
-				 "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s (user namespaces are "
-				 "off: sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, "
-				 "or AppArmor's kernel.apparmor_restrict_unprivileged_userns); allow user "
-				 "namespaces", strerror(-rc));
+				 "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: %s", strerror(-rc)),
+			cf_userns_cause_words(rc, CF_USERNS_UNSHARE, k->off_why, sizeof k->off_why);
+		else
+			cf_userns_words(rc, CF_USERNS_UNSHARE, k->off_why, sizeof k->off_why);
 		goto out;
 	}
 	if ((rc = write_maps(pid, k->root, k->off_why, sizeof k->off_why)))
@@ -413,12 +409,12 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 		*why = "can not read this child's capabilities";
 		return rc;
 	}
-	if ((rc = (int)cf_sys2(SYS_setns, k->user_fd, CLONE_NEWUSER))) {
+	if ((rc = cf_userns_setns(k->user_fd, CLONE_NEWUSER))) {
 		*why = "setns into the namespace's user namespace failed";
 		return rc;
 	}
 	*changed = true;
-	if ((rc = (int)cf_sys2(SYS_setns, k->mnt_fd, CLONE_NEWNS))) {
+	if ((rc = cf_userns_setns(k->mnt_fd, CLONE_NEWNS))) {
 		*why = "setns into the mount namespace failed";
 		return rc;
 	}

@@ -23,8 +23,6 @@ int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
 {
 	memset(ns, 0, sizeof *ns);
 	ns->write_protect = write_protect;
-	const char *t = getenv("CF_TEST_NO_USERNS");
-	ns->no_userns = t && strcmp(t, "1") == 0;
 	snprintf(ns->cwd, sizeof ns->cwd, "%s", cwd);
 	int rc = cf_protect_plan_build(&ns->plan, pol, allow, cwd);
 	if (rc)
@@ -370,8 +368,6 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	int rc, step;
 	ns->in_force = false;
 	ns->held = 0;
-	if (ns->no_userns)
-		return fail(ns, -EPERM, CF_USERNS_UNSHARE, NULL);
 	if (ns->plan.rw.n > CF_NS_MAX_RW)
 		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
 	if ((rc = cf_userns_own(&step)))
@@ -393,13 +389,6 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 	const char *at = ns->fail_at ? ns->fail_at : "";
 	switch (ns->fail_step) {
 	case CF_USERNS_UNSHARE:
-		if (ns->no_userns) {
-			snprintf(why, n, "user namespaces are off for this run "
-				 "(CF_TEST_NO_USERNS=1, a test switch)");
-			return;
-		}
-		cf_userns_words(rc, ns->fail_step, why, n);
-		return;
 	case CF_USERNS_SETGROUPS:
 	case CF_USERNS_UID_MAP:
 	case CF_USERNS_GID_MAP:
@@ -412,9 +401,11 @@ void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t
 		return;
 	case CF_NS_CLONE:
 		snprintf(why, n, "open_tree(%s) failed: %s", at, strerror(-rc));
+		cf_userns_cause_words(rc, CF_NS_CLONE, why, n);
 		return;
 	case CF_NS_RDONLY:
 		snprintf(why, n, "can not make the mounts read-only: %s", strerror(-rc));
+		cf_userns_cause_words(rc, CF_NS_RDONLY, why, n);
 		return;
 	case CF_NS_MOVE:
 		snprintf(why, n, "can not put the writable location %s back: %s", at, strerror(-rc));

@@ -47,7 +47,6 @@ enum cf_ns_step {
 
 struct cf_fenced_ns {
 	bool planned;
-	bool no_userns;   /* CF_TEST_NO_USERNS=1: act as if refused */
 	bool dry;         /* make no placeholder (a probe: credfence status) */
 	int write_protect;
 	struct cf_protect_plan plan;

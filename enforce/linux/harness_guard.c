@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness_guard.h"
@@ -280,6 +281,27 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 	return cf_guard_harness_keep(pol, may_read, NULL, NULL, rep, why, n);
 }
 
+/* No mount namespace to guard in (RC, its CAUSE): said in REP, so that
+ * the harness starts with a warning (issue 33). A root harness still gives
+ * up the three capabilities, as its supervisor did (supervisor.h): its
+ * children's credentials must be the supervisor's. If it can not, that
+ * is a failure of the guard itself (WHY says so). */
+static int without_ns(int rc, int cause, struct cf_guard_report *rep, char *why, size_t n)
+{
+	char caps[256];
+	/* More than one thread in credfence is not the machine's setting: the
+	 * guard failed (a sanitizer's runtime; WHY says so). */
+	if (cause == CF_USERNS_CAUSE_THREADS)
+		return rc;
+	if (geteuid() == 0 && cf_guard_drop_root_caps(caps, sizeof caps)) {
+		snprintf(why, n, "%s", caps);
+		return rc;
+	}
+	rep->no_ns = true;
+	rep->cause = cause;
+	return rc;
+}
+
 int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may_read,
 			  struct cf_fenced_ns *ns, struct cf_fenced_keep *keep,
 			  struct cf_guard_report *rep, char *why, size_t n)
@@ -289,10 +311,20 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 	if (keep)
 		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
 						.off_why = "the harness's guard failed before it"};
-	if ((rc = cf_userns_own(&step)))
-		return cf_userns_words(rc, step, why, n);
-	if ((rc = make_covers(&mnt, why, n)))
-		return rc;
+	if ((rc = cf_userns_own(&step))) {
+		cf_userns_words(rc, step, why, n);
+		if (keep)
+			snprintf(keep->off_why, sizeof keep->off_why, "%s", why);
+		return without_ns(rc, cf_userns_cause(rc, step), rep, why, n);
+	}
+	if ((rc = make_covers(&mnt, why, n))) {
+		/* The mount calls refused outright (a seccomp filter, or a
+		 * namespace without capabilities): no namespace to guard in. */
+		if (rc != -EPERM && rc != -EACCES && rc != -ENOSYS)
+			return rc;
+		cf_userns_cause_words(rc, CF_USERNS_SLAVE, why, n);
+		return without_ns(rc, cf_userns_cause(rc, CF_USERNS_SLAVE), rep, why, n);
+	}
 	if ((rc = attach_covers(mnt, why, n))) {
 		cf_sys_close(mnt);
 		return rc;
@@ -367,4 +399,40 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 		}
 	}
 	return 0;
+}
+
+int cf_guard_probe(char *why, size_t n)
+{
+	struct {
+		int rc;
+		char why[1024];
+	} r = {0};
+	int p[2], step, mnt = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return snprintf(why, n, "pipe: %s", strerror(errno)), -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int rc = -errno;
+		close(p[0]);
+		close(p[1]);
+		return snprintf(why, n, "fork: %s", strerror(-rc)), rc;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if ((r.rc = cf_userns_own(&step)))
+			cf_userns_words(r.rc, step, r.why, sizeof r.why);
+		else if ((r.rc = make_covers(&mnt, r.why, sizeof r.why)))
+			cf_userns_cause_words(r.rc, CF_USERNS_SLAVE, r.why, sizeof r.why);
+		(void)!write(p[1], &r, sizeof r);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t got = read(p[0], &r, sizeof r);
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof r)
+		return snprintf(why, n, "the probe ended early"), -EIO;
+	snprintf(why, n, "%s", r.why);
+	return r.rc;
 }

@@ -26,6 +26,12 @@ struct cf_guard_report {
 	size_t covered;    /* secret locations covered */
 	size_t absent;     /* not present at start: nothing to cover (see SECURITY.md) */
 	size_t may_read;   /* left readable: --harness-may-read, the agents' own logins */
+	/* On failure: no mount namespace could be had (user namespaces off or
+	 * restricted, a container's seccomp profile), as opposed to a cover
+	 * that failed. The harness then starts unguarded, with one line that
+	 * says so (issue 33); CAUSE is enum cf_userns_cause. */
+	bool no_ns;
+	int cause;
 };
 
 /* Whether the denied location D is one the harness may read: an agent's own
@@ -58,5 +64,10 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may_read,
 			  struct cf_fenced_ns *ns, struct cf_fenced_keep *keep,
 			  struct cf_guard_report *rep, char *why, size_t n);
+
+/* Whether the guard could be made here, asked in a child that is thrown
+ * away (credfence status): its mount namespace and its covers' tmpfs.
+ * 0, or -errno with WHY (cause and remedy included). Normal context. */
+int cf_guard_probe(char *why, size_t n);
 
 #endif

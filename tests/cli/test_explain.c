@@ -46,6 +46,7 @@ Test(explain, a_fenced_run_and_garbage)
 	struct cf_fx_out o;
 	/* With user namespaces off: in the mount namespace of the fenced tree
 	 * the kernel refuses the chmod itself (EROFS) and nothing is logged. */
+	cf_test_require_userns_switch();
 	cf_fx_credfence(&o, &fx, "run", (const char *[]){"CF_TEST_NO_USERNS=1", NULL},
 			CF_ARGV("--log", log, "--", "/bin/sh", "-c", script));
 	cr_assert(strstr(o.out, "done"), "the run did not run: %s", o.err);

@@ -214,8 +214,10 @@ void ipct_fenced(struct cf_fx_out *o, struct ipct *t, enum ipct_way way,
 		seq |= strcmp(cmd[i], ";;") == 0;
 	for (int i = 0; env_extra && env_extra[i]; i++)
 		add(&env, env_extra[i]);
-	if (t->no_userns)
+	if (t->no_userns) {
+		cf_test_require_userns_switch();
 		add(&env, "CF_TEST_NO_USERNS=1");
+	}
 	bool by_env = way == IPCT_SELF || (allow && allow->by_env);
 	if (allow && by_env) {
 		char socks[PATH_MAX * 2] = "";

@@ -81,6 +81,7 @@ static void fenced_swap(char *const opts[], const char *const *env, const char *
 	/* In the mount namespace of the fenced tree a writable location is a
 	 * mount point, and the swap fails with EBUSY (test_fenced_ns.c); made
 	 * here as it can be where user namespaces are off. */
+	cf_test_require_userns_switch();
 	const char *with[16] = {"CF_TEST_NO_USERNS=1"};
 	for (size_t i = 0; env && env[i] && i < 14; i++)
 		with[i + 1] = env[i];

@@ -487,12 +487,13 @@ Test(fenced_ns, without_user_namespaces_the_supervisor_refuses_metadata)
 		  "chmod 600 a.txt && echo chmod inside ok\n"
 		  "echo x > .git/hooks/pre-commit && echo hook written\n",
 		  fx.home);
+	cf_test_require_userns_switch();
 	sh_fenced((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, script);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "chmod refused"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "chmod inside ok"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "hook written"), "the documented fallback: " OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection is off: user namespaces are off"),
+	cr_expect(strstr(o.err, "credfence: write protection is off: unshare("),
 		  OUT_FMT, OUT_ARGS(o));
 	struct stat st;
 	cr_assert_eq(stat(cf_fx_at(fx.home, "notes.txt"), &st), 0);
@@ -505,6 +506,7 @@ Test(fenced_ns, write_protect_require_refuses_without_user_namespaces)
 {
 	cf_test_require_landlock();
 	repo();
+	cf_test_require_userns_switch();
 	fenced(&o, &fx, (const char *[]){"CF_TEST_NO_USERNS=1", NULL},
 	       CF_ARGV("--write-protect=require"), CF_ARGV("/bin/sh", "-c", "echo ran"));
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
@@ -947,7 +949,7 @@ static void relaunched(const char *no_userns, bool held)
 		/* The documented fallback: warned, and the files stay writable. */
 		cr_expect(has_line(o.out, "config written"), OUT_FMT, OUT_ARGS(o));
 		cr_expect(has_line(o.out, "hook written"), OUT_FMT, OUT_ARGS(o));
-		cr_expect(strstr(o.err, "credfence: write protection is off: user namespaces are off"),
+		cr_expect(strstr(o.err, "credfence: write protection is off: unshare("),
 			  OUT_FMT, OUT_ARGS(o));
 		cr_expect(strstr(text, "\"metadata\":\"supervisor\""), "%s", text);
 	}
@@ -966,6 +968,7 @@ Test(fenced_ns, a_relaunched_harness_child_enters_the_harness_namespace)
 Test(fenced_ns, a_relaunched_harness_child_without_user_namespaces_warns)
 {
 	cf_test_require_landlock();
+	cf_test_require_userns_switch();
 	relaunched("CF_TEST_NO_USERNS=1", false);
 }
 
@@ -1173,10 +1176,10 @@ static void falls_back(const char *const *env, const char *way, const char *says
 Test(fenced_ns, a_harness_without_user_namespaces_falls_back)
 {
 	cf_test_require_landlock();
+	cf_test_require_userns_switch();
 	falls_back((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, "fork",
-		   "\"write_protect_off\":\"user namespaces are off for this run");
-	cr_expect(strstr(o.err, "credfence: warning: harness: write protection is off for the "
-				"harness's children: user namespaces are off"),
+		   "\"write_protect_off\":\"unshare(");
+	cr_expect(strstr(o.err, "credfence: warning: harness: no mount namespace (unshare("),
 		  OUT_FMT, OUT_ARGS(o));
 }
 
@@ -1253,6 +1256,7 @@ Test(fenced_ns, require_refuses_a_harness_without_user_namespaces)
 	cf_test_require_landlock();
 	repo();
 	harness_way = "fork";
+	cf_test_require_userns_switch();
 	harness_child((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, "--write-protect=require",
 		      "echo ran");
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));

@@ -9,6 +9,10 @@ running it:
   harness  credfence harness --home FAKE --workspace WS -- HARNESS ...
   self     no credfence command: the harness's own shell-environment setting puts
            the shim (self mode) into its shell tool's environment
+  nouserns harness mode where no user namespace can be had (issue 33), through the
+           test build's switch CF_TEST_USERNS (NOUSERNS below says which way for
+           each agent): it must start in the default mode, fence its shell, and
+           say in one line what is off
 
 and three scenarios: "shell" (the model asks the shell tool to run COMMAND below),
 "read" (the model asks the harness's own file-reading tool for the key) and
@@ -122,6 +126,26 @@ READ_TOOL = {"claude": "Read", "codex": None, "gemini": "read_file", "opencode":
 NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: exec_command, "
                          "write_stdin, view_image, create_goal, get_goal, update_goal, "
                          "multi_agent_v1, request_user_input): it reads files only through its shell"}
+
+# The way each agent's nouserns run refuses namespaces (CF_TEST_USERNS, a test
+# build's switch: enforce/linux/userns.c). Root passes Debian's sysctl and
+# Ubuntu's rule (CAP_SYS_ADMIN): as root every agent gets the container's way.
+NOUSERNS = {"claude": "apparmor", "codex": "sysctl", "gemini": "maxns", "opencode": "seccomp"}
+
+
+def nouserns_way(name):
+    return NOUSERNS[name] if os.getuid() != 0 else "seccomp"
+
+
+def userns_switch_reason(credfence):
+    """None when this credfence honours CF_TEST_USERNS (a test build), else why not."""
+    env = dict(os.environ, CF_TEST_USERNS="seccomp")
+    r = subprocess.run([credfence, "status"], capture_output=True, text=True, env=env)
+    if "\nharness guard: off: " in r.stdout:
+        return None
+    return ("this credfence has no user namespace test switch (meson setup "
+            "-Dtest_userns_switch=true, as scripts/test builds)")
+
 
 # Assertions that fail today, and why: (harness, mode, scenario, check) -> reason.
 # Found by running this test on main (see tests/harnesses/README.md).
@@ -522,7 +546,9 @@ def run_case(m, name, binpath, mode, scenario, keep, verbose, strace_dir=None, f
         # the command's, not a question of the harness's own permissions).
         args = args + ["--dangerously-skip-permissions"]
     argv = [binpath] + args
-    if mode == "harness":
+    if mode == "nouserns":
+        extra = dict(extra, CF_TEST_USERNS=nouserns_way(name))
+    if mode in ("harness", "nouserns"):
         argv = [m.credfence, "harness", "--home", fx.home, "--workspace", fx.ws,
                 "--log", fx.log] + harness_options(name, binpath) + ["--"] + argv
     if strace_dir:
@@ -696,7 +722,12 @@ def check_case(tap, name, mode, scenario, r, label=None, user=""):
                       tail(r))
         return
     tap.check(key("exit0"), r.status == 0 and not r.timed_out, d + "exits 0", tail(r))
-    if mode == "harness":
+    if mode == "nouserns":
+        tap.check(key("says-off"), "credfence: warning: harness: no mount namespace (" in r.err
+                  and "off: the guard over the harness's own reads" in r.err,
+                  d + "starts in the default mode and says in one line what is off (%s)"
+                  % nouserns_way(name), tail(r))
+    if mode in ("harness", "nouserns"):
         tap.check(key("tmp-lib"), not r.tmp_libs,
                   d + "nothing it loads lies in the TMPDIR its fenced programs write (found: %s)"
                   % (r.tmp_libs or "nothing"), tail(r))
@@ -738,7 +769,7 @@ def check_case(tap, name, mode, scenario, r, label=None, user=""):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default=",".join(PACKAGES))
-    ap.add_argument("--mode", default="plain,harness,self")
+    ap.add_argument("--mode", default="plain,harness,self,nouserns")
     ap.add_argument("--scenario", default="shell,read,protect")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-latest", dest="latest", action="store_false",
@@ -799,10 +830,11 @@ def main():
             plan = [("plain", "shell", ""), ("harness", "shell", "returning user"),
                     ("harness", "shell", "first-time user"), ("plain", "read", ""),
                     ("harness", "read", "first-time user"), ("self", "shell", ""),
-                    ("plain", "protect", ""), ("harness", "protect", "")]
+                    ("plain", "protect", ""), ("harness", "protect", ""),
+                    ("nouserns", "shell", "namespaces refused")]
             if tag == "latest":
-                plan = [c for c in plan if c[0] != "self" and c[:2] not in (("plain", "read"),
-                                                                           ("plain", "protect"))]
+                plan = [c for c in plan if c[0] not in ("self", "nouserns")
+                        and c[:2] not in (("plain", "read"), ("plain", "protect"))]
             plain_fx = None
             for mo, sc, user in plan:
                 if mo not in modes or sc not in scenarios:
@@ -813,6 +845,9 @@ def main():
                     continue
                 if nproblem:
                     unavailable(desc, nproblem)
+                    continue
+                if mo == "nouserns" and userns_switch_reason(m.credfence):
+                    unavailable(desc, userns_switch_reason(m.credfence))
                     continue
                 reuse = plain_fx if user == "returning user" else None
                 if user == "returning user" and not reuse:

@@ -475,6 +475,12 @@ char **cf_fx_env(const struct cf_fx *fx, const char *const *extra)
 	env_put(&env, &n, buf);
 	snprintf(buf, sizeof buf, "HOME=%s", fx->home);
 	env_put(&env, &n, buf);
+	/* A run of the suite with user namespaces refused (a test build's
+	 * switch, enforce/linux/userns.c): the programs under test take it. */
+	if (getenv("CF_TEST_USERNS")) {
+		snprintf(buf, sizeof buf, "CF_TEST_USERNS=%s", getenv("CF_TEST_USERNS"));
+		env_put(&env, &n, buf);
+	}
 	env_put(&env, &n, "LANG=C");
 	env_put(&env, &n, "LC_ALL=C");
 	env_put(&env, &n, "TERM=dumb");
@@ -747,6 +753,14 @@ void cf_test_require_landlock(void)
 	cf_test_unavailable("Landlock is Linux only");
 }
 #endif
+
+void cf_test_require_userns_switch(void)
+{
+#ifndef CF_TEST_USERNS_SWITCH
+	cf_test_unavailable("this build has no user namespace test switch (CF_TEST_USERNS: meson "
+			    "setup -Dtest_userns_switch=true, as scripts/test builds)");
+#endif
+}
 
 const char *cf_test_require_tool(const char *name)
 {

@@ -115,6 +115,9 @@ bool cf_test_ci(void);
 void cf_test_unavailable(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Landlock can be applied here (probed in a child), else skip/fail as above. */
 void cf_test_require_landlock(void);
+/* The build honours CF_TEST_USERNS (meson -Dtest_userns_switch=true), else
+ * skip/fail as above. */
+void cf_test_require_userns_switch(void);
 /* NAME is an executable on PATH (or an absolute path); its full path is returned.
  * Missing: skip locally, fail under CI=true (scripts/setup installs the tools). */
 const char *cf_test_require_tool(const char *name);
