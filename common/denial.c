@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "paths.h"
+
 const char *cf_denial_tilde(char *out, size_t cap, const char *path, const char *home)
 {
 	size_t n = home ? strlen(home) : 0;
@@ -82,6 +84,47 @@ size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const 
 			 "credfence: denied write of %s (runs unfenced later: %s); to allow: %s, or "
 			 "see: credfence check %s\n",
 			 p, runs, allow, p);
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}
+
+/* Whether PATH lies in a harness-tmp.* directory right under BASE. */
+static bool in_harness_tmp(const char *path, const char *base)
+{
+	static const char name[] = "harness-tmp.";
+	size_t n = base ? strlen(base) : 0;
+	if (!n || !cf_path_within(path, base) || path[n] != '/')
+		return false;
+	return strncmp(path + n + 1, name, sizeof name - 1) == 0;
+}
+
+const char *cf_denial_own_row(const struct cf_denial_own *own, const char *path)
+{
+	if (own->tmpdir && cf_path_within(path, own->tmpdir))
+		return "the harness's own temporary directory, made by credfence";
+	if (in_harness_tmp(path, own->runtime) || in_harness_tmp(path, own->state))
+		return "a harness's own temporary directory, made by credfence";
+	if (own->state && cf_path_within(path, own->state))
+		return "credfence's own state";
+	if (own->log && strcmp(path, own->log) == 0)
+		return "credfence's log";
+	return NULL;
+}
+
+size_t cf_denial_own_words(char *out, size_t cap, const char *path, const char *row,
+			   const char *home)
+{
+	char p[4096 + 2];
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	int r = snprintf(out, cap, "credfence: denied write of %s (%s); no fenced command may write "
+			 "there, and no option changes that\n", p, row);
 	if (r < 0)
 		return 0;
 	if ((size_t)r >= cap) {

@@ -40,6 +40,28 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
 				 const char *loc, const char *home);
 
+/* What credfence made or keeps for itself, which no fenced command may
+ * write and no option opens (issue 36): a denied write there is credfence's
+ * own to explain, with no hint to loosen the fence. Each is canonical, or
+ * NULL when there is none. */
+struct cf_denial_own {
+	const char *tmpdir;  /* the harness's private TMPDIR (CREDFENCE_HARNESS_TMPDIR) */
+	const char *runtime; /* $XDG_RUNTIME_DIR: each harness-tmp.* in it is a harness's */
+	const char *state;   /* credfence's state: $XDG_STATE_HOME/credfence, ~/.local/state/credfence */
+	const char *log;     /* the log (--log, CREDFENCE_LOG) */
+};
+
+/* The words for PATH (canonical) when it is one of OWN's, else NULL. */
+const char *cf_denial_own_row(const struct cf_denial_own *own, const char *path);
+
+/* "credfence: denied write of ~/.local/state/credfence/harness-tmp.X/f
+ * (the harness's own temporary directory, made by credfence); no fenced
+ * command may write there, and no option changes that\n" into OUT: ROW is
+ * cf_denial_own_row's words. Returns the length written (cut to CAP - 1).
+ * No allocation. */
+size_t cf_denial_own_words(char *out, size_t cap, const char *path, const char *row,
+			   const char *home);
+
 /* "--allow-write-protected LOC" (LOC under HOME as ~/...) in OUT. */
 const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home);
 

@@ -135,6 +135,8 @@ static struct {
 	char cwd[PATH_MAX];   /* canonical, at the first denial */
 	struct cf_strv lifts; /* --allow-write-protected, canonical */
 	struct cf_protect_scope scope;
+	struct cf_denial_own own; /* what is credfence's own (denial.h), into OWN_AT */
+	char own_at[4][PATH_MAX];
 	pthread_mutex_t lock;
 	uint64_t said[256]; /* paths already explained, by hash; 0: free */
 } judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -142,6 +144,33 @@ static struct {
 /* Set while this thread judges: the judge's own opens and stats go straight
  * through. */
 static __thread bool judging __attribute__((tls_model("initial-exec")));
+
+/* PATH canonical into judge.own_at[I], or NULL when it can not be. */
+static const char *own_at(int i, const char *path)
+{
+	if (!path || path[0] != '/' ||
+	    cf_canon(path, NULL, judge.own_at[i], sizeof judge.own_at[i], NULL, NULL) != 0)
+		return NULL;
+	return judge.own_at[i];
+}
+
+/* Where credfence keeps what is its own (cli/tmpdir.c makes the harness's
+ * private TMPDIR in $XDG_RUNTIME_DIR or in its state directory). */
+static void own_places(void)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+	char base[PATH_MAX];
+	if (state && state[0] == '/')
+		snprintf(base, sizeof base, "%s/credfence", state);
+	else
+		snprintf(base, sizeof base, "%s/.local/state/credfence", judge.pol.home);
+	judge.own = (struct cf_denial_own){
+		.tmpdir = own_at(0, getenv("CREDFENCE_HARNESS_TMPDIR")),
+		.runtime = own_at(1, getenv("XDG_RUNTIME_DIR")),
+		.state = own_at(2, base),
+		.log = own_at(3, judge.pol.log),
+	};
+}
 
 static void build_judge(void)
 {
@@ -171,6 +200,7 @@ static void build_judge(void)
 	(void)cf_protected_canon_lifts(&o.allow_write_protected, judge.cwd[0] ? judge.cwd : cwd,
 				       &judge.lifts, &bad);
 	cf_protect_scope_of(&judge.scope, &judge.pol, judge.cwd[0] ? judge.cwd : NULL, &judge.lifts);
+	own_places();
 	judge.on = true;
 }
 
@@ -291,10 +321,14 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 		goto out;
 	if (!report(abs, acc) || judge.quiet)
 		goto out;
-	size_t n = row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
-						   judge.pol.home)
-		       : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
-					 d ? d->holds : NULL, judge.pol.home);
+	/* Credfence's own (the harness's private TMPDIR, its log): said so,
+	 * with no option to name (issue 36). */
+	const char *own = !d && !row ? cf_denial_own_row(&judge.own, abs) : NULL;
+	size_t n = own ? cf_denial_own_words(line, sizeof line, abs, own, judge.pol.home)
+		   : row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
+						     judge.pol.home)
+			 : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
+					   d ? d->holds : NULL, judge.pol.home);
 	(void)cf_sys3(SYS_write, 2, line, n);
 out:
 	judging = false;
