@@ -133,3 +133,66 @@ size_t cf_denial_own_words(char *out, size_t cap, const char *path, const char *
 	}
 	return (size_t)r;
 }
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+bool cf_denial_ssh_key(const char *path, const char *loc)
+{
+	static const char *const not_keys[] = {"known_hosts", "known_hosts2", "config"};
+	size_t n = strlen(loc);
+	if (strcmp(base_name(loc), ".ssh") != 0 || strncmp(path, loc, n) != 0 || path[n] != '/')
+		return false;
+	for (size_t i = 0; i < sizeof not_keys / sizeof *not_keys; i++)
+		if (strcmp(path + n + 1, not_keys[i]) == 0)
+			return false;
+	return true;
+}
+
+/* R (snprintf's result) as the length written into OUT (CAP), cut. */
+static size_t cut(char *out, size_t cap, int r)
+{
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}
+
+size_t cf_denial_ssh_key_words(char *out, size_t cap, const char *path, const char *holds,
+			       bool agent, const char *home)
+{
+	char p[4096 + 2];
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	if (agent)
+		return cut(out, cap, snprintf(out, cap, "credfence: denied read of %s (%s); ssh signs "
+					      "with your agent here (--ssh-agent): if it has no key, "
+					      "add one to it outside the fence (ssh-add)\n", p, holds));
+	return cut(out, cap, snprintf(out, cap, "credfence: denied read of %s (%s); ssh can sign with "
+				      "your agent instead of its key files: to allow: --ssh-agent\n",
+				      p, holds));
+}
+
+size_t cf_denial_connect_words(char *out, size_t cap, const char *path, const char *ssh_agent,
+			       const char *home)
+{
+	char p[4096 + 2];
+	const char *b = base_name(path);
+	if (cap < 2)
+		return 0;
+	cf_denial_tilde(p, sizeof p, path, home);
+	if (ssh_agent && strcmp(path, ssh_agent) == 0)
+		return cut(out, cap, snprintf(out, cap, "credfence: denied connect to %s (your ssh "
+					      "agent, $SSH_AUTH_SOCK); to allow: --ssh-agent\n", p));
+	if (strcmp(b, "S.gpg-agent") == 0 || strncmp(b, "S.gpg-agent.", 12) == 0)
+		return cut(out, cap, snprintf(out, cap, "credfence: denied connect to %s (gpg-agent); "
+					      "to allow: --allow-socket %s\n", p, p));
+	return 0;
+}

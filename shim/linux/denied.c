@@ -30,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -65,6 +67,7 @@ static struct {
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*freopen)(const char *, const char *, FILE *);
 	DIR *(*opendir)(const char *);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
 } real;
 
 #define LOAD(name) __atomic_load_n(&real.name, __ATOMIC_ACQUIRE)
@@ -87,6 +90,7 @@ __attribute__((constructor(101))) static void resolve_denied(void)
 	STORE(fopen);
 	STORE(freopen);
 	STORE(opendir);
+	STORE(connect);
 }
 
 /* The raw call's -errno as a libc result. */
@@ -139,6 +143,8 @@ static struct {
 	char own_at[4][PATH_MAX];
 	pthread_mutex_t lock;
 	uint64_t said[256]; /* paths already explained, by hash; 0: free */
+	char agent[PATH_MAX]; /* canonical $SSH_AUTH_SOCK, "" when none */
+	bool ssh_keys_said;   /* ssh: its key files get one notice a process */
 } judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread judges: the judge's own opens and stats go straight
@@ -201,6 +207,10 @@ static void build_judge(void)
 				       &judge.lifts, &bad);
 	cf_protect_scope_of(&judge.scope, &judge.pol, judge.cwd[0] ? judge.cwd : NULL, &judge.lifts);
 	own_places();
+	const char *agent = getenv("SSH_AUTH_SOCK");
+	if (!agent || agent[0] != '/' ||
+	    cf_canon(agent, NULL, judge.agent, sizeof judge.agent, NULL, NULL) != 0)
+		judge.agent[0] = '\0';
 	judge.on = true;
 }
 
@@ -317,14 +327,22 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 	 * the bits would allow it. */
 	if (!d && err != EROFS && !(row && err == EBUSY) && !bits_allow(abs, acc))
 		goto out;
+	/* ssh tries each of its key files (a dozen names): one notice, with
+	 * the agent as the way (issue 36), not an --allow-read of a key. */
+	bool ssh_key = d && acc == ACC_READ && strcmp(program_invocation_short_name, "ssh") == 0 &&
+		       cf_denial_ssh_key(abs, d->path);
 	if (!first_time(abs))
 		goto out;
-	if (!report(abs, acc) || judge.quiet)
+	if (!report(abs, acc) || judge.quiet || (ssh_key && judge.ssh_keys_said))
 		goto out;
+	judge.ssh_keys_said |= ssh_key;
 	/* Credfence's own (the harness's private TMPDIR, its log): said so,
 	 * with no option to name (issue 36). */
 	const char *own = !d && !row ? cf_denial_own_row(&judge.own, abs) : NULL;
-	size_t n = own ? cf_denial_own_words(line, sizeof line, abs, own, judge.pol.home)
+	bool agent = judge.agent[0] && cf_strv_has(&judge.pol.allow_sockets, judge.agent);
+	size_t n = ssh_key ? cf_denial_ssh_key_words(line, sizeof line, abs, d->holds, agent,
+						     judge.pol.home)
+		   : own ? cf_denial_own_words(line, sizeof line, abs, own, judge.pol.home)
 		   : row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
 						     judge.pol.home)
 			 : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
@@ -501,6 +519,41 @@ CF_EXPORT DIR *opendir(const char *path)
 	DIR *r = f(path);
 	if (!r)
 		after(AT_FDCWD, path, ACC_READ);
+	return r;
+}
+
+/* connect: a Unix socket the IPC fence refused (EACCES), when it is one
+ * credfence knows the option for: the ssh agent's, gpg-agent's (issue 36:
+ * ssh said only "Error connecting to agent: Permission denied"). The
+ * supervisor logs every refused connect itself. */
+static void explain_connect(const struct sockaddr_un *sa, socklen_t len)
+{
+	char path[sizeof sa->sun_path + 1], abs[PATH_MAX], line[3 * PATH_MAX];
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	if (judging || !cf_shim.ready || n == 0 || n > sizeof sa->sun_path || !sa->sun_path[0])
+		return;
+	memcpy(path, sa->sun_path, n);
+	path[n] = '\0';
+	judging = true;
+	pthread_once(&judge.once, build_judge);
+	if (judge.on && !judge.quiet && absolute(AT_FDCWD, path, abs, sizeof abs) &&
+	    cf_sys4(SYS_faccessat2, AT_FDCWD, abs, W_OK, AT_EACCESS) == 0 &&
+	    (n = cf_denial_connect_words(line, sizeof line, abs, judge.agent[0] ? judge.agent : NULL,
+					 judge.pol.home)) &&
+	    first_time(abs))
+		(void)cf_sys3(SYS_write, 2, line, n);
+	judging = false;
+}
+
+CF_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	__typeof__(real.connect) f = LOAD(connect);
+	int r = f ? f(fd, sa, len) : (int)ret(cf_sys3(SYS_connect, fd, sa, len));
+	if (r < 0 && errno == EACCES && sa && len > sizeof(sa_family_t) && sa->sa_family == AF_UNIX) {
+		int e = errno;
+		explain_connect((const struct sockaddr_un *)sa, len);
+		errno = e;
+	}
 	return r;
 }
 

@@ -59,3 +59,39 @@ Test(denial, credfences_own_is_said_with_no_option)
 	cr_expect_eq(n, 15);
 	cr_expect_eq(line[14], '\n');
 }
+
+/* ssh's key files get --ssh-agent, never --allow-read of a private key;
+ * what ssh reads besides its keys keeps --allow-read (issue 36). */
+Test(denial, ssh_key_files_and_agent_sockets)
+{
+	cr_expect(cf_denial_ssh_key("/h/.ssh/id_ed25519", "/h/.ssh"));
+	cr_expect(cf_denial_ssh_key("/h/.ssh/id_rsa-cert.pub", "/h/.ssh"));
+	cr_expect(!cf_denial_ssh_key("/h/.ssh/known_hosts", "/h/.ssh"));
+	cr_expect(!cf_denial_ssh_key("/h/.ssh/known_hosts2", "/h/.ssh"));
+	cr_expect(!cf_denial_ssh_key("/h/.ssh/config", "/h/.ssh"));
+	cr_expect(!cf_denial_ssh_key("/h/.ssh", "/h/.ssh"));
+	cr_expect(!cf_denial_ssh_key("/h/.aws/credentials", "/h/.aws"));
+	cr_expect(!cf_denial_ssh_key("/h/.sshx/id_rsa", "/h/.ssh"));
+
+	char line[512];
+	cf_denial_ssh_key_words(line, sizeof line, "/h/.ssh/id_rsa", "SSH keys", false, "/h");
+	cr_expect_str_eq(line, "credfence: denied read of ~/.ssh/id_rsa (SSH keys); ssh can sign with "
+			       "your agent instead of its key files: to allow: --ssh-agent\n");
+	cf_denial_ssh_key_words(line, sizeof line, "/h/.ssh/id_rsa", "SSH keys", true, "/h");
+	cr_expect_str_eq(line, "credfence: denied read of ~/.ssh/id_rsa (SSH keys); ssh signs with your "
+			       "agent here (--ssh-agent): if it has no key, add one to it outside the "
+			       "fence (ssh-add)\n");
+
+	cr_expect_gt(cf_denial_connect_words(line, sizeof line, "/run/user/1/ssh.sock",
+					     "/run/user/1/ssh.sock", "/h"), 0);
+	cr_expect_str_eq(line, "credfence: denied connect to /run/user/1/ssh.sock (your ssh agent, "
+			       "$SSH_AUTH_SOCK); to allow: --ssh-agent\n");
+	cr_expect_gt(cf_denial_connect_words(line, sizeof line, "/h/.gnupg/S.gpg-agent.extra", NULL,
+					     "/h"), 0);
+	cr_expect_str_eq(line, "credfence: denied connect to ~/.gnupg/S.gpg-agent.extra (gpg-agent); "
+			       "to allow: --allow-socket ~/.gnupg/S.gpg-agent.extra\n");
+	cr_expect_eq(cf_denial_connect_words(line, sizeof line, "/var/run/nscd/socket",
+					     "/run/user/1/ssh.sock", "/h"), 0);
+	cr_expect_eq(cf_denial_connect_words(line, sizeof line, "/run/user/1/S.gpg-agentx", NULL,
+					     "/h"), 0);
+}

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -507,4 +509,55 @@ Test(shim_denials, a_deny_given_to_run_is_explained)
 	cr_expect_eq(st_count(o.err, want), 1, "naming --allow-read:\n%s", o.err);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
+}
+
+/* A refused connect to gpg-agent's socket names --allow-socket with its
+ * path (issue 36); one to another socket outside gets no line (programs try
+ * nscd's and D-Bus's sockets and do without); with --allow-socket the
+ * connect works and nothing is said. The sockets listen in the fixture's
+ * root, outside every writable location. */
+Test(shim_denials, a_refused_gpg_agent_socket_names_allow_socket)
+{
+	cf_test_require_tool("python3");
+	char gpg[PATH_MAX + 32], other[PATH_MAX + 32], script[4 * PATH_MAX];
+	cf_fx_fmt(gpg, sizeof gpg, "%s/gnupg/S.gpg-agent", t.fx.root);
+	cf_fx_fmt(other, sizeof other, "%s/gnupg/other.sock", t.fx.root);
+	cf_fx_mkdirs(cf_fx_at(t.fx.root, "gnupg"));
+	int s[2];
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		const char *p = i ? other : gpg;
+		cr_assert(strlen(p) < sizeof a.sun_path, "%s: too long for a socket's name", p);
+		memcpy(a.sun_path, p, strlen(p) + 1);
+		s[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cr_assert(s[i] >= 0 && bind(s[i], (struct sockaddr *)&a, sizeof a) == 0 &&
+				  listen(s[i], 8) == 0,
+			  "%s: %s", a.sun_path, strerror(errno));
+	}
+	cf_fx_fmt(script, sizeof script,
+		  "python3 -c 'import socket, sys\n"
+		  "for p in sys.argv[1:]:\n"
+		  "    s = socket.socket(socket.AF_UNIX)\n"
+		  "    try:\n"
+		  "        s.connect(p); print(\"connected\", p)\n"
+		  "    except OSError as e:\n"
+		  "        print(\"refused\", p, e.errno)' '%s' '%s'",
+		  gpg, other);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("connect, no option", &o);
+	char want[3 * PATH_MAX];
+	cf_fx_fmt(want, sizeof want, "credfence: denied connect to %s (gpg-agent); to allow: "
+		  "--allow-socket %s\n", gpg, gpg);
+	cr_expect(strstr(o.out, "refused") && !strstr(o.out, "connected"), "%s", o.out);
+	cr_expect_eq(st_count(o.err, want), 1, "want once: %s\n%s", want, o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 1, "a line for the other socket: %s", o.err);
+	cf_fx_out_free(&o);
+	run_sh(&o, (const char *[]){"--allow-socket", gpg, NULL}, script, NULL);
+	st_dump("connect, --allow-socket", &o);
+	cr_expect(strstr(o.out, "connected"), "%s", o.out);
+	cr_expect(!strstr(o.err, NOTICE), "%s", o.err);
+	cf_fx_out_free(&o);
+	close(s[0]);
+	close(s[1]);
 }
