@@ -76,7 +76,12 @@ static struct {
 
 /* Before init.c's constructor (priority 101 runs before the default): the
  * role it decides then keeps the shim in what a fenced child gets. Until
- * this ran, the raw calls stand in for the real ones. */
+ * this ran, the raw calls stand in for the real ones. libcredfence-fenced.so
+ * (CF_FENCED_LIB, fenced_lib.c) has no constructor: a fenced program's
+ * start pays for no dlsym (33 of them were some 15 us of each start, issue
+ * 36), and each call below takes its raw call, or resolves the real one
+ * on first use, as before this ran. */
+#ifndef CF_FENCED_LIB
 __attribute__((constructor(101))) static void resolve_denied(void)
 {
 	cf_env_keep_shim(true);
@@ -92,6 +97,7 @@ __attribute__((constructor(101))) static void resolve_denied(void)
 	STORE(opendir);
 	STORE(connect);
 }
+#endif
 
 /* The raw call's -errno as a libc result. */
 static long ret(long r)
@@ -653,6 +659,7 @@ static struct {
 	__atomic_store_n(&wreal.name, (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name),            \
 			 __ATOMIC_RELEASE)
 
+#ifndef CF_FENCED_LIB
 __attribute__((constructor(101))) static void resolve_writes(void)
 {
 	WSTORE(rename);
@@ -679,6 +686,7 @@ __attribute__((constructor(101))) static void resolve_writes(void)
 	WSTORE(utimes);
 	WSTORE(utime);
 }
+#endif
 
 /* ThreadSanitizer's runtime calls mkdir() while it starts (each directory
  * of its log_path), before it can track a thread: the instrumentation at a

@@ -561,3 +561,57 @@ Test(shim_denials, a_refused_gpg_agent_socket_names_allow_socket)
 	close(s[0]);
 	close(s[1]);
 }
+
+/* Issue 36: a fenced program loads libcredfence-fenced.so (only what
+ * explains a denial), not libcredfence.so, on each way in: CMD of
+ * credfence run and what it starts, a harness's child, a self-mode
+ * process's child; a denial two launches down is still explained. The
+ * probe ($CF_T_MAPS) prints the libcredfence files mapped into its grep. */
+static void expect_fenced_library(const struct cf_fx_out *o, const char *how)
+{
+	cr_expect(strstr(o->out, "CMD-MAPS: libcredfence-fenced.so \n") &&
+			  strstr(o->out, "NESTED-MAPS: libcredfence-fenced.so \n"),
+		  "%s: a fenced program did not load the fenced library alone:\n%s", how, o->out);
+	cr_expect(strstr(o->out, "nested-cat=1"), "%s: the key was read: %s", how, o->out);
+	cr_expect_eq(notices_of(o, t.key), 1, "%s: the nested denial is not explained:\n%s", how,
+		     o->err);
+	assert_clean(o);
+}
+
+Test(shim_denials, fenced_programs_load_the_library_made_for_them)
+{
+	static const char script[] =
+		"sh \"$CF_T_MAPS\" CMD-MAPS; "
+		"sh -c 'sh \"$CF_T_MAPS\" NESTED-MAPS; cat \"$CF_T_KEY\"; echo nested-cat=$?'; true";
+	char maps[PATH_MAX + 16], mapsv[PATH_MAX + 32];
+	cf_fx_fmt(maps, sizeof maps, "%s/maps.sh", t.fx.root);
+	cf_fx_write(maps, "echo \"$1: $(grep -o 'libcredfence[-a-z]*[.]so' /proc/self/maps | sort -u "
+			  "| tr '\\n' ' ')\"\n");
+	cf_fx_fmt(mapsv, sizeof mapsv, "CF_T_MAPS=%s", maps);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, (const char *[]){mapsv, NULL});
+	st_dump("credfence run", &o);
+	expect_fenced_library(&o, "credfence run");
+	cf_fx_out_free(&o);
+
+	char **env = st_env(&t, (const char *[]){mapsv, NULL});
+	st_harness(&o, &t, env, NULL, CF_ARGV("/bin/bash", "-c", "/bin/sh -c \"$1\"; true", "bash",
+					      (char *)script));
+	cf_fx_env_free(env);
+	st_dump("harness child", &o);
+	expect_fenced_library(&o, "a harness child");
+	cf_fx_out_free(&o);
+
+	/* Self mode: this shell holds libcredfence.so (it fenced itself with
+	 * it); what it starts gets the fenced library. */
+	char pre[PATH_MAX + 16], ws[PATH_MAX + 32], home[PATH_MAX + 16];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", st_shim());
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", t.fx.ws);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", t.fx.home);
+	env = st_env(&t, (const char *[]){pre, ws, home, mapsv, NULL});
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(env);
+	st_dump("self mode", &o);
+	expect_fenced_library(&o, "self mode");
+	cf_fx_out_free(&o);
+}
