@@ -40,6 +40,19 @@ const char *cf_denial_allow(char *out, size_t cap, const char *path, bool write,
 	return out;
 }
 
+/* R (snprintf's result) as the length written into OUT (CAP): a line cut
+ * short still ends with its newline. */
+static size_t cut(char *out, size_t cap, int r)
+{
+	if (r < 0)
+		return 0;
+	if ((size_t)r >= cap) {
+		out[cap - 2] = '\n';
+		return cap - 1;
+	}
+	return (size_t)r;
+}
+
 size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, const char *holds,
 		       const char *home)
 {
@@ -56,13 +69,7 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 	else
 		r = snprintf(out, cap, "credfence: denied write of %s (%s); no option makes a secret "
 			     "writable; see: credfence check %s\n", p, what, p);
-	if (r < 0)
-		return 0;
-	if ((size_t)r >= cap) {
-		out[cap - 2] = '\n';
-		return cap - 1;
-	}
-	return (size_t)r;
+	return cut(out, cap, r);
 }
 
 const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home)
@@ -84,13 +91,7 @@ size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const 
 			 "credfence: denied write of %s (runs unfenced later: %s); to allow: %s, or "
 			 "see: credfence check %s\n",
 			 p, runs, allow, p);
-	if (r < 0)
-		return 0;
-	if ((size_t)r >= cap) {
-		out[cap - 2] = '\n';
-		return cap - 1;
-	}
-	return (size_t)r;
+	return cut(out, cap, r);
 }
 
 /* Whether PATH lies in a harness-tmp.* directory right under BASE. */
@@ -123,15 +124,9 @@ size_t cf_denial_own_words(char *out, size_t cap, const char *path, const char *
 	if (cap < 2)
 		return 0;
 	cf_denial_tilde(p, sizeof p, path, home);
-	int r = snprintf(out, cap, "credfence: denied write of %s (%s); no fenced command may write "
-			 "there, and no option changes that\n", p, row);
-	if (r < 0)
-		return 0;
-	if ((size_t)r >= cap) {
-		out[cap - 2] = '\n';
-		return cap - 1;
-	}
-	return (size_t)r;
+	return cut(out, cap, snprintf(out, cap, "credfence: denied write of %s (%s); no fenced "
+				      "command may write there, and no option changes that\n",
+				      p, row));
 }
 
 static const char *base_name(const char *path)
@@ -150,18 +145,6 @@ bool cf_denial_ssh_key(const char *path, const char *loc)
 		if (strcmp(path + n + 1, not_keys[i]) == 0)
 			return false;
 	return true;
-}
-
-/* R (snprintf's result) as the length written into OUT (CAP), cut. */
-static size_t cut(char *out, size_t cap, int r)
-{
-	if (r < 0)
-		return 0;
-	if ((size_t)r >= cap) {
-		out[cap - 2] = '\n';
-		return cap - 1;
-	}
-	return (size_t)r;
 }
 
 size_t cf_denial_ssh_key_words(char *out, size_t cap, const char *path, const char *holds,

@@ -40,6 +40,24 @@ static void report(const char *op, const char *path, int err)
 	fflush(stdout);
 }
 
+/* open_by_handle_at of H through a descriptor of the directory MOUNT,
+ * reported as OP SHOWN, the content printed when it opens. */
+static void by_handle(const char *op, const char *shown, struct file_handle *h, const char *mount)
+{
+	int m = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m < 0) {
+		report("handle-mount", mount, errno);
+		return;
+	}
+	int fd = open_by_handle_at(m, h, O_RDONLY | O_CLOEXEC);
+	report(op, shown, fd < 0 ? errno : 0);
+	if (fd >= 0) {
+		dump(fd);
+		close(fd);
+	}
+	close(m);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -103,26 +121,18 @@ int main(int argc, char **argv)
 			report(op, path, link(path, path2) ? errno : 0);
 		} else if (strcmp(op, "handle") == 0) {
 			struct file_handle *h = calloc(1, sizeof *h + MAX_HANDLE_SZ);
-			int mount_id, m;
+			int mount_id;
 			if (!h)
 				return 2;
 			h->handle_bytes = MAX_HANDLE_SZ;
-			if (name_to_handle_at(AT_FDCWD, path, h, &mount_id, 0)) {
+			if (name_to_handle_at(AT_FDCWD, path, h, &mount_id, 0))
 				report("handle-name", path, errno);
-			} else if ((m = open(path2, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-				report("handle-mount", path2, errno);
-			} else {
-				fd = open_by_handle_at(m, h, O_RDONLY | O_CLOEXEC);
-				report(op, path, fd < 0 ? errno : 0);
-				if (fd >= 0)
-					dump(fd);
-				close(m);
-			}
+			else
+				by_handle(op, path, h, path2);
 			free(h);
 		} else if (strcmp(op, "byhandle") == 0) {
 			struct file_handle *h = calloc(1, sizeof *h + MAX_HANDLE_SZ);
 			char *hex = strchr(path, '/');
-			int m;
 			if (!h || !hex)
 				return 2;
 			h->handle_type = atoi(path);
@@ -132,15 +142,7 @@ int main(int argc, char **argv)
 					return 2;
 				h->f_handle[h->handle_bytes++] = (unsigned char)v;
 			}
-			if ((m = open(path2, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-				report("handle-mount", path2, errno);
-			} else {
-				fd = open_by_handle_at(m, h, O_RDONLY | O_CLOEXEC);
-				report(op, path2, fd < 0 ? errno : 0);
-				if (fd >= 0)
-					dump(fd);
-				close(m);
-			}
+			by_handle(op, path2, h, path2);
 			free(h);
 		} else {
 			fprintf(stderr, "cf-probe: unknown op %s\n", op);
