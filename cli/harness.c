@@ -73,6 +73,19 @@ const char *cf_cli_find_shim(void)
 	return NULL;
 }
 
+const char *cf_cli_fenced_shim(const char *shim)
+{
+#ifdef CF_FENCED_SHIM_FILE
+	static char fenced[PATH_MAX];
+	const char *slash = shim ? strrchr(shim, '/') : NULL;
+	if (slash && (size_t)snprintf(fenced, sizeof fenced, "%.*s/%s", (int)(slash - shim), shim,
+				      CF_FENCED_SHIM_FILE) < sizeof fenced &&
+	    access(fenced, R_OK) == 0)
+		return fenced;
+#endif
+	return shim;
+}
+
 /* PATH taken from the directory the harness starts in, once: exported as
  * written, a relative path would be taken from wherever the harness (or a
  * program it runs as itself) stands at each rebuild of its plan. Lexical

@@ -10,6 +10,10 @@ const char *cf_cli_self_path(void);
 /* Where the shim is: next to this program (installed or build tree), or
  * installed (harness.c); NULL when not found. */
 const char *cf_cli_find_shim(void);
+/* What a fenced program loads (libcredfence-fenced.so, shim/linux/fenced_lib.c):
+ * the file beside SHIM when it is there, else SHIM itself (it then finds
+ * itself fenced and explains too); NULL for a NULL SHIM. Linux; elsewhere SHIM. */
+const char *cf_cli_fenced_shim(const char *shim);
 /* SHIM first in LD_PRELOAD (kept once). 0, or -1 out of memory. */
 int cf_cli_preload(const char *shim);
 /* argv[0] of this process (main), for cf_cli_link_path. */

@@ -208,13 +208,13 @@ int cf_cmd_run(int argc, char **argv)
 	}
 	if (logfd >= 0)
 		close(logfd);
-	/* The shim in CMD, fenced, explains each denial CMD meets (it finds
-	 * itself fenced and passes everything else through). Without a fence it
-	 * would fence itself: then it stays out. */
+	/* The shim in CMD, fenced, explains each denial CMD meets: the library
+	 * made for fenced programs beside it (libcredfence-fenced.so), whose
+	 * load costs a nested launch little. Without a fence it stays out. */
 	/* Its judge builds the policy from the environment: the options given
 	 * here (on the command line, in a policy file) go with it as twins, so
 	 * that a --deny X is explained in CMD too. */
-	const char *shim = f.ready && !shim_is_sanitized() ? cf_cli_find_shim() : NULL;
+	const char *shim = f.ready && !shim_is_sanitized() ? cf_cli_fenced_shim(cf_cli_find_shim()) : NULL;
 	char cwd[PATH_MAX];
 	if (shim && (cf_cli_preload(shim) ||
 		     cf_cli_export_options(&c, &f.pol, getcwd(cwd, sizeof cwd) ? cwd : NULL,

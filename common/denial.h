@@ -40,6 +40,53 @@ size_t cf_denial_words(char *out, size_t cap, const char *path, bool write, cons
 size_t cf_denial_protected_words(char *out, size_t cap, const char *path, const char *runs,
 				 const char *loc, const char *home);
 
+/* What credfence made or keeps for itself, which no fenced command may
+ * write and no option opens (issue 36): a denied write there is credfence's
+ * own to explain, with no hint to loosen the fence. Each is canonical, or
+ * NULL when there is none. */
+struct cf_denial_own {
+	const char *tmpdir;  /* the harness's private TMPDIR (CREDFENCE_HARNESS_TMPDIR) */
+	const char *runtime; /* $XDG_RUNTIME_DIR: each harness-tmp.* in it is a harness's */
+	const char *state;   /* credfence's state: $XDG_STATE_HOME/credfence, ~/.local/state/credfence */
+	const char *log;     /* the log (--log, CREDFENCE_LOG) */
+};
+
+/* The words for PATH (canonical) when it is one of OWN's, else NULL. */
+const char *cf_denial_own_row(const struct cf_denial_own *own, const char *path);
+
+/* "credfence: denied write of ~/.local/state/credfence/harness-tmp.X/f
+ * (the harness's own temporary directory, made by credfence); no fenced
+ * command may write there, and no option changes that\n" into OUT: ROW is
+ * cf_denial_own_row's words. Returns the length written (cut to CAP - 1).
+ * No allocation. */
+size_t cf_denial_own_words(char *out, size_t cap, const char *path, const char *row,
+			   const char *home);
+
+/* Whether PATH (canonical) is one of ssh's key files in the secret
+ * location LOC: LOC is a .ssh directory and PATH lies in it, but is not
+ * known_hosts, known_hosts2 or config (what ssh reads besides its keys). */
+bool cf_denial_ssh_key(const char *path, const char *loc);
+
+/* A key file PATH refused to ssh: "credfence: denied read of
+ * ~/.ssh/id_ed25519 (HOLDS); ssh can sign with your agent instead of its
+ * key files: to allow: --ssh-agent\n" (issue 36: not --allow-read of a
+ * private key); with AGENT (the agent's socket is allowed already): "...;
+ * ssh signs with your agent here (--ssh-agent): if it has no key, add one
+ * to it outside the fence (ssh-add)\n". Returns the length written (cut
+ * to CAP - 1). */
+size_t cf_denial_ssh_key_words(char *out, size_t cap, const char *path, const char *holds,
+			       bool agent, const char *home);
+
+/* A refused connect to the Unix socket PATH (canonical), when credfence
+ * knows what it is: the ssh agent (PATH is SSH_AGENT, canonical
+ * $SSH_AUTH_SOCK; may be NULL): "credfence: denied connect to P (your ssh
+ * agent, $SSH_AUTH_SOCK); to allow: --ssh-agent\n"; gpg-agent's sockets
+ * (S.gpg-agent, S.gpg-agent.*): "... (gpg-agent); to allow: --allow-socket
+ * P\n". 0 for any other socket (a notice for every refused socket would
+ * name nscd's and D-Bus's, which programs try and do without). */
+size_t cf_denial_connect_words(char *out, size_t cap, const char *path, const char *ssh_agent,
+			       const char *home);
+
 /* "--allow-write-protected LOC" (LOC under HOME as ~/...) in OUT. */
 const char *cf_denial_protected_allow(char *out, size_t cap, const char *loc, const char *home);
 

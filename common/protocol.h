@@ -12,6 +12,9 @@
 #define CF_PRELOAD_SEP(c) ((c) == ':')
 #else
 #define CF_SHIM_FILE "libcredfence.so"
+/* What a fenced program loads in its place, from the same directory
+ * (shim/linux/fenced_lib.c): only what explains a denial. */
+#define CF_FENCED_SHIM_FILE "libcredfence-fenced.so"
 #define CF_PRELOAD_VAR "LD_PRELOAD"
 #define CF_PRELOAD_SEPS ": " /* ld.so splits at spaces and colons */
 #define CF_PRELOAD_SEP(c) ((c) == ':' || (c) == ' ')

@@ -66,7 +66,7 @@ const struct cf_var_row cf_vars[CF_VAR_COUNT] = {
 				  JUDGED, "no line on a fenced program's stderr for a denial",
 				  AT(quiet_denials), KEY("quiet_denials")},
 	[CF_VAR_ALLOW_SOCKET] = {"CREDFENCE_ALLOW_SOCKET", "--allow-socket S", CF_KIND_LIST, TWIN,
-				 EXPORTED, "Unix sockets bound outside that fenced programs may reach",
+				 JUDGED, "Unix sockets bound outside that fenced programs may reach",
 				 LIST_AT(allow_sockets), KEY("allow_socket")},
 	[CF_VAR_SSH_AGENT] = {"CREDFENCE_SSH_AGENT", "--ssh-agent", CF_KIND_SWITCH, TWIN,
 			      CF_SET_USER, "allow the socket $SSH_AUTH_SOCK names",

@@ -1,13 +1,17 @@
-/* A fenced child does not need the shim: the kernel carries the fence into all
- * its descendants. So the shim takes itself out of LD_PRELOAD of the children
- * it fences, and the fenced tree runs without its cost. Every child of the
- * harness loses the secret variables too (common/secret_env.h). No
- * allocation: this runs between fork and exec, into arrays on the caller's
- * stack. */
+/* A fenced child does not need the shim to be fenced: the kernel carries the
+ * fence into all its descendants. It needs it only to explain the denials it
+ * meets, so the shim puts the library made for that alone in its place in
+ * LD_PRELOAD of the children it fences (libcredfence-fenced.so, beside it;
+ * where that is missing, the shim itself stays), or takes itself out when
+ * asked. Every child of the harness loses the secret variables too
+ * (common/secret_env.h). No allocation: this runs between fork and exec,
+ * into arrays on the caller's stack. */
 #include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "protocol.h"
@@ -64,10 +68,11 @@ bool cf_env_preload_has_shim(const char *entry)
 	return 0;
 }
 
-/* LD_PRELOAD's value without our entry into BUF ("LD_PRELOAD=..."); returns
- * the bytes used (the string and its NUL), or 0 when BUF is too small (then
- * the environment stays as it is). *LEFT: whether an entry is left. */
-static size_t filter(const char *value, char *buf, size_t cap, int *left)
+/* LD_PRELOAD's value without our entry into BUF ("LD_PRELOAD=..."), or
+ * with SWAP (a file name) in its place, in the same directory; returns the
+ * bytes used (the string and its NUL), or 0 when BUF is too small (then the
+ * environment stays as it is). *LEFT: whether an entry is left. */
+static size_t filter(const char *value, const char *swap, char *buf, size_t cap, int *left)
 {
 	size_t len = 0;
 	const char *p = CF_PRELOAD_EQ;
@@ -81,15 +86,26 @@ static size_t filter(const char *value, char *buf, size_t cap, int *left)
 		const char *e = value;
 		while (*e && !CF_PRELOAD_SEP(*e))
 			e++;
-		size_t n = (size_t)(e - value);
-		if (n && !is_shim(value, n)) {
+		size_t n = (size_t)(e - value), keep = n;
+		const char *tail = "";
+		if (n && is_shim(value, n)) {
+			/* The directory, with its slash, then SWAP; or nothing. */
+			keep = swap ? n - (sizeof CF_SHIM_FILE - 1) : 0;
+			tail = swap ? swap : "";
+		}
+		size_t tn = 0;
+		while (tail[tn])
+			tn++;
+		if (keep + tn) {
 			size_t sep = len > start;
-			if (len + sep + n + 1 > cap)
+			if (len + sep + keep + tn + 1 > cap)
 				return 0;
 			if (sep)
 				buf[len++] = ':';
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < keep; i++)
 				buf[len++] = value[i];
+			for (size_t i = 0; i < tn; i++)
+				buf[len++] = tail[i];
 		}
 		value = *e ? e + 1 : e;
 	}
@@ -166,13 +182,51 @@ const struct cf_env_rules *cf_env_rules(void)
 	return &env_rules;
 }
 
-/* Whether a fenced child keeps the shim in LD_PRELOAD (cf_env_keep_shim).
+/* Whether a fenced child keeps the shim in LD_PRELOAD (cf_env_keep_shim),
+ * and as which file: CF_FENCED_SHIM_FILE where it lies beside the shim.
  * Set once in the constructor, read only afterwards. */
 static bool keep_shim;
+static const char *keep_as;
 
 void cf_env_keep_shim(bool on)
 {
 	keep_shim = on;
+	keep_as = NULL;
+#ifdef CF_FENCED_SHIM_FILE
+	/* Judged by the first entry that names the shim, as ld.so loads it. */
+	const char *v = on ? getenv(CF_PRELOAD_VAR) : NULL;
+	while (v && *v) {
+		const char *e = v;
+		while (*e && !CF_PRELOAD_SEP(*e))
+			e++;
+		size_t n = (size_t)(e - v), k = sizeof CF_SHIM_FILE - 1;
+		char path[PATH_MAX];
+		if (n && is_shim(v, n) && n - k + sizeof CF_FENCED_SHIM_FILE <= sizeof path) {
+			memcpy(path, v, n - k);
+			memcpy(path + n - k, CF_FENCED_SHIM_FILE, sizeof CF_FENCED_SHIM_FILE);
+			if (access(path, R_OK) == 0)
+				keep_as = CF_FENCED_SHIM_FILE;
+			break;
+		}
+		v = *e ? e + 1 : e;
+	}
+#endif
+}
+
+/* E with the shim's entries replaced by SWAP, or dropped (NULL). */
+static char *swap_shim(char *e, const char *swap, char *ldbuf, size_t *used, size_t ldcap)
+{
+	if (!is_preload(e))
+		return e;
+	int left = 0;
+	size_t r = filter(e + sizeof CF_PRELOAD_EQ - 1, swap, ldbuf + *used, ldcap - *used, &left);
+	if (r == 0)
+		return e;
+	if (!left)
+		return NULL;
+	char *kept = ldbuf + *used;
+	*used += r;
+	return kept;
 }
 
 unsigned cf_env_entry_drop(char *e)
@@ -182,7 +236,8 @@ unsigned cf_env_entry_drop(char *e)
 	if (cf_env_secret(e, &env_rules) != CF_ENV_PASS)
 		d |= CF_ENV_DROP_SECRETS;
 #endif
-	if ((is_preload(e) && !keep_shim) || child_tmpdir(e) != e)
+	if ((is_preload(e) && (!keep_shim || (keep_as && cf_env_preload_has_shim(e)))) ||
+	    child_tmpdir(e) != e)
 		d |= CF_ENV_DROP_SHIM;
 	return d;
 }
@@ -195,24 +250,14 @@ char *cf_env_entry_less_shim(char *e, char *ldbuf, size_t *used, size_t ldcap)
 {
 	if (!is_preload(e))
 		return child_tmpdir(e);
-	if (keep_shim)
+	if (keep_shim && !keep_as)
 		return e;
-	return cf_env_entry_drop_shim(e, ldbuf, used, ldcap);
+	return swap_shim(e, keep_shim ? keep_as : NULL, ldbuf, used, ldcap);
 }
 
 char *cf_env_entry_drop_shim(char *e, char *ldbuf, size_t *used, size_t ldcap)
 {
-	if (!is_preload(e))
-		return e;
-	int left = 0;
-	size_t r = filter(e + sizeof CF_PRELOAD_EQ - 1, ldbuf + *used, ldcap - *used, &left);
-	if (r == 0)
-		return e;
-	if (!left)
-		return NULL;
-	char *kept = ldbuf + *used;
-	*used += r;
-	return kept;
+	return swap_shim(e, NULL, ldbuf, used, ldcap);
 }
 
 char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size_t cap,

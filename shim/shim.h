@@ -226,9 +226,11 @@ int cf_shim_env_too_big(void);
 #define CF_CHILD_ENV_MAX 4096
 
 /* A fenced child keeps the shim in LD_PRELOAD (ON), so that a denial it
- * meets explains itself (denied.c); the shim then finds itself fenced and
- * passes every launch through. Off: the shim is taken out, as before.
- * Called once, in the constructor. */
+ * meets explains itself (denied.c): as libcredfence-fenced.so where that
+ * file lies beside the shim (only what explains a denial: issue 36), else
+ * the shim itself, which finds itself fenced and passes every launch
+ * through. Off: the shim is taken out, as before. Called once, in the
+ * constructor (it reads LD_PRELOAD and looks for the file). */
 void cf_env_keep_shim(bool on);
 
 /* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */

@@ -262,6 +262,23 @@ static int drop_caps(void)
 	return (int)cf_sys2(SYS_capset, &h, d);
 }
 
+/* A namespace that failed after its user namespace was made (the process
+ * goes on with the read fence alone, under --write-protect=warn): that
+ * namespace's capabilities go now, as they would have gone on success.
+ * Kept, they would see through what is owned by the user's own ids, such
+ * as the mode-000 covers of a harness's guard (a fenced cat found its key
+ * missing instead of denied), and the supervisor serves no caller whose
+ * credentials differ from its own. Root made no user namespace. RC is
+ * returned as it is; when the capabilities can not be given up, a failure
+ * at CF_NS_CAPS instead, which runs nothing (past CF_NS_RDONLY). */
+static int give_up_caps(struct cf_fenced_ns *ns, int rc)
+{
+	int e;
+	if (cf_sys0(SYS_geteuid) == 0 || !(e = drop_caps()))
+		return rc;
+	return fail(ns, e, CF_NS_CAPS, NULL);
+}
+
 /* Every step after the user namespace: the clones of what stays writable,
  * the read-only root, the writable locations put back, the pins, the
  * placeholders and the read-only binds, and the working directory again. */
@@ -371,9 +388,10 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	if (ns->plan.rw.n > CF_NS_MAX_RW)
 		return fail(ns, -E2BIG, CF_NS_TOO_MANY, NULL);
 	if ((rc = cf_userns_own(&step)))
-		return fail(ns, rc, step, NULL);
+		return step == CF_USERNS_UNSHARE ? fail(ns, rc, step, NULL)
+						 : give_up_caps(ns, fail(ns, rc, step, NULL));
 	if ((rc = cf_fenced_ns_mount(ns)))
-		return rc;
+		return give_up_caps(ns, rc);
 	/* A user's capabilities in its own namespace go at exec; self mode
 	 * does not exec, and the supervisor serves only a caller whose
 	 * credentials (CapEff included) are its own: dropped now. */

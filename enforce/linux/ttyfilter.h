@@ -5,7 +5,11 @@
  * TIOCLINUX): the user's own, unfenced shell would read and run it after the
  * command exits. Landlock can not refuse an ioctl on a descriptor that was
  * open before the fence, so a seccomp filter makes both ioctls fail with EPERM.
- * Filters are inherited across fork and exec and can not be removed. */
+ * The same filter refuses open_by_handle_at with EPERM (issue 36): a file
+ * handle opened through any mount of its file system reaches its inode
+ * wherever it lies, past Landlock's path rules, for a holder of
+ * CAP_DAC_READ_SEARCH (root). Filters are inherited across fork and exec
+ * and can not be removed. */
 #ifndef CF_TTYFILTER_H
 #define CF_TTYFILTER_H
 

@@ -30,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -65,6 +67,7 @@ static struct {
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*freopen)(const char *, const char *, FILE *);
 	DIR *(*opendir)(const char *);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
 } real;
 
 #define LOAD(name) __atomic_load_n(&real.name, __ATOMIC_ACQUIRE)
@@ -73,7 +76,12 @@ static struct {
 
 /* Before init.c's constructor (priority 101 runs before the default): the
  * role it decides then keeps the shim in what a fenced child gets. Until
- * this ran, the raw calls stand in for the real ones. */
+ * this ran, the raw calls stand in for the real ones. libcredfence-fenced.so
+ * (CF_FENCED_LIB, fenced_lib.c) has no constructor: a fenced program's
+ * start pays for no dlsym (33 of them were some 15 us of each start, issue
+ * 36), and each call below takes its raw call, or resolves the real one
+ * on first use, as before this ran. */
+#ifndef CF_FENCED_LIB
 __attribute__((constructor(101))) static void resolve_denied(void)
 {
 	cf_env_keep_shim(true);
@@ -87,7 +95,9 @@ __attribute__((constructor(101))) static void resolve_denied(void)
 	STORE(fopen);
 	STORE(freopen);
 	STORE(opendir);
+	STORE(connect);
 }
+#endif
 
 /* The raw call's -errno as a libc result. */
 static long ret(long r)
@@ -135,13 +145,44 @@ static struct {
 	char cwd[PATH_MAX];   /* canonical, at the first denial */
 	struct cf_strv lifts; /* --allow-write-protected, canonical */
 	struct cf_protect_scope scope;
+	struct cf_denial_own own; /* what is credfence's own (denial.h), into OWN_AT */
+	char own_at[4][PATH_MAX];
 	pthread_mutex_t lock;
 	uint64_t said[256]; /* paths already explained, by hash; 0: free */
+	char agent[PATH_MAX]; /* canonical $SSH_AUTH_SOCK, "" when none */
+	bool ssh_keys_said;   /* ssh: its key files get one notice a process */
 } judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread judges: the judge's own opens and stats go straight
  * through. */
 static __thread bool judging __attribute__((tls_model("initial-exec")));
+
+/* PATH canonical into judge.own_at[I], or NULL when it can not be. */
+static const char *own_at(int i, const char *path)
+{
+	if (!path || path[0] != '/' ||
+	    cf_canon(path, NULL, judge.own_at[i], sizeof judge.own_at[i], NULL, NULL) != 0)
+		return NULL;
+	return judge.own_at[i];
+}
+
+/* Where credfence keeps what is its own (cli/tmpdir.c makes the harness's
+ * private TMPDIR in $XDG_RUNTIME_DIR or in its state directory). */
+static void own_places(void)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+	char base[PATH_MAX];
+	if (state && state[0] == '/')
+		snprintf(base, sizeof base, "%s/credfence", state);
+	else
+		snprintf(base, sizeof base, "%s/.local/state/credfence", judge.pol.home);
+	judge.own = (struct cf_denial_own){
+		.tmpdir = own_at(0, getenv("CREDFENCE_HARNESS_TMPDIR")),
+		.runtime = own_at(1, getenv("XDG_RUNTIME_DIR")),
+		.state = own_at(2, base),
+		.log = own_at(3, judge.pol.log),
+	};
+}
 
 static void build_judge(void)
 {
@@ -171,6 +212,11 @@ static void build_judge(void)
 	(void)cf_protected_canon_lifts(&o.allow_write_protected, judge.cwd[0] ? judge.cwd : cwd,
 				       &judge.lifts, &bad);
 	cf_protect_scope_of(&judge.scope, &judge.pol, judge.cwd[0] ? judge.cwd : NULL, &judge.lifts);
+	own_places();
+	const char *agent = getenv("SSH_AUTH_SOCK");
+	if (!agent || agent[0] != '/' ||
+	    cf_canon(agent, NULL, judge.agent, sizeof judge.agent, NULL, NULL) != 0)
+		judge.agent[0] = '\0';
 	judge.on = true;
 }
 
@@ -287,14 +333,26 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 	 * the bits would allow it. */
 	if (!d && err != EROFS && !(row && err == EBUSY) && !bits_allow(abs, acc))
 		goto out;
+	/* ssh tries each of its key files (a dozen names): one notice, with
+	 * the agent as the way (issue 36), not an --allow-read of a key. */
+	bool ssh_key = d && acc == ACC_READ && strcmp(program_invocation_short_name, "ssh") == 0 &&
+		       cf_denial_ssh_key(abs, d->path);
 	if (!first_time(abs))
 		goto out;
-	if (!report(abs, acc) || judge.quiet)
+	if (!report(abs, acc) || judge.quiet || (ssh_key && judge.ssh_keys_said))
 		goto out;
-	size_t n = row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
-						   judge.pol.home)
-		       : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
-					 d ? d->holds : NULL, judge.pol.home);
+	judge.ssh_keys_said |= ssh_key;
+	/* Credfence's own (the harness's private TMPDIR, its log): said so,
+	 * with no option to name (issue 36). */
+	const char *own = !d && !row ? cf_denial_own_row(&judge.own, abs) : NULL;
+	bool agent = judge.agent[0] && cf_strv_has(&judge.pol.allow_sockets, judge.agent);
+	size_t n = ssh_key ? cf_denial_ssh_key_words(line, sizeof line, abs, d->holds, agent,
+						     judge.pol.home)
+		   : own ? cf_denial_own_words(line, sizeof line, abs, own, judge.pol.home)
+		   : row ? cf_denial_protected_words(line, sizeof line, abs, row->runs, loc,
+						     judge.pol.home)
+			 : cf_denial_words(line, sizeof line, abs, acc == ACC_WRITE,
+					   d ? d->holds : NULL, judge.pol.home);
 	(void)cf_sys3(SYS_write, 2, line, n);
 out:
 	judging = false;
@@ -470,6 +528,41 @@ CF_EXPORT DIR *opendir(const char *path)
 	return r;
 }
 
+/* connect: a Unix socket the IPC fence refused (EACCES), when it is one
+ * credfence knows the option for: the ssh agent's, gpg-agent's (issue 36:
+ * ssh said only "Error connecting to agent: Permission denied"). The
+ * supervisor logs every refused connect itself. */
+static void explain_connect(const struct sockaddr_un *sa, socklen_t len)
+{
+	char path[sizeof sa->sun_path + 1], abs[PATH_MAX], line[3 * PATH_MAX];
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	if (judging || !cf_shim.ready || n == 0 || n > sizeof sa->sun_path || !sa->sun_path[0])
+		return;
+	memcpy(path, sa->sun_path, n);
+	path[n] = '\0';
+	judging = true;
+	pthread_once(&judge.once, build_judge);
+	if (judge.on && !judge.quiet && absolute(AT_FDCWD, path, abs, sizeof abs) &&
+	    cf_sys4(SYS_faccessat2, AT_FDCWD, abs, W_OK, AT_EACCESS) == 0 &&
+	    (n = cf_denial_connect_words(line, sizeof line, abs, judge.agent[0] ? judge.agent : NULL,
+					 judge.pol.home)) &&
+	    first_time(abs))
+		(void)cf_sys3(SYS_write, 2, line, n);
+	judging = false;
+}
+
+CF_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	__typeof__(real.connect) f = LOAD(connect);
+	int r = f ? f(fd, sa, len) : (int)ret(cf_sys3(SYS_connect, fd, sa, len));
+	if (r < 0 && errno == EACCES && sa && len > sizeof(sa_family_t) && sa->sa_family == AF_UNIX) {
+		int e = errno;
+		explain_connect((const struct sockaddr_un *)sa, len);
+		errno = e;
+	}
+	return r;
+}
+
 /* The stat family: a path lookup Landlock does not refuse, but the mount
  * namespace of a harness and other LSMs may. */
 static int stat_at(int dirfd, const char *path, struct stat *st, int flags)
@@ -566,6 +659,7 @@ static struct {
 	__atomic_store_n(&wreal.name, (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name),            \
 			 __ATOMIC_RELEASE)
 
+#ifndef CF_FENCED_LIB
 __attribute__((constructor(101))) static void resolve_writes(void)
 {
 	WSTORE(rename);
@@ -592,6 +686,7 @@ __attribute__((constructor(101))) static void resolve_writes(void)
 	WSTORE(utimes);
 	WSTORE(utime);
 }
+#endif
 
 /* ThreadSanitizer's runtime calls mkdir() while it starts (each directory
  * of its log_path), before it can track a thread: the instrumentation at a

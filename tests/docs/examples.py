@@ -190,7 +190,8 @@ def main():
             cases.append((doc, no, cmd, want, why))
     binaries = {}
     for path, built in (("/usr/local/bin/credfence", "cli/credfence"),
-                        ("/usr/local/lib/libcredfence.so", "shim/libcredfence.so")):
+                        ("/usr/local/lib/libcredfence.so", "shim/libcredfence.so"),
+                        ("/usr/local/lib/libcredfence-fenced.so", "shim/libcredfence-fenced.so")):
         with open(os.path.join(build, built), "rb") as f:
             binaries[path] = f.read()
     uid, gid = fixture(binaries)

@@ -283,8 +283,15 @@ def install(name, ver=None):
     return b
 
 
-def landlock_reason(credfence):
-    r = subprocess.run([credfence, "run", "--", "/bin/true"], capture_output=True, text=True)
+def landlock_reason(m):
+    """Why a fence can not be applied here, or None. Run in a workspace of the
+    machinery's own: from the directory the test was started in (/, as
+    tests/lib/as-user.sh starts it) the workspace would hold the credfence
+    copy itself, which credfence refuses."""
+    ws = tempfile.mkdtemp(prefix="probe-", dir=m.root)
+    r = subprocess.run([m.credfence, "run", "--", "/bin/true"], capture_output=True, text=True,
+                       cwd=ws)
+    shutil.rmtree(ws, ignore_errors=True)
     if r.returncode != 0:
         return "credfence run -- /bin/true failed (%d): %s" % (r.returncode, r.stderr.strip())
     return None
@@ -308,6 +315,10 @@ class Machinery:
         self.shim = os.path.join(self.root, "lib", "libcredfence.so")
         shutil.copy(bin_, self.credfence)
         shutil.copy(os.path.join(build, "shim", "libcredfence.so"), self.shim)
+        # What fenced programs load, beside the shim as installed (issue 36).
+        fenced = os.path.join(build, "shim", "libcredfence-fenced.so")
+        if os.path.exists(fenced):
+            shutil.copy(fenced, os.path.join(self.root, "lib", "libcredfence-fenced.so"))
         os.chmod(self.credfence, 0o755)
 
 
@@ -796,7 +807,7 @@ def main():
         m = None
         problem = str(e)
     else:
-        problem = landlock_reason(m.credfence)
+        problem = landlock_reason(m)
 
     def unavailable(desc, why):
         if ci():

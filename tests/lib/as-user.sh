@@ -9,9 +9,17 @@
 # where each directory on the way that nobody can not search is covered by an
 # empty tmpfs (mode 0755) holding binds of just what lies on the way (the
 # directory itself is left as it is; nothing outside the namespace changes).
-# Usage: as-user.sh TEST-PROGRAM... (exit 77: skipped, with the reason; under
-# CI=true a test that can not run fails instead)
+# Usage: as-user.sh TEST-PROGRAM... (criterion programs), or as-user.sh --
+# COMMAND [ARG...] (any other test, run once as nobody: the harness test's
+# Python; what the network needs of the environment is passed on). Exit 77:
+# skipped, with the reason; under CI=true a test that can not run fails
+# instead.
 set -u
+mode=criterion
+if [ "${1:-}" = -- ]; then
+	mode=command
+	shift
+fi
 
 unavailable() {
 	if [ "${CI:-}" = true ]; then
@@ -33,10 +41,11 @@ as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
 }
 
-# What nobody must reach: the programs, the build tree and the checkout.
+# What nobody must reach: the programs (a command's arguments that are
+# paths), the build tree and the checkout.
 needed() {
 	for p in "$@" ${CREDFENCE_BUILD:-} ${CREDFENCE_SOURCE:-} ${CREDFENCE_BIN:-}; do
-		realpath "$p"
+		[ -e "$p" ] && realpath "$p"
 	done
 }
 
@@ -113,22 +122,56 @@ for bin in "$@"; do
 	if ! as_nobody test -x "$bin"; then
 		unavailable "nobody can not run $bin"
 	fi
+	[ $mode = command ] && break # the command's arguments are its own
 done
 status=0
-"$1" -j2 >/dev/null 2>&1 || { echo "the root run of $1 failed"; status=1; }
 root=/var/lib/credfence-tests/uid-65534
-# Tests that only root can run (they drop to another user themselves): the
-# root run of their program covers them; as nobody they are left out, not
-# skipped (under CI=true a skip of theirs would fail the run).
-root_only='ipc_engine/a_caller_with_other_credentials_is_refused'
+# What nobody's environment is: no home; PATH without root's own toolchains.
+nobody_path=/usr/local/bin:/usr/bin:/bin
+run_as_nobody() {
+	as_nobody env -i PATH=$nobody_path HOME=/nonexistent LANG=C ${CI:+CI=$CI} \
+		CREDFENCE_BUILD="${CREDFENCE_BUILD:-}" CREDFENCE_SOURCE="${CREDFENCE_SOURCE:-}" \
+		CREDFENCE_BIN="${CREDFENCE_BIN:-}" "$@"
+}
+if [ $mode = command ]; then
+	# The network as this machine reaches it (npm: a proxy, the CA that a
+	# proxy signs with); nothing else of root's environment.
+	set -- env ${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS} \
+		${SSL_CERT_FILE:+SSL_CERT_FILE=$SSL_CERT_FILE} ${SSL_CERT_DIR:+SSL_CERT_DIR=$SSL_CERT_DIR} \
+		${https_proxy:+https_proxy=$https_proxy} ${HTTPS_PROXY:+HTTPS_PROXY=$HTTPS_PROXY} \
+		${http_proxy:+http_proxy=$http_proxy} ${HTTP_PROXY:+HTTP_PROXY=$HTTP_PROXY} \
+		${no_proxy:+no_proxy=$no_proxy} ${NO_PROXY:+NO_PROXY=$NO_PROXY} "$@"
+	out=$(cd / && run_as_nobody "$@" 2>&1)
+	rc=$?
+	echo "$out" | grep -E '^not ok|^1\.\.|^# ' | grep -v '# TODO' | head -60
+	if [ $rc != 0 ]; then
+		echo "as nobody, $* failed (exit $rc)"
+		status=1
+	fi
+	exit $status
+fi
+"$1" -j2 >/dev/null 2>&1 || { echo "the root run of $1 failed"; status=1; }
+# Left out as nobody, not skipped (under CI=true a skip would fail the run),
+# each with its reason:
+# - tests that only root can run (they drop to another user themselves):
+#   the root run of their program covers them;
+skip='ipc_engine/a_caller_with_other_credentials_is_refused'
+# - git over ssh: sshd runs each command through the user's login shell, and
+#   nobody's is nologin (tests/tools/test_git_ssh.c; the root run has them);
+skip="$skip|git_ssh/*"
+# - a tool that is on root's PATH but not on nobody's (rustup puts cargo and
+#   rustc in root's own home; Debian's packages put them in /usr/bin).
+for t in cargo rustc; do
+	if ! as_nobody env -i PATH=$nobody_path sh -c "command -v $t" >/dev/null 2>&1; then
+		echo "as nobody: tools/${t}_* left out: $t is not on nobody's PATH ($nobody_path)"
+		skip="$skip|tools/${t}_*"
+	fi
+done
 for bin in "$@"; do
 	bin=$(realpath "$bin")
-	out=$(cd / && as_nobody \
-		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C ${CI:+CI=$CI} \
-		CREDFENCE_BUILD="${CREDFENCE_BUILD:-}" CREDFENCE_SOURCE="${CREDFENCE_SOURCE:-}" \
-		CREDFENCE_BIN="${CREDFENCE_BIN:-}" "$bin" -j2 --verbose --filter="!($root_only)" 2>&1)
+	out=$(cd / && run_as_nobody "$bin" -j2 --verbose --filter="!($skip)" 2>&1)
 	rc=$?
-	echo "$out" | grep -E '^\[(FAIL|SKIP)\]|Synthesis|crashed'
+	echo "$out" | grep -E '^\[(FAIL|SKIP)\]|Synthesis|crashed' | grep -v 'Test is disabled'
 	if [ $rc != 0 ] || echo "$out" | grep -q -e 'crashed' -e 'no fixture root'; then
 		echo "as nobody, $bin failed (exit $rc)"
 		status=1

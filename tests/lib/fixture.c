@@ -4,6 +4,7 @@
 #define CF_FX_SHIM_FILE "libcredfence.dylib"
 #else
 #define CF_FX_SHIM_FILE "libcredfence.so"
+#define CF_FX_FENCED_SHIM_FILE "libcredfence-fenced.so"
 #endif
 
 #include <criterion/criterion.h>
@@ -232,6 +233,12 @@ static void install_machinery(const struct cf_fx *fx)
 		cf_fx_fmt(shim, sizeof shim, "%s/shim/%s", build, CF_FX_SHIM_FILE);
 		if (access(shim, R_OK) == 0)
 			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_SHIM_FILE));
+#ifdef CF_FX_FENCED_SHIM_FILE
+		/* What fenced programs load, beside it (issue 36). */
+		cf_fx_fmt(shim, sizeof shim, "%s/shim/%s", build, CF_FX_FENCED_SHIM_FILE);
+		if (access(shim, R_OK) == 0)
+			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_FENCED_SHIM_FILE));
+#endif
 	}
 	cf_fx_fmt(installed_bin, sizeof installed_bin, "%s/bin/credfence", fx->root);
 }

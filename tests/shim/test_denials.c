@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -614,5 +616,110 @@ Test(shim_denials, a_deny_given_to_run_is_explained)
 		 file);
 	cr_expect_eq(st_count(o.err, want), 1, "naming --allow-read:\n%s", o.err);
 	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* A refused connect to gpg-agent's socket names --allow-socket with its
+ * path (issue 36); one to another socket outside gets no line (programs try
+ * nscd's and D-Bus's sockets and do without); with --allow-socket the
+ * connect works and nothing is said. The sockets listen in the fixture's
+ * root, outside every writable location. */
+Test(shim_denials, a_refused_gpg_agent_socket_names_allow_socket)
+{
+	cf_test_require_tool("python3");
+	char gpg[PATH_MAX + 32], other[PATH_MAX + 32], script[4 * PATH_MAX];
+	cf_fx_fmt(gpg, sizeof gpg, "%s/gnupg/S.gpg-agent", t.fx.root);
+	cf_fx_fmt(other, sizeof other, "%s/gnupg/other.sock", t.fx.root);
+	cf_fx_mkdirs(cf_fx_at(t.fx.root, "gnupg"));
+	int s[2];
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		const char *p = i ? other : gpg;
+		cr_assert(strlen(p) < sizeof a.sun_path, "%s: too long for a socket's name", p);
+		memcpy(a.sun_path, p, strlen(p) + 1);
+		s[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cr_assert(s[i] >= 0 && bind(s[i], (struct sockaddr *)&a, sizeof a) == 0 &&
+				  listen(s[i], 8) == 0,
+			  "%s: %s", a.sun_path, strerror(errno));
+	}
+	cf_fx_fmt(script, sizeof script,
+		  "python3 -c 'import socket, sys\n"
+		  "for p in sys.argv[1:]:\n"
+		  "    s = socket.socket(socket.AF_UNIX)\n"
+		  "    try:\n"
+		  "        s.connect(p); print(\"connected\", p)\n"
+		  "    except OSError as e:\n"
+		  "        print(\"refused\", p, e.errno)' '%s' '%s'",
+		  gpg, other);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("connect, no option", &o);
+	char want[3 * PATH_MAX];
+	cf_fx_fmt(want, sizeof want, "credfence: denied connect to %s (gpg-agent); to allow: "
+		  "--allow-socket %s\n", gpg, gpg);
+	cr_expect(strstr(o.out, "refused") && !strstr(o.out, "connected"), "%s", o.out);
+	cr_expect_eq(st_count(o.err, want), 1, "want once: %s\n%s", want, o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 1, "a line for the other socket: %s", o.err);
+	cf_fx_out_free(&o);
+	run_sh(&o, (const char *[]){"--allow-socket", gpg, NULL}, script, NULL);
+	st_dump("connect, --allow-socket", &o);
+	cr_expect(strstr(o.out, "connected"), "%s", o.out);
+	cr_expect(!strstr(o.err, NOTICE), "%s", o.err);
+	cf_fx_out_free(&o);
+	close(s[0]);
+	close(s[1]);
+}
+
+/* Issue 36: a fenced program loads libcredfence-fenced.so (only what
+ * explains a denial), not libcredfence.so, on each way in: CMD of
+ * credfence run and what it starts, a harness's child, a self-mode
+ * process's child; a denial two launches down is still explained. The
+ * probe ($CF_T_MAPS) prints the libcredfence files mapped into its grep. */
+static void expect_fenced_library(const struct cf_fx_out *o, const char *how)
+{
+	cr_expect(strstr(o->out, "CMD-MAPS: libcredfence-fenced.so \n") &&
+			  strstr(o->out, "NESTED-MAPS: libcredfence-fenced.so \n"),
+		  "%s: a fenced program did not load the fenced library alone:\n%s", how, o->out);
+	cr_expect(strstr(o->out, "nested-cat=1"), "%s: the key was read: %s", how, o->out);
+	cr_expect_eq(notices_of(o, t.key), 1, "%s: the nested denial is not explained:\n%s", how,
+		     o->err);
+	assert_clean(o);
+}
+
+Test(shim_denials, fenced_programs_load_the_library_made_for_them)
+{
+	static const char script[] =
+		"sh \"$CF_T_MAPS\" CMD-MAPS; "
+		"sh -c 'sh \"$CF_T_MAPS\" NESTED-MAPS; cat \"$CF_T_KEY\"; echo nested-cat=$?'; true";
+	char maps[PATH_MAX + 16], mapsv[PATH_MAX + 32];
+	cf_fx_fmt(maps, sizeof maps, "%s/maps.sh", t.fx.root);
+	cf_fx_write(maps, "echo \"$1: $(grep -o 'libcredfence[-a-z]*[.]so' /proc/self/maps | sort -u "
+			  "| tr '\\n' ' ')\"\n");
+	cf_fx_fmt(mapsv, sizeof mapsv, "CF_T_MAPS=%s", maps);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, (const char *[]){mapsv, NULL});
+	st_dump("credfence run", &o);
+	expect_fenced_library(&o, "credfence run");
+	cf_fx_out_free(&o);
+
+	char **env = st_env(&t, (const char *[]){mapsv, NULL});
+	st_harness(&o, &t, env, NULL, CF_ARGV("/bin/bash", "-c", "/bin/sh -c \"$1\"; true", "bash",
+					      (char *)script));
+	cf_fx_env_free(env);
+	st_dump("harness child", &o);
+	expect_fenced_library(&o, "a harness child");
+	cf_fx_out_free(&o);
+
+	/* Self mode: this shell holds libcredfence.so (it fenced itself with
+	 * it); what it starts gets the fenced library. */
+	char pre[PATH_MAX + 16], ws[PATH_MAX + 32], home[PATH_MAX + 16];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", st_shim());
+	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", t.fx.ws);
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", t.fx.home);
+	env = st_env(&t, (const char *[]){pre, ws, home, mapsv, NULL});
+	cf_fx_run(&o, t.fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(env);
+	st_dump("self mode", &o);
+	expect_fenced_library(&o, "self mode");
 	cf_fx_out_free(&o);
 }

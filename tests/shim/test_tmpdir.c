@@ -28,7 +28,38 @@ static void teardown(void)
 TestSuite(shim_tmpdir, .init = setup, .fini = teardown, .timeout = 120 * CF_TIMEOUT_SCALE);
 
 static const char *const attacks[] = {"CHILD-PLANTED",     "CHILD-LINKED",   "CHILD-MOVED",
-				      "CHILD-MADE-BESIDE", "CHILD-REPLACED", "CHILD-REMOVED"};
+				      "CHILD-MADE-BESIDE", "CHILD-REPLACED", "CHILD-REMOVED",
+				      "CHILD-WROTE-BGPIDS"};
+
+/* Each notice of a denied write in the private directory says that it is
+ * credfence's own and names no option (issue 36: Gemini CLI's shell was
+ * told to allow it with --writable DIR), one line a path. */
+static void expect_own_notices(const char *out, const char *priv)
+{
+	char rel[PATH_MAX + 2], want[PATH_MAX + 64];
+	const char *home = t.fx.home;
+	size_t hn = strlen(home);
+	snprintf(rel, sizeof rel, "%s%s", strncmp(priv, home, hn) == 0 ? "~" : "",
+		 strncmp(priv, home, hn) == 0 ? priv + hn : priv);
+	snprintf(want, sizeof want, "credfence: denied write of %s/", rel);
+	size_t seen = 0;
+	for (const char *p = out; (p = strstr(p, "credfence: denied write of ")); p++) {
+		size_t k = strcspn(p, "\n");
+		cr_expect(!memmem(p, k, "to allow", 8) && !memmem(p, k, "--writable", 10),
+			  "a notice names an option: %.*s", (int)k, p);
+		if (strncmp(p, want, strlen(want)) != 0)
+			continue;
+		seen++;
+		static const char own[] = "(the harness's own temporary directory, made by "
+					  "credfence); no fenced command may write there, and no "
+					  "option changes that";
+		cr_expect(memmem(p, k, own, sizeof own - 1), "not said to be credfence's own: %.*s",
+			  (int)k, p);
+	}
+	cr_expect(seen >= 2, "%zu notices of denied writes in %s", seen, rel);
+	snprintf(want, sizeof want, "/bgpids.tmp (the harness's own temporary directory");
+	cr_expect(st_count(out, want) == 1, "Gemini's bgpids.tmp: %zu notices", st_count(out, want));
+}
 
 /* The value of "NAME=..." on a line of OUT, into V. */
 static bool line_value(const char *out, const char *name, char *v, size_t n)
@@ -58,6 +89,7 @@ static void run_race(const char *const *extra, const char *want_under, const cha
 	for (size_t i = 0; i < sizeof attacks / sizeof *attacks; i++)
 		cr_expect(!strstr(o.out, attacks[i]), "a fenced child got through: %s", attacks[i]);
 	cr_expect(strstr(o.out, "LOADED=HARNESS-LIB\n"), "the harness did not load its own file");
+	expect_own_notices(o.out, priv);
 	cr_expect(st_count_denied(o.out) >= 4, "the children's attempts were not denied");
 	/* The children keep the user's TMPDIR, and may write there. */
 	cr_assert(line_value(o.out, "CHILD-TMPDIR=", v, sizeof v));

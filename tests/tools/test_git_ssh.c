@@ -123,6 +123,43 @@ Test(git_ssh, without_allow_read_the_host_key_can_not_be_checked)
 	cf_fx_assert_no_marker(&fx, &o);
 }
 
+/* sshd, run as an ordinary user, hands out a pty only where /dev/pts gives
+ * new ptys the group tty (mounted gid=5, as on a Debian machine): it
+ * chowns the pty to group tty and gives up the session when it can not
+ * ("chown(/dev/pts/N, UID, 5) failed" in its log). In a container whose
+ * /dev/pts has no gid= option that fails without any fence, for every
+ * user but root (issue 36: the fence was never the cause). So the same
+ * `ssh -tt` runs once outside the fence first; when sshd can not do it,
+ * the test can not run here. */
+static void require_remote_pty(const char *kh)
+{
+	char script[3 * PATH_MAX], log[PATH_MAX + 16];
+	cf_fx_fmt(script, sizeof script,
+		  "ssh -tt -F none -o UserKnownHostsFile=%s -o GlobalKnownHostsFile=/dev/null "
+		  "-o StrictHostKeyChecking=yes -o BatchMode=yes -p %d %s@127.0.0.1 "
+		  "'test -t 0 && echo remote-on-a-tty' </dev/null",
+		  kh, port, user);
+	const char *extra[] = {sock, NULL};
+	char **env = cf_fx_env(&fx, extra);
+	struct cf_fx_out p = {0};
+	cf_fx_run(&p, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", script));
+	cf_fx_env_free(env);
+	bool ok = p.status == 0 && strstr(p.out, "remote-on-a-tty");
+	cf_fx_fmt(log, sizeof log, "%s/sshd.log", dir);
+	char *why = ok ? NULL : cf_fx_slurp(log);
+	if (!ok && why && strstr(why, "chown(/dev/pts/")) {
+		why[strcspn(why, "\n")] = '\0';
+		cf_fx_out_free(&p);
+		cf_test_unavailable("sshd, run as this user, can not hand out a pty here, with no fence "
+				    "(%s): /dev/pts gives new ptys no group tty (mount option gid=5)",
+				    why);
+	}
+	cr_assert(ok, "ssh -tt outside the fence failed: " OUT_FMT "\nsshd.log: %s", OUT_ARGS(p),
+		  why ? why : "(none)");
+	free(why);
+	cf_fx_out_free(&p);
+}
+
 /* Issue 19: `ssh -tt` from inside the fence to a local sshd: the remote pty
  * is sshd's (outside), the client forces it with no terminal of its own. A
  * command runs there and says it has a terminal; the key stays denied. */
@@ -131,6 +168,7 @@ Test(git_ssh, ssh_tt_runs_a_command_on_a_remote_pty)
 	char kh[PATH_MAX], script[3 * PATH_MAX];
 	const char *key = cf_fx_secret(&fx, ".ssh")->key;
 	cf_fx_fmt(kh, sizeof kh, "%s/.ssh/known_hosts", fx.home);
+	require_remote_pty(kh);
 	cf_fx_fmt(script, sizeof script,
 		  "ssh -tt -F none -o UserKnownHostsFile=%s -o GlobalKnownHostsFile=/dev/null "
 		  "-o StrictHostKeyChecking=yes -o BatchMode=yes -p %d %s@127.0.0.1 "
@@ -146,4 +184,76 @@ Test(git_ssh, ssh_tt_runs_a_command_on_a_remote_pty)
 	cr_expect(has_line(o.out, "ssh=0"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "cat=1"), "the key was read: " OUT_FMT, OUT_ARGS(o));
 	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* Issue 36: git over ssh without the options it needs says which they are.
+ * ssh offers only the fake key (IdentitiesOnly: the account's own ~/.ssh is
+ * never tried). Without --allow-read the host key's file is named; with it
+ * but without --ssh-agent, the refused agent socket names --ssh-agent, and
+ * ssh's key files get one notice that names the agent too, never an
+ * --allow-read of a private key. */
+static void clone_needing(const char *const *opts)
+{
+	char kh[PATH_MAX], id[PATH_MAX], ssh_cmd[3 * PATH_MAX], script[3 * PATH_MAX];
+	cf_fx_fmt(kh, sizeof kh, "%s/.ssh/known_hosts", fx.home);
+	cf_fx_fmt(id, sizeof id, "%s/.ssh/id_ed25519", fx.home);
+	cf_fx_fmt(ssh_cmd, sizeof ssh_cmd,
+		  "GIT_SSH_COMMAND=ssh -F none -o UserKnownHostsFile=%s -o "
+		  "GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o BatchMode=yes "
+		  "-o IdentitiesOnly=yes -o IdentityFile=%s -p %d",
+		  kh, id, port);
+	cf_fx_fmt(script, sizeof script,
+		  "git clone -q 'ssh://%s@127.0.0.1%s/repo.git' clone; echo clone=$?", user, dir);
+	static struct argvb b;
+	b.n = 0;
+	for (size_t i = 0; opts && opts[i]; i++)
+		argvb_add(&b, "%s", opts[i]);
+	argvb_add(&b, "--");
+	argvb_add(&b, "/bin/sh");
+	argvb_add(&b, "-c");
+	argvb_add(&b, "%s", script);
+	const char *env[] = {sock, ssh_cmd, NULL};
+	cf_fx_credfence(&o, &fx, "run", env, b.v);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void expect_no_key_allowed(void)
+{
+	cr_expect(!strstr(o.err, "--allow-read ~/.ssh/id_"),
+		  "a notice offers to open a private key: " OUT_FMT, OUT_ARGS(o));
+	cr_expect(count(o.err, "credfence: denied read of ~/.ssh/id_") <= 1,
+		  "more than one notice for ssh's key files: " OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+Test(git_ssh, without_options_the_notices_name_allow_read_and_ssh_agent)
+{
+	char kh[PATH_MAX], agent[PATH_MAX + 128];
+	cf_fx_fmt(kh, sizeof kh, "%s/.ssh/known_hosts", fx.home);
+	clone_needing(NULL);
+	cr_expect(!has_line(o.out, "clone=0"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.err, "credfence: denied read of ~/.ssh/known_hosts (SSH private keys, "
+				  "known hosts and config); to allow: --allow-read ~/.ssh/known_hosts, "
+				  "or see: credfence check ~/.ssh/known_hosts"),
+		  OUT_FMT, OUT_ARGS(o));
+	expect_no_key_allowed();
+	cf_fx_out_free(&o);
+	memset(&o, 0, sizeof o);
+
+	clone_needing((const char *[]){"--allow-read", kh, NULL});
+	cr_expect(!has_line(o.out, "clone=0"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_fmt(agent, sizeof agent, "credfence: denied connect to %s (your ssh agent, "
+		  "$SSH_AUTH_SOCK); to allow: --ssh-agent", sock + strlen("SSH_AUTH_SOCK="));
+	cr_expect(has_line(o.err, "%s", agent), "want: %s\n" OUT_FMT, agent, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "ssh can sign with your agent instead of its key files: to allow: "
+				"--ssh-agent\n"),
+		  OUT_FMT, OUT_ARGS(o));
+	expect_no_key_allowed();
 }
