@@ -2150,3 +2150,40 @@ Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
 	close(ready[1]);
 	cf_ipc_free(&s.ipc);
 }
+
+/* ---- the blob's records at their bound (sup_denied.h) ---- */
+
+#include <sys/resource.h>
+
+#include "policy.h"
+#include "sup_denied.h"
+
+/* The records of the denied secrets and of the write protection's scope
+ * take the blob up to CF_IPC_BLOB_MAX less 4 KiB, the rest being the other
+ * records' (sup_denied.h): a record that ends exactly there is kept, one
+ * that ends a byte past it is left out (its denial is then not logged),
+ * for the 'd' records and for the others alike. */
+Test(ipc_engine, the_blob_records_stop_at_their_bound_byte_for_byte)
+{
+	const size_t bound = CF_IPC_BLOB_MAX - 4096;
+	const char *cwd = "/work/project";
+	struct cf_policy pol = {0};
+	struct cf_denied d = {.path = "/home/u/.ssh", .holds = "SSH keys", .why = "default"};
+	size_t rec = strlen(cwd) + 2, drec = strlen(d.path) + strlen(d.holds) + 3;
+	for (size_t past = 0; past <= 1; past++) {
+		char *blob = NULL;
+		size_t len = bound - rec + past;
+		cr_assert_eq(cf_sup_protect_blob(&blob, &len, &pol, cwd, NULL), 0);
+		cr_expect_eq(len, past ? bound - rec + past : bound,
+			     "a cwd record ending %zu byte(s) past the bound: the blob is %zu", past,
+			     len);
+		free(blob);
+		blob = NULL;
+		len = bound - drec + past;
+		cr_assert_eq(cf_sup_denied_blob(&blob, &len, &d, 1), 0);
+		cr_expect_eq(len, past ? bound - drec + past : bound,
+			     "a secret's record ending %zu byte(s) past the bound: the blob is %zu",
+			     past, len);
+		free(blob);
+	}
+}
