@@ -2187,3 +2187,47 @@ Test(ipc_engine, the_blob_records_stop_at_their_bound_byte_for_byte)
 		free(blob);
 	}
 }
+
+/* ---- how the supervisor starts ---- */
+
+static pid_t pid_of_addr(const char *addr)
+{
+	int pid = 0;
+	cr_assert_eq(sscanf(addr, "credfence-sup-%d-", &pid), 1, "%s", addr);
+	return (pid_t)pid;
+}
+
+/* The "SigBlk:" hex of PID's status, or ~0 when it can not be read. */
+static unsigned long long sig_blocked(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long m = ~0ULL;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "SigBlk: %llx", &m) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return m;
+}
+
+/* Whatever the caller blocked (a harness thread that blocks every signal
+ * around its fork, as runtimes do), the supervisor blocks none: else a
+ * SIGTERM to it would wait forever. */
+Test(ipc_engine, the_supervisor_blocks_no_signal_of_its_caller)
+{
+	char addr[CF_IPC_ADDR_MAX];
+	sigset_t all, was;
+	sigfillset(&all);
+	cr_assert_eq(pthread_sigmask(SIG_SETMASK, &all, &was), 0);
+	int r = cf_supervisor_start(getpid(), -1, addr);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	cr_assert_eq(r, 0, "cf_supervisor_start: %s", strerror(-r));
+	pid_t pid = pid_of_addr(addr);
+	/* It names itself before it sets its mask: wait for that. */
+	unsigned long long m = ~0ULL;
+	for (int i = 0; i < 150 && (m = sig_blocked(pid)) != 0; i++)
+		usleep(20000);
+	cr_expect_eq(m, 0, "the supervisor %d blocks %llx", (int)pid, m);
+}
