@@ -2231,3 +2231,80 @@ Test(ipc_engine, the_supervisor_blocks_no_signal_of_its_caller)
 		usleep(20000);
 	cr_expect_eq(m, 0, "the supervisor %d blocks %llx", (int)pid, m);
 }
+
+/* PID has ended (gone, or a zombie not reaped yet), waiting up to 3 s. */
+static bool sup_ended(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 150; i++) {
+		char st[512] = "";
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return true;
+		size_t n = fread(st, 1, sizeof st - 1, f);
+		fclose(f);
+		st[n] = '\0';
+		const char *p = strrchr(st, ')');
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* A supervisor ends with its keeper, also one started out of descriptors:
+ * with the copy of its listening socket the last descriptor to be had, it
+ * can not keep its keeper's pidfd, would never see the keeper end, and
+ * must not serve at all. The keeper here is a forked child with FREE
+ * descriptors free (3: the pidfd and a pipe; in the supervisor, the
+ * socket, then the copy in the slot of the pipe's end given back; 4: one
+ * for the pidfd's copy too); it reports the address and ends. */
+static pid_t sup_with_free(int free_slots)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t k = fork();
+	cr_assert(k >= 0);
+	if (k == 0) {
+		char addr[CF_IPC_ADDR_MAX] = "";
+		int mine[1024], n = 0, fd;
+		close(p[0]);
+		while (n < 1024 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			mine[n++] = fd;
+		if (n == 1024 || n < free_slots)
+			_exit(2);
+		for (int i = 1; i <= free_slots; i++)
+			close(mine[n - i]);
+		int r = cf_supervisor_start(getpid(), -1, addr);
+		(void)!write(p[1], addr, sizeof addr);
+		_exit(r ? 1 : 0);
+	}
+	close(p[1]);
+	char addr[CF_IPC_ADDR_MAX] = "";
+	ssize_t got = read(p[0], addr, sizeof addr);
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(k, &st, 0), k);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the keeper could not start it (%d)", st);
+	cr_assert(got == (ssize_t)sizeof addr && addr[0], "no address");
+	return pid_of_addr(addr);
+}
+
+Test(ipc_engine, a_supervisor_out_of_descriptors_does_not_outlive_its_keeper)
+{
+	struct rlimit lim;
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &lim), 0);
+	if (lim.rlim_cur > 1024) {
+		lim.rlim_cur = 1024;
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	}
+	pid_t control = sup_with_free(4);
+	cr_expect(sup_ended(control), "with 4 free, the supervisor %d outlived its keeper",
+		  (int)control);
+	pid_t pid = sup_with_free(3);
+	bool ended = sup_ended(pid);
+	if (!ended)
+		kill(pid, SIGKILL);
+	cr_expect(ended, "with 3 free, the supervisor %d outlived its keeper", (int)pid);
+}
