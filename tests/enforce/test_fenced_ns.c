@@ -1742,3 +1742,23 @@ Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
 	free(text);
 	cf_fx_assert_no_marker(&fx, &o);
 }
+
+/* credfence status tries the mount namespace of the fenced tree in a child
+ * (cf_fence_protect_probe). A policy that kills a process making a mount
+ * namespace (seccomp-fault SYS=unshare,KILL: a SystemCallFilter= of
+ * systemd's kills by default) kills that child before it answers: status
+ * must still end. */
+Test(fenced_ns, a_status_whose_namespace_probe_is_killed_ends)
+{
+	char fault[64];
+	cf_test_require_landlock();
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,KILL,%#x", SYS_unshare, CLONE_NEWNS);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV("/usr/bin/timeout", "30", CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(),
+			  "status", "--home", fx.home, "--workspace", fx.ws));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, "124: status waited for its killed probe\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read isolation applied"), OUT_FMT, OUT_ARGS(o));
+}
