@@ -1747,8 +1747,8 @@ Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
  * (cf_fence_protect_probe). A policy that kills a process making a mount
  * namespace (seccomp-fault SYS=unshare,KILL: a SystemCallFilter= of
  * systemd's kills by default) kills that child before it answers: status
- * must still end. */
-Test(fenced_ns, a_status_whose_namespace_probe_is_killed_ends)
+ * must still end, and must not say that anything is held. */
+Test(fenced_ns, a_status_whose_namespace_probe_is_killed_ends_and_says_so)
 {
 	char fault[64];
 	cf_test_require_landlock();
@@ -1761,4 +1761,11 @@ Test(fenced_ns, a_status_whose_namespace_probe_is_killed_ends)
 	cf_fx_env_free(env);
 	cr_expect_eq(o.status, 0, "124: status waited for its killed probe\n" OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "read isolation applied"), OUT_FMT, OUT_ARGS(o));
+	/* Not "read-only mounts ... 0 protected paths held": nothing is known
+	 * to be held. */
+	cr_expect(strstr(o.out, "metadata:     supervisor; write protection off: the child that "
+				"tries the namespace was killed by signal 31 (Bad system call) before "
+				"it answered\n"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "protected paths held"), OUT_FMT, OUT_ARGS(o));
 }
