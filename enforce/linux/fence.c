@@ -615,10 +615,24 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n)
 	close(p[1]);
 	ssize_t got = read(p[0], &r, sizeof r);
 	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (got != (ssize_t)sizeof r)
+	if (got != (ssize_t)sizeof r) {
+		/* Killed before it answered (a policy that kills a process
+		 * making a namespace): what it would have found is not known,
+		 * and is not said to be held. */
+		if (WIFSIGNALED(st))
+			snprintf(f->ns.off_why, sizeof f->ns.off_why,
+				 "the child that tries the namespace was killed by signal %d (%s) "
+				 "before it answered",
+				 WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else
+			snprintf(f->ns.off_why, sizeof f->ns.off_why,
+				 "the child that tries the namespace ended before it answered");
+		snprintf(why, n, "%s", f->ns.off_why);
 		return -EIO;
+	}
 	f->ns.held = r.held;
 	if (r.rc)
 		snprintf(f->ns.off_why, sizeof f->ns.off_why, "%s", r.why);

@@ -12,11 +12,14 @@
  * with ERRNO (numbers), as a kernel or a policy that refuses that one call
  * does: a step of the fenced tree's mount namespace (move_mount,
  * mount_setattr); with MASK, only a call whose first argument has one of
- * its bits (unshare with CLONE_NEWUSER). */
+ * its bits (unshare with CLONE_NEWUSER). ERRNO KILL: the process that
+ * makes the call is killed (SIGSYS) instead, as by a policy whose action
+ * is to kill (systemd's SystemCallFilter= without SystemCallErrorNumber=). */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,12 +46,16 @@ int main(int argc, char **argv)
 {
 	int err, one_nr = -1;
 	unsigned mask = 0;
+	bool kill = false;
 	if (argc < 3) {
 		fprintf(stderr, "usage: seccomp-fault ENOSYS|EOPNOTSUPP|EPERM CMD [ARG...]\n");
 		return 2;
 	}
 	if (sscanf(argv[1], "SYS=%d,%d,%i", &one_nr, &err, &mask) >= 2 && one_nr >= 0 && err > 0)
 		;
+	else if (sscanf(argv[1], "SYS=%d,KILL,%i", &one_nr, &mask) >= 1 && one_nr >= 0 &&
+		 strstr(argv[1], ",KILL"))
+		kill = true, err = 1;
 	else if (strcmp(argv[1], "ENOSYS") == 0)
 		err = ENOSYS;
 	else if (strcmp(argv[1], "EOPNOTSUPP") == 0)
@@ -108,7 +115,8 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
 		mask ? (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1)
 		     : (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, kill ? SECCOMP_RET_KILL_PROCESS
+					       : SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};

@@ -1685,3 +1685,91 @@ Test(fenced_ns, every_row_of_the_table_holds_from_a_harness_child)
 	harness_way = "spawn";
 	every_row("a posix_spawn harness child");
 }
+
+/* A relaunched child (credfence run below the harness: the shim relaunches
+ * a child whose environment moves a secret) joins the harness's namespace
+ * after the user's own git renamed a file over .git/config from outside
+ * and the keeper that binds it again is gone: the file is not held there
+ * any more, the run warns, and its log line must say so too (write
+ * protection "off", with the words), not "on". */
+Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
+{
+	char started[PATH_MAX], renamed[PATH_MAX], kfile[PATH_MAX], log[PATH_MAX],
+		opt[PATH_MAX + 8], watch[4 * PATH_MAX], script[4 * PATH_MAX], moved[PATH_MAX + 32];
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(started, sizeof started, "%s/started", fx.root);
+	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.root);
+	cf_fx_fmt(kfile, sizeof kfile, "%s/keeper", fx.root);
+	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
+	cf_fx_fmt(opt, sizeof opt, "--log=%s", log);
+	/* Outside: the keeper killed, then the user's git renames over. */
+	cf_fx_fmt(watch, sizeof watch,
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "k=$(cat '%s'); kill -9 \"$k\" || exit 3; i=0; "
+		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; "
+		  "git config user.name renamed-over && : > '%s'",
+		  started, kfile, renamed);
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, watch);
+		_exit(p.status);
+	}
+	/* The harness (bash, free to write here, then cf-nsharness in its
+	 * place) starts the relaunched child only once the file is lost. */
+	cf_fx_fmt(script, sizeof script,
+		  "echo \"${CREDFENCE_FENCED_NS##*,}\" > '%s'; : > '%s'\n"
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
+		  "exec '%s' moved 'cat \"$KUBECONFIG\" || echo kube denied'\n",
+		  kfile, started, renamed, CF_NSHARNESS);
+	cf_fx_credfence(&o, &fx, "harness", (const char *[]){moved_env(moved, sizeof moved), NULL},
+			CF_ARGV(opt, "--", "bash", "-c", script));
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed (%d)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* Relaunched: the fence built from the child's environment. */
+	cr_expect(has_line(o.out, "kube denied"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "MOVED-KUBE-MARKER"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, ".git/config is not held read-only in the namespace the harness "
+				"made at its start"),
+		  OUT_FMT, OUT_ARGS(o));
+	char *text = cf_fx_slurp(log);
+	cr_assert(text);
+	const char *line = strstr(text, "\"write_protect_off\":");
+	cr_expect(line && strstr(line, ".git/config is not held read-only in the namespace"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"write_protect\":\"off\""), "%s", text);
+	free(text);
+	cf_fx_assert_no_marker(&fx, &o);
+}
+
+/* credfence status tries the mount namespace of the fenced tree in a child
+ * (cf_fence_protect_probe). A policy that kills a process making a mount
+ * namespace (seccomp-fault SYS=unshare,KILL: a SystemCallFilter= of
+ * systemd's kills by default) kills that child before it answers: status
+ * must still end, and must not say that anything is held. */
+Test(fenced_ns, a_status_whose_namespace_probe_is_killed_ends_and_says_so)
+{
+	char fault[64];
+	cf_test_require_landlock();
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,KILL,%#x", SYS_unshare, CLONE_NEWNS);
+	char **env = cf_fx_env(&fx, NULL);
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV("/usr/bin/timeout", "30", CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(),
+			  "status", "--home", fx.home, "--workspace", fx.ws));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, "124: status waited for its killed probe\n" OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "read isolation applied"), OUT_FMT, OUT_ARGS(o));
+	/* Not "read-only mounts ... 0 protected paths held": nothing is known
+	 * to be held. */
+	cr_expect(strstr(o.out, "metadata:     supervisor; write protection off: the child that "
+				"tries the namespace was killed by signal 31 (Bad system call) before "
+				"it answered\n"),
+		  OUT_FMT, OUT_ARGS(o));
+	cr_expect(!strstr(o.out, "protected paths held"), OUT_FMT, OUT_ARGS(o));
+}

@@ -2163,3 +2163,161 @@ Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
 	close(ready[1]);
 	cf_ipc_free(&s.ipc);
 }
+
+/* ---- the blob's records at their bound (sup_denied.h) ---- */
+
+#include <sys/resource.h>
+
+#include "policy.h"
+#include "sup_denied.h"
+
+/* The records of the denied secrets and of the write protection's scope
+ * take the blob up to CF_IPC_BLOB_MAX less 4 KiB, the rest being the other
+ * records' (sup_denied.h): a record that ends exactly there is kept, one
+ * that ends a byte past it is left out (its denial is then not logged),
+ * for the 'd' records and for the others alike. */
+Test(ipc_engine, the_blob_records_stop_at_their_bound_byte_for_byte)
+{
+	const size_t bound = CF_IPC_BLOB_MAX - 4096;
+	const char *cwd = "/work/project";
+	struct cf_policy pol = {0};
+	struct cf_denied d = {.path = "/home/u/.ssh", .holds = "SSH keys", .why = "default"};
+	size_t rec = strlen(cwd) + 2, drec = strlen(d.path) + strlen(d.holds) + 3;
+	for (size_t past = 0; past <= 1; past++) {
+		char *blob = NULL;
+		size_t len = bound - rec + past;
+		cr_assert_eq(cf_sup_protect_blob(&blob, &len, &pol, cwd, NULL), 0);
+		cr_expect_eq(len, past ? bound - rec + past : bound,
+			     "a cwd record ending %zu byte(s) past the bound: the blob is %zu", past,
+			     len);
+		free(blob);
+		blob = NULL;
+		len = bound - drec + past;
+		cr_assert_eq(cf_sup_denied_blob(&blob, &len, &d, 1), 0);
+		cr_expect_eq(len, past ? bound - drec + past : bound,
+			     "a secret's record ending %zu byte(s) past the bound: the blob is %zu",
+			     past, len);
+		free(blob);
+	}
+}
+
+/* ---- how the supervisor starts ---- */
+
+static pid_t pid_of_addr(const char *addr)
+{
+	int pid = 0;
+	cr_assert_eq(sscanf(addr, "credfence-sup-%d-", &pid), 1, "%s", addr);
+	return (pid_t)pid;
+}
+
+/* The "SigBlk:" hex of PID's status, or ~0 when it can not be read. */
+static unsigned long long sig_blocked(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long m = ~0ULL;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "SigBlk: %llx", &m) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return m;
+}
+
+/* Whatever the caller blocked (a harness thread that blocks every signal
+ * around its fork, as runtimes do), the supervisor blocks none: else a
+ * SIGTERM to it would wait forever. */
+Test(ipc_engine, the_supervisor_blocks_no_signal_of_its_caller)
+{
+	char addr[CF_IPC_ADDR_MAX];
+	sigset_t all, was;
+	sigfillset(&all);
+	cr_assert_eq(pthread_sigmask(SIG_SETMASK, &all, &was), 0);
+	int r = cf_supervisor_start(getpid(), -1, addr);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	cr_assert_eq(r, 0, "cf_supervisor_start: %s", strerror(-r));
+	pid_t pid = pid_of_addr(addr);
+	/* It names itself before it sets its mask: wait for that. */
+	unsigned long long m = ~0ULL;
+	for (int i = 0; i < 150 && (m = sig_blocked(pid)) != 0; i++)
+		usleep(20000);
+	cr_expect_eq(m, 0, "the supervisor %d blocks %llx", (int)pid, m);
+}
+
+/* PID has ended (gone, or a zombie not reaped yet), waiting up to 3 s. */
+static bool sup_ended(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 150; i++) {
+		char st[512] = "";
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return true;
+		size_t n = fread(st, 1, sizeof st - 1, f);
+		fclose(f);
+		st[n] = '\0';
+		const char *p = strrchr(st, ')');
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* A supervisor ends with its keeper, also one started out of descriptors:
+ * with the copy of its listening socket the last descriptor to be had, it
+ * can not keep its keeper's pidfd, would never see the keeper end, and
+ * must not serve at all. The keeper here is a forked child with FREE
+ * descriptors free (3: the pidfd and a pipe; in the supervisor, the
+ * socket, then the copy in the slot of the pipe's end given back; 4: one
+ * for the pidfd's copy too); it reports the address and ends. */
+static pid_t sup_with_free(int free_slots)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t k = fork();
+	cr_assert(k >= 0);
+	if (k == 0) {
+		char addr[CF_IPC_ADDR_MAX] = "";
+		int mine[1024], n = 0, fd;
+		close(p[0]);
+		while (n < 1024 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			mine[n++] = fd;
+		if (n == 1024 || n < free_slots)
+			_exit(2);
+		for (int i = 1; i <= free_slots; i++)
+			close(mine[n - i]);
+		int r = cf_supervisor_start(getpid(), -1, addr);
+		(void)!write(p[1], addr, sizeof addr);
+		_exit(r ? 1 : 0);
+	}
+	close(p[1]);
+	char addr[CF_IPC_ADDR_MAX] = "";
+	ssize_t got = read(p[0], addr, sizeof addr);
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(k, &st, 0), k);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the keeper could not start it (%d)", st);
+	cr_assert(got == (ssize_t)sizeof addr && addr[0], "no address");
+	return pid_of_addr(addr);
+}
+
+Test(ipc_engine, a_supervisor_out_of_descriptors_does_not_outlive_its_keeper)
+{
+	struct rlimit lim;
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &lim), 0);
+	if (lim.rlim_cur > 1024) {
+		lim.rlim_cur = 1024;
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	}
+	pid_t control = sup_with_free(4);
+	cr_expect(sup_ended(control), "with 4 free, the supervisor %d outlived its keeper",
+		  (int)control);
+	pid_t pid = sup_with_free(3);
+	bool ended = sup_ended(pid);
+	if (!ended)
+		kill(pid, SIGKILL);
+	cr_expect(ended, "with 3 free, the supervisor %d outlived its keeper", (int)pid);
+}

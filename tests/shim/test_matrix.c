@@ -96,3 +96,23 @@ Test(shim_matrix, every_entry_point, .init = setup, .fini = teardown, .timeout =
 	cf_fx_out_free(&free_run);
 	cf_fx_env_free(env);
 }
+
+/* A harness's popen whose stream can not be made (fdopen fails, out of
+ * memory): popen returns NULL with that errno, its end of the pipe is
+ * closed (nothing leaks; a "w" child sees the end of its input and ends,
+ * else the popen would wait for it forever), and the next popen works. */
+Test(shim_matrix, a_popen_whose_stream_can_not_be_made_leaks_nothing, .init = setup,
+     .fini = teardown, .timeout = 120)
+{
+	struct cf_fx_out o;
+	st_harness(&o, &t, NULL, NULL, CF_ARGV((char *)st_build("tests/shim/cf-popenfail")));
+	st_dump("cf-popenfail as the harness", &o);
+	cr_expect_eq(o.status, 0, "cf-popenfail ended with %d (142: the popen waited forever)",
+		     o.status);
+	cr_expect(strstr(o.out, "POPEN-w NULL errno=ENOMEM\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "LEAKED-w 0\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "POPEN-r NULL errno=ENOMEM\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "LEAKED-r 0\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "WORKS\nDONE\n"), "%s", o.out);
+	cf_fx_out_free(&o);
+}

@@ -2,6 +2,7 @@
  * nested bash -c, one layer), a fenced descendant that tries to pass for the
  * harness, and the failure modes (required refuses, best-effort logs). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,4 +251,50 @@ Test(shim_roles, refused_launch_logs_one_line)
 		     "not one message for one refused launch");
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
+}
+
+/* The shim makes the execvp family's PATH search itself (shim/linux/early.c,
+ * by raw system calls), and must stop where glibc's execvp stops: on an
+ * error other than EACCES, ENOENT, ESTALE, ENOTDIR, ENODEV and ETIMEDOUT it
+ * returns that error, and a later PATH entry of the same name is never run.
+ * Here the first entry's cf-loop is a symlink to itself (ELOOP) and the
+ * second's prints RAN-LATER: env (coreutils, execvp) must fail with status
+ * 126 and the ELOOP words, as it does without the shim; from a harness child
+ * (a fenced process's own exec) and from the harness itself. */
+static void path_search_stops(struct cf_fx_out *o, char *const cmd[])
+{
+	char loop[PATH_MAX + 32], later[PATH_MAX + 32];
+	cf_fx_fmt(later, sizeof later, "%s/later/cf-loop", t.fx.ws);
+	cf_fx_write(later, "#!/bin/sh\necho RAN-LATER\n");
+	cr_assert_eq(chmod(later, 0755), 0);
+	cf_fx_fmt(loop, sizeof loop, "%s/first/cf-loop", t.fx.ws);
+	cf_fx_mkdirs(cf_fx_at(t.fx.ws, "first"));
+	if (symlink("cf-loop", loop) && errno != EEXIST)
+		cr_assert_fail("symlink %s: %s", loop, strerror(errno));
+	char **env = st_env(&t, NULL);
+	st_harness(o, &t, env, NULL, cmd);
+	cf_fx_env_free(env);
+	cr_expect(!strstr(o->out, "RAN-LATER"), "a PATH entry after an ELOOP ran\n%s%s", o->out,
+		  o->err);
+	cr_expect(strstr(o->err, "Too many levels of symbolic links"), "%s%s", o->out, o->err);
+	cf_fx_assert_no_marker(&t.fx, o);
+}
+
+Test(shim_roles, a_path_search_stops_at_eloop_as_execvp_does)
+{
+	char pathvar[2 * PATH_MAX + 16];
+	cf_fx_fmt(pathvar, sizeof pathvar, "%s/first:%s/later", t.fx.ws, t.fx.ws);
+	struct cf_fx_out o;
+	path_search_stops(&o, CF_ARGV("/bin/sh", "-c",
+				      "PATH=\"$1\" /usr/bin/env cf-loop; echo \"SEARCH $?\"", "sh",
+				      pathvar));
+	st_dump("a harness child's execvp, ELOOP first", &o);
+	cr_expect(strstr(o.out, "SEARCH 126\n"), "%s%s", o.out, o.err);
+	cf_fx_out_free(&o);
+	char pathenv[2 * PATH_MAX + 16];
+	cf_fx_fmt(pathenv, sizeof pathenv, "PATH=%s", pathvar);
+	path_search_stops(&o, CF_ARGV("/usr/bin/env", pathenv, "cf-loop"));
+	st_dump("the harness's own execvp, ELOOP first", &o);
+	cr_expect_eq(o.status, 126, "%s%s", o.out, o.err);
+	cf_fx_out_free(&o);
 }

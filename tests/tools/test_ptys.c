@@ -151,3 +151,33 @@ Test(ptys, a_pty_by_name_only_when_held)
 	cr_expect(has_line(o.out, "not-held EACCES"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ESCAPED"), OUT_FMT, OUT_ARGS(o));
 }
+
+/* A session leader that opens its new terminal by name without O_NOCTTY
+ * gets it as its controlling terminal, as open(2) gives it (Expect's
+ * spawned child does this after setsid, for job control and /dev/tty):
+ * the terminal the shim hands over instead of the name must be made the
+ * controlling one too. The control: with O_NOCTTY it is not. */
+Test(ptys, a_session_leader_gets_its_pty_by_name_as_controlling_terminal)
+{
+	cf_test_require_tool("python3");
+	sh(NULL, "/usr/bin/python3 -c '\n"
+		 "import os\n"
+		 "def ctty():\n"
+		 "    return int(open(\"/proc/self/stat\").read().rsplit(\")\", 1)[1].split()[4])\n"
+		 "m, s = os.openpty()\n"
+		 "n = os.ttyname(s)\n"
+		 "os.close(s)\n"
+		 "for flags, what in ((os.O_RDWR | os.O_NOCTTY, \"noctty\"), (os.O_RDWR, \"ctty\")):\n"
+		 "    pid = os.fork()\n"
+		 "    if pid == 0:\n"
+		 "        os.setsid()\n"
+		 "        fd = os.open(n, flags)\n"
+		 "        print(what, \"controlling\" if ctty() == os.fstat(fd).st_rdev else\n"
+		 "              \"none\" if ctty() == 0 else \"other\", flush=True)\n"
+		 "        os._exit(0)\n"
+		 "    os.waitpid(pid, 0)\n'");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "noctty none"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "ctty controlling"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_assert_no_marker(&fx, &o);
+}

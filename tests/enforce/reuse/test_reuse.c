@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -855,4 +856,66 @@ Test(reuse, harness_rebuilds_only_after_a_change, .timeout = 180 * CF_TIMEOUT_SC
 	cr_expect_geq(c.polls_quiet, 18, "the watch answered %d of 20 launches", c.polls_quiet);
 	cr_expect_eq(c.inits, 2, "a new entry in ~ must make one more generation (%d watches)",
 		     c.inits);
+}
+
+/* In a forked child whose descriptor table (limit 64, so the watch moves
+ * its descriptors to 32 and up) has FREE slots left: one below 32 and the
+ * rest from 32 up. cf_fence_watch then takes, in turn, the inotify
+ * instance (moved up), its twin and the mount table (moved up): with 3
+ * free the mount table is the one that can not be had. The child's exit:
+ * 0 refused with EMFILE and not watched, 1 watched, 2 refused as stale,
+ * 3 anything else. */
+static int watch_with_free(struct cf_fence *f, int free_slots)
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {64, 64};
+		int mine[64], n = 0, fd;
+		if (setrlimit(RLIMIT_NOFILE, &lim))
+			_exit(3);
+		while (n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			mine[n++] = fd;
+		int low = -1, given = 0;
+		for (int i = 0; i < n && low < 0; i++)
+			if (mine[i] < 32)
+				low = mine[i];
+		if (low < 0 || close(low))
+			_exit(3);
+		for (int i = n - 1; i >= 0 && ++given < free_slots; i--)
+			if (mine[i] < 32 || close(mine[i]))
+				_exit(3);
+		int rc = cf_fence_watch(f);
+		long stats = cf_fence_watch_stats(f);
+		_exit(rc == -EMFILE && stats == -1 ? 0 : rc == 0 && stats >= 0 ? 1 : rc == -ESTALE ? 2 : 3);
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "the child died (%d)", st);
+	return WEXITSTATUS(st);
+}
+
+/* A harness out of descriptors when its fence is first watched: without
+ * the mount table the watch would see no mount put over a path, so it is
+ * not set (EMFILE) and every check is made by the stats. The control: one
+ * descriptor more, and the same fence is watched. */
+Test(reuse, watch_that_can_not_open_the_mount_table_is_not_set)
+{
+	struct cf_fence f;
+	settle();
+	prepare_current(&f);
+	int with4 = 2;
+	for (int i = 0; i < 5 && with4 == 2; i++) {
+		with4 = watch_with_free(&f, 4);
+		if (with4 == 2) {
+			cf_fence_free(&f);
+			sleep(1);
+			prepare_current(&f);
+		}
+	}
+	cr_assert_eq(with4, 1, "with 4 descriptors free the fence was not watched (%d)", with4);
+	int with3 = watch_with_free(&f, 3);
+	cr_expect_eq(with3, 0, "with 3 free (no mount table) the watch was %s",
+		     with3 == 1 ? "set all the same" : "refused for another reason");
+	cf_fence_free(&f);
 }
