@@ -138,6 +138,23 @@ def fixture_root():
         return mine
 
 
+def install_machinery(bin_, build, root):
+    """credfence and its shims copied to ROOT/bin and ROOT/lib, the installed
+    layout, as tests/lib/fixture.c does: credfence refuses to fence with a
+    binary that lies in a writable location, and the checkout may lie in
+    /tmp (CI clones where it likes). Returns the copy's path."""
+    mach = tempfile.mkdtemp(prefix="abi-bin-", dir=root)
+    os.chmod(mach, 0o755)
+    for d in ("bin", "lib"):
+        os.makedirs(os.path.join(mach, d))
+    shutil.copy(bin_, os.path.join(mach, "bin", "credfence"))
+    for lib in ("libcredfence.so", "libcredfence-fenced.so"):
+        p = os.path.join(build, "shim", lib)
+        if os.path.exists(p):
+            shutil.copy(p, os.path.join(mach, "lib", lib))
+    return mach
+
+
 class Outside:
     """The servers outside every fence: each hands the key to whoever asks."""
 
@@ -276,6 +293,8 @@ def main():
         return 1 if ci else 0
     tmp = tempfile.mkdtemp(prefix="cf-abi-", dir="/tmp")
     os.chmod(tmp, 0o755)
+    mach = install_machinery(bin_, build, root)
+    bin_ = os.path.join(mach, "bin", "credfence")
     try:
         out = Outside(b"", tmp)
         probe_home = tempfile.mkdtemp(prefix="abi-real-", dir=root)
@@ -331,6 +350,7 @@ def main():
         return 1 if bad else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(mach, ignore_errors=True)
 
 
 if __name__ == "__main__":
