@@ -724,6 +724,19 @@ void cf_test_unavailable(const char *fmt, ...)
 	criterion_skip_test("%s", msg);
 }
 
+void cf_test_skip(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < sizeof live / sizeof *live; i++)
+		if (live[i])
+			cf_fx_teardown(live[i]);
+	criterion_skip_test("%s", msg);
+}
+
 #ifdef __linux__
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444

@@ -501,7 +501,7 @@ Test(reuse, watch_answers_alone_while_nothing_changes)
 	prepare_watched(&f);
 	long left = cf_fence_watch_stats(&f);
 	if (left > 0)
-		cr_skip_test("%ld stamped paths are on file systems the watch does not cover", left);
+		cf_test_skip("%ld stamped paths are on file systems the watch does not cover", left);
 	cr_assert_eq(left, 0);
 	for (int i = 0; i < 200; i++)
 		cr_assert(cf_fence_current_watched(&f), "check %d: no change, yet not current", i);
@@ -679,7 +679,7 @@ Test(reuse, watch_tells_the_supervisor_ended_by_its_pidfd)
 	prepare_watched(&f);
 	int alive = cf_fence_supervisor_watched(&f);
 	if (alive < 0)
-		cr_skip_test("no pidfd of its own inode here (pidfs, Linux 6.9): /proc answers");
+		cf_test_skip("no pidfd of its own inode here (pidfs, Linux 6.9): /proc answers");
 	cr_assert_eq(alive, 1);
 	cr_assert(cf_ipc_supervisor_alive(&f.ipc));
 	cr_assert_eq(kill(f.ipc.sup_pid, SIGKILL), 0);
