@@ -93,6 +93,10 @@ if [ -z "${CF_AS_USER_STAGE:-}" ]; then
 		if [ -n "$(blocked "$p")" ]; then
 			# Into a private mount namespace; the stage is removed after it.
 			stage=$(mktemp -d /run/cf-as-user-XXXXXX) || unavailable "can not make a stage in /run"
+			# (the -- of command mode again: it was shifted off above)
+			if [ $mode = command ]; then
+				set -- -- "$@"
+			fi
 			CF_AS_USER_STAGE=$stage unshare -m --propagation private sh "$0" "$@"
 			rc=$?
 			rmdir "$stage"
