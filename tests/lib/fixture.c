@@ -709,32 +709,36 @@ bool cf_test_ci(void)
 	return ci && strcmp(ci, "true") == 0;
 }
 
-void cf_test_unavailable(const char *fmt, ...)
+/* The live fixtures torn down (a skipped test gets no .fini), then a skip, or
+ * under CI=true a failure when CI_FAILS. */
+static void __attribute__((noreturn)) end_test(bool ci_fails, const char *msg)
 {
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	for (size_t i = 0; i < sizeof live / sizeof *live; i++)
 		if (live[i])
 			cf_fx_teardown(live[i]);
-	if (cf_test_ci())
+	if (ci_fails && cf_test_ci())
 		cr_assert_fail("CI=true, so this must not be skipped: %s", msg);
 	criterion_skip_test("%s", msg);
 }
 
+#define END_TEST(ci_fails, fmt)                       \
+	do {                                          \
+		char msg_[1024];                      \
+		va_list ap_;                          \
+		va_start(ap_, fmt);                   \
+		vsnprintf(msg_, sizeof msg_, fmt, ap_); \
+		va_end(ap_);                          \
+		end_test(ci_fails, msg_);             \
+	} while (0)
+
+void cf_test_unavailable(const char *fmt, ...)
+{
+	END_TEST(true, fmt);
+}
+
 void cf_test_skip(const char *fmt, ...)
 {
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < sizeof live / sizeof *live; i++)
-		if (live[i])
-			cf_fx_teardown(live[i]);
-	criterion_skip_test("%s", msg);
+	END_TEST(false, fmt);
 }
 
 #ifdef __linux__
