@@ -738,9 +738,84 @@ static int changed(int r, int dirfd, const char *path)
 	return r;
 }
 
+/* git writes a file again when nothing in it changes: `git submodule
+ * update` sets the submodule's core.worktree to the value it has at every
+ * run (ensure_core_worktree, builtin/submodule--helper.c in git 2.39.5),
+ * writing .git/modules/SUB/config.lock and renaming it over the config,
+ * which write protection holds (a read-only mount point: EBUSY). When the
+ * two files hold the same bytes the rename changes nothing git or anyone
+ * reads later (only the inode and its times): it is done by removing OLD,
+ * and the held file is not touched. Only in a fenced process, only regular
+ * files of at most 1 MiB, raw system calls and the stack only (rename is
+ * async-signal-safe). A different content stays refused, and explained. */
+static int open_regular(int dirfd, const char *path, struct stat *st)
+{
+	int fd = cf_sys_openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (cf_sys2(SYS_fstat, fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size > (1 << 20)) {
+		cf_sys_close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool read_full(int fd, char *buf, size_t n)
+{
+	while (n) {
+		long r = cf_sys3(SYS_read, fd, buf, n);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		buf += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static bool same_bytes(int ofd, const char *old, int nfd, const char *new)
+{
+	struct stat so, sn;
+	char a[2048], b[2048];
+	if (!old || !new || cf_fence_fenced() != 1)
+		return false;
+	int fo = open_regular(ofd, old, &so);
+	if (fo < 0)
+		return false;
+	int fn = open_regular(nfd, new, &sn);
+	bool same = fn >= 0 && so.st_size == sn.st_size &&
+		    (so.st_dev != sn.st_dev || so.st_ino != sn.st_ino);
+	for (off_t left = same ? so.st_size : 0; left > 0;) {
+		size_t n = left < (off_t)sizeof a ? (size_t)left : sizeof a;
+		if (!read_full(fo, a, n) || !read_full(fn, b, n) || memcmp(a, b, n) != 0) {
+			same = false;
+			break;
+		}
+		left -= (off_t)n;
+	}
+	cf_sys_close(fo);
+	if (fn >= 0)
+		cf_sys_close(fn);
+	return same;
+}
+
+/* After a rename refused with EBUSY (R < 0, errno EBUSY): 0 when OLD held
+ * what NEW holds, and OLD is now removed; else R with errno as it was. */
+static int rename_unchanged(int r, int ofd, const char *old, int nfd, const char *new)
+{
+	int e = errno;
+	if (r < 0 && e == EBUSY && same_bytes(ofd, old, nfd, new) &&
+	    cf_sys3(SYS_unlinkat, ofd, old, 0) == 0)
+		return 0;
+	errno = e;
+	return r;
+}
+
 CF_EXPORT CF_UNTRACKED int rename(const char *old, const char *new)
 {
 	WREAL(rename, old, new);
+	r = rename_unchanged(r, AT_FDCWD, old, AT_FDCWD, new);
 	if (r < 0 && WORTH(errno))
 		wrote(r, AT_FDCWD, new, AT_FDCWD, old);
 	return r;
@@ -749,6 +824,7 @@ CF_EXPORT CF_UNTRACKED int rename(const char *old, const char *new)
 CF_EXPORT CF_UNTRACKED int renameat(int ofd, const char *old, int nfd, const char *new)
 {
 	WREAL(renameat, ofd, old, nfd, new);
+	r = rename_unchanged(r, ofd, old, nfd, new);
 	if (r < 0 && WORTH(errno))
 		wrote(r, nfd, new, ofd, old);
 	return r;
@@ -757,6 +833,9 @@ CF_EXPORT CF_UNTRACKED int renameat(int ofd, const char *old, int nfd, const cha
 CF_EXPORT CF_UNTRACKED int renameat2(int ofd, const char *old, int nfd, const char *new, unsigned flags)
 {
 	WREAL(renameat2, ofd, old, nfd, new, flags);
+	/* RENAME_EXCHANGE keeps both names; RENAME_NOREPLACE never replaces. */
+	if (flags == 0)
+		r = rename_unchanged(r, ofd, old, nfd, new);
 	if (r < 0 && WORTH(errno))
 		wrote(r, nfd, new, ofd, old);
 	return r;
