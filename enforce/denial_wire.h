@@ -20,7 +20,8 @@
 
 struct cf_denial_report {
 	uint32_t access; /* 0 read, 1 write */
-	uint32_t reserved;
+	uint32_t reserved; /* a write protection's row: 1 + its index in
+			      cf_protected_table, 0 none (sup_denied.c) */
 	char path[4088]; /* absolute, NUL-terminated */
 };
 

@@ -1,7 +1,13 @@
 #include "sup_denied.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +20,7 @@
 #include "paths.h"
 #include "policy.h"
 #include "proc.h"
+#include "protected.h"
 #include "protected_match.h"
 #include "strv.h"
 #include "supervisor_wire.h"
@@ -176,12 +183,84 @@ static void line_head(char *line, size_t cap, size_t *len, const char *event, lo
 	cf_json_str(line, cap, len, path);
 }
 
-static bool in_writable(const struct cf_protect_scope *s, const char *path)
+/* The writable location of S that PATH lies in (the deepest), or NULL. */
+static const char *writable_of(const struct cf_protect_scope *s, const char *path)
 {
+	const char *best = NULL;
 	for (size_t i = 0; i < s->n_writable; i++)
-		if (cf_path_within(path, s->writable[i]))
-			return true;
-	return false;
+		if (cf_path_within(path, s->writable[i]) &&
+		    (!best || strlen(s->writable[i]) > strlen(best)))
+			best = s->writable[i];
+	return best;
+}
+
+/* PATH (absolute) opened O_PATH as process PID sees it: in its mount
+ * namespace, below its root, no symlink followed. */
+static int open_as(int root, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+					  RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+}
+
+static bool mount_of(int fd, uint64_t *id, bool *root)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 || !(sx.stx_mask & STATX_MNT_ID))
+		return false;
+	*id = sx.stx_mnt_id;
+	*root = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	return true;
+}
+
+/* Whether PATH (canonical), inside writable location W, is held by write
+ * protection as process PID sees it: the nearest mount root at or above
+ * PATH, below W, is read-only and not W's own mount (what the fenced
+ * tree's namespace binds over a row of the table or a file git's own
+ * files name, common/protect_plan.h). Its path into LOC. The supervisor
+ * has not the plan; it looks at the caller's mounts instead, so that a
+ * report can not make it log a path the fence did not hold. */
+static bool held_by_mount(long pid, const char *path, const char *w, char *loc, size_t cap)
+{
+	char p[PATH_MAX], proc[64];
+	bool held = false;
+	uint64_t wid, id;
+	bool wroot, mroot;
+	if (strlen(path) >= sizeof p)
+		return false;
+	snprintf(proc, sizeof proc, "/proc/%ld/root", pid);
+	int root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return false;
+	int wfd = open_as(root, w);
+	if (wfd < 0 || !mount_of(wfd, &wid, &wroot))
+		goto out;
+	strcpy(p, path);
+	while (strcmp(p, w) != 0 && cf_path_within(p, w)) {
+		int fd = open_as(root, p);
+		struct statfs fs;
+		bool step = fd < 0 || (mount_of(fd, &id, &mroot) && !mroot);
+		if (!step) {
+			held = fd >= 0 && fstatfs(fd, &fs) == 0 && (fs.f_flags & ST_RDONLY) &&
+			       id != wid && strlen(p) < cap;
+			if (held)
+				strcpy(loc, p);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (!step)
+			break;
+		char up[PATH_MAX];
+		cf_path_parent(p, up, sizeof up);
+		strcpy(p, up);
+	}
+out:
+	if (wfd >= 0)
+		close(wfd);
+	close(root);
+	return held;
 }
 
 int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_denial_report *report,
@@ -210,8 +289,14 @@ int cf_sup_denied(int log_fd, long pid, const char *program, const struct cf_den
 		 * one inside that a row of the protected table covers. */
 		if (!wr)
 			return -EPERM;
-		if (in_writable(scope, path) &&
-		    !(row = cf_protected_match(scope, path, loc, sizeof loc)))
+		/* A file the plan found (git's own files name it), held by a
+		 * read-only mount: the row is the one the caller's plan gave
+		 * (report->reserved, 1 and up), words only. */
+		const char *w = writable_of(scope, path);
+		if (w && !(row = cf_protected_match(scope, path, loc, sizeof loc)) &&
+		    !(report->reserved >= 1 && report->reserved <= cf_protected_count &&
+		      held_by_mount(pid, path, w, loc, sizeof loc) &&
+		      (row = &cf_protected_table[report->reserved - 1])))
 			return -EPERM;
 	}
 	char rw[512], allow[sizeof path + 32], line[3 * sizeof path + 1024];

@@ -40,6 +40,7 @@
 #include "denial.h"
 #include "paths.h"
 #include "policy.h"
+#include "protect_plan.h"
 #include "protected_match.h"
 #include "shim.h"
 #include "denial_wire.h"
@@ -151,7 +152,12 @@ static struct {
 	uint64_t said[256]; /* paths already explained, by hash; 0: free */
 	char agent[PATH_MAX]; /* canonical $SSH_AUTH_SOCK, "" when none */
 	bool ssh_keys_said;   /* ssh: its key files get one notice a process */
-} judge = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+	pthread_once_t plan_once;
+	bool plan_on;         /* the plan was built */
+	struct cf_protect_plan plan; /* what the mounts hold, git's own files included */
+} judge = {.once = PTHREAD_ONCE_INIT,
+	   .lock = PTHREAD_MUTEX_INITIALIZER,
+	   .plan_once = PTHREAD_ONCE_INIT};
 
 /* Set while this thread judges: the judge's own opens and stats go straight
  * through. */
@@ -218,6 +224,27 @@ static void build_judge(void)
 	    cf_canon(agent, NULL, judge.agent, sizeof judge.agent, NULL, NULL) != 0)
 		judge.agent[0] = '\0';
 	judge.on = true;
+}
+
+/* The plan of the mount namespace (protect_plan.h), built at the first write
+ * refused inside a writable location that no row of the table names: the
+ * files git's own files lead to (a submodule's config, .git/commondir's
+ * target) are held by the plan, not by a name. */
+static void build_plan(void)
+{
+	judge.plan_on = judge.cwd[0] &&
+			cf_protect_plan_build(&judge.plan, &judge.pol, &judge.lifts, judge.cwd) == 0;
+}
+
+static const struct cf_protected_row *held_by_plan(const char *abs, char *loc, size_t cap)
+{
+	pthread_once(&judge.plan_once, build_plan);
+	const struct cf_protect_item *it = judge.plan_on ? cf_protect_plan_find(&judge.plan, abs)
+							 : NULL;
+	if (!it || !it->row || it->row->private_copy || strlen(it->path) >= cap)
+		return NULL;
+	strcpy(loc, it->path);
+	return it->row;
 }
 
 /* PATH (relative to DIRFD) made absolute and canonical in OUT; false when it
@@ -297,9 +324,13 @@ static bool first_time(const char *path)
  * processes: npm reads ~/.npmrc at every start), -EPERM when the fence did
  * not deny it. Without a supervisor the call fails with EBADF, nothing is
  * logged, and the notice is said once a process. */
-static bool report(const char *abs, enum access_kind acc)
+static bool report(const char *abs, enum access_kind acc, const struct cf_protected_row *row)
 {
-	struct cf_denial_report r = {.access = acc != ACC_READ};
+	/* The row: for a file the plan found, which the supervisor can see is
+	 * held but not why (sup_denied.c). */
+	struct cf_denial_report r = {
+		.access = acc != ACC_READ,
+		.reserved = row ? (uint32_t)(row - cf_protected_table) + 1 : 0};
 	size_t n = strlen(abs);
 	if (n >= sizeof r.path)
 		return true;
@@ -326,7 +357,9 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 	/* A write inside a writable location is the fence's only where a row
 	 * of the protected table covers it (a read-only mount: EROFS, EBUSY
 	 * for a mount point renamed over or removed). */
-	if (!d && in_writable(abs) && !(row = cf_protected_match(&judge.scope, abs, loc, sizeof loc)))
+	if (!d && in_writable(abs) && !(row = cf_protected_match(&judge.scope, abs, loc, sizeof loc)) &&
+	    !(acc != ACC_READ && (err == EROFS || err == EBUSY) &&
+	      (row = held_by_plan(abs, loc, sizeof loc))))
 		goto out;
 	/* A secret is the fence's whatever the bits say (in a harness's mount
 	 * namespace access(2) is refused too); a write elsewhere only when
@@ -339,7 +372,7 @@ static void explain(int dirfd, const char *path, enum access_kind acc, int err)
 		       cf_denial_ssh_key(abs, d->path);
 	if (!first_time(abs))
 		goto out;
-	if (!report(abs, acc) || judge.quiet || (ssh_key && judge.ssh_keys_said))
+	if (!report(abs, acc, row) || judge.quiet || (ssh_key && judge.ssh_keys_said))
 		goto out;
 	judge.ssh_keys_said |= ssh_key;
 	/* Credfence's own (the harness's private TMPDIR, its log): said so,

@@ -5,6 +5,9 @@
  *
  * cf-denyprobe forge read|write PATH...: the shim's report for each PATH,
  * made by hand (a fenced program forging one); prints "forge errno-name".
+ * cf-denyprobe forge write-row N PATH...: the same, naming row N (1 and up:
+ * 1 + an index of the protected table) as the shim does for a file the plan
+ * found.
  *
  * cf-denyprobe late KEY OTHER: what the shim of a fenced program does at the
  * first call, not in its constructor (issue 22), made first from a fork
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +79,10 @@ static int late(const char *key, const char *other)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "forge") == 0) {
-		for (int i = 3; i < argc; i++) {
-			struct cf_denial_report r = {.access = strcmp(argv[2], "write") == 0};
+		bool row = strcmp(argv[2], "write-row") == 0;
+		for (int i = row ? 4 : 3; i < argc; i++) {
+			struct cf_denial_report r = {.access = row || strcmp(argv[2], "write") == 0,
+						     .reserved = row ? (uint32_t)atoi(argv[3]) : 0};
 			snprintf(r.path, sizeof r.path, "%s", argv[i]);
 			int rc = ioctl(-1, CF_DENIAL_IOCTL, &r);
 			printf("forge %s\n", rc == 0 ? "OK" : strerrorname_np(errno));

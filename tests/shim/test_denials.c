@@ -569,6 +569,102 @@ Test(shim_denials, a_protected_rename_by_each_call_is_explained)
 	cf_fx_out_free(&o);
 }
 
+/* A submodule sm in the workspace (a git repository): its git directory
+ * .git/modules/sm, which no name of the table covers; the plan finds its
+ * config and hooks from .git (common/git_layout.h). */
+static void git_submodule(void)
+{
+	git_repo();
+	char home[PATH_MAX + 8];
+	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, (char *const[]){home, "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1", NULL},
+		  NULL,
+		  CF_ARGV("/bin/sh", "-c",
+			  "set -e; g='git -c user.name=u -c user.email=u@x -c protocol.file.allow=always'; "
+			  "$g init -q ../sm-src && $g -C ../sm-src commit -q --allow-empty -m s && "
+			  "$g submodule -q add ../sm-src sm && test -f .git/modules/sm/config"));
+	cr_assert_eq(o.status, 0, "the submodule: %s", o.err);
+	cf_fx_out_free(&o);
+}
+
+/* A file the plan found, not a name of the table (a submodule's config and
+ * hooks): its refused write is explained and logged as a table row's is,
+ * with the row the plan gave it; a git config that writes the bytes the
+ * file has goes through without a word (shim/linux/denied.c). */
+Test(shim_denials, a_protected_write_of_a_file_git_names_is_explained)
+{
+	git_submodule();
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "c=.git/modules/sm/config\n"
+	       "git config -f $c core.worktree ../../../elsewhere; echo git=$?\n"
+	       "sh -c 'echo x > .git/modules/sm/hooks/pre-commit'; echo hook=$?\n"
+	       "git config -f $c core.worktree \"$(git config -f $c core.worktree)\"; echo same=$?\n",
+	       NULL);
+	st_dump("protected writes of found files", &o);
+	cr_expect(strstr(o.out, "git=") && !strstr(o.out, "git=0\n"), "git config wrote");
+	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
+	cr_expect(strstr(o.out, "same=0\n"), "the same bytes were refused:\n%s", o.err);
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/modules/sm/config (runs unfenced later: " GIT_CONFIG_ROW
+		 "); to allow: --allow-write-protected %s/.git/modules/sm/config, or see: credfence "
+		 "check %s/.git/modules/sm/config\n",
+		 t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the config:\n%s", o.err);
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/modules/sm/hooks/pre-commit (runs unfenced later: git "
+		 "hooks); to allow: --allow-write-protected %s/.git/modules/sm/hooks, or see: "
+		 "credfence check %s/.git/modules/sm/hooks/pre-commit\n",
+		 t.fx.ws, t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log);
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/modules/sm/config\",\"row\":\"" GIT_CONFIG_ROW "\"", t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "%s", log);
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/modules/sm/hooks/pre-commit\",\"row\":\"git hooks\","
+		 "\"allow\":\"--allow-write-protected %s/.git/modules/sm/hooks\"",
+		 t.fx.ws, t.fx.ws);
+	cr_expect_eq(st_count(log, want), 1, "%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 2, "%s", log);
+	free(log);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* The supervisor believes a report's row only for a path it sees held by a
+ * read-only mount in the caller's namespace: a forged one for a file of the
+ * submodule's git directory that is not held, for the workspace, outside
+ * it, or with a row number past the table, logs nothing; one for a held
+ * file is logged (it says no more than a real write would). */
+Test(shim_denials, a_forged_row_of_a_file_not_held_logs_nothing)
+{
+	git_submodule();
+	struct cf_fx_out o;
+	run_sh(&o, (const char *[]){"--log", t.log, NULL},
+	       "\"$CF_T_DENYPROBE\" forge write-row 1 \"$PWD/.git/modules/sm/HEAD\" "
+	       "\"$PWD/.git/modules/sm/objects/x\" \"$PWD/new.txt\" \"$PWD/sm/new.txt\"\n"
+	       "\"$CF_T_DENYPROBE\" forge write-row 100000 \"$PWD/.git/modules/sm/hooks/a\"\n"
+	       "\"$CF_T_DENYPROBE\" forge write-row 0 \"$PWD/.git/modules/sm/hooks/b\"\n"
+	       "echo next\n"
+	       "\"$CF_T_DENYPROBE\" forge write-row 1 \"$PWD/.git/modules/sm/hooks/forged\"\n",
+	       NULL);
+	st_dump("forged rows", &o);
+	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 6, "the supervisor answers each:\n%s", o.out);
+	cr_expect(strstr(o.out, "next\nforge OK\n"), "a held path is judged so:\n%s", o.out);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "/.git/modules/sm/hooks/forged\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
+	free(log);
+	cf_fx_out_free(&o);
+}
+
 /* The supervisor judges by the table, not the caller's word: a forged report
  * of a path inside the workspace that no row covers logs nothing; one that a
  * row covers is logged (it says no more than a real write would). */
