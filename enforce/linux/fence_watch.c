@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "fence.h"
+#include "high_fd.h"
 #include "paths.h"
 #include "sys.h"
 
@@ -112,25 +113,6 @@ static bool same_file(int fd, const struct stat *was)
 	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == was->st_dev && st.st_ino == was->st_ino;
 }
 
-/* Above what a harness uses, as enforce/linux/fenced_keep.c moves its own:
- * a shell moves its descriptors down from 255, most programs take the
- * lowest free one. Closes FD. */
-static int high_fd(int fd)
-{
-	struct rlimit lim;
-	long base = 768;
-	if (fd < 0)
-		return fd;
-	if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur != RLIM_INFINITY &&
-	    (long)lim.rlim_cur - 64 < base)
-		base = (long)lim.rlim_cur / 2;
-	int to = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
-	if (to < 0)
-		to = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return to;
-}
-
 static size_t n_paths(const struct cf_fence *f)
 {
 	return f->plan.n_anc + f->pol.lookups.n;
@@ -200,7 +182,7 @@ static void watch_supervisor(const struct cf_fence *f, struct cf_fence_watch *w)
 {
 	if (f->ipc.sup_pid <= 0)
 		return;
-	int fd = high_fd((int)cf_sys2(SYS_pidfd_open, f->ipc.sup_pid, 0));
+	int fd = cf_high_fd((int)cf_sys2(SYS_pidfd_open, f->ipc.sup_pid, 0));
 	if (fd < 0)
 		return;
 	if (fstat(fd, &w->sup_st) || w->sup_st.st_ino == w->ino_st.st_ino ||
@@ -255,7 +237,7 @@ static void watch_paths(const struct cf_fence *f, struct cf_fence_watch *w, bool
 static int arm(struct cf_fence *f, struct cf_fence_watch *w, bool *covered, bool *is_dir)
 {
 	w->owner = getpid();
-	w->ino = high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+	w->ino = cf_high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
 	if (w->ino < 0)
 		return -errno;
 	w->twin = fcntl(w->ino, F_DUPFD_CLOEXEC, w->ino + 1);
@@ -265,7 +247,7 @@ static int arm(struct cf_fence *f, struct cf_fence_watch *w, bool *covered, bool
 		return -ENOSYS; /* no kcmp: a stand-in could not be told */
 	/* The mount table before the stats below: a mount after them is
 	 * seen by the poll, one before them by the stats. */
-	w->mounts = high_fd(open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
+	w->mounts = cf_high_fd(open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
 	if (w->mounts < 0 || fstat(w->mounts, &w->mounts_st))
 		return -errno;
 	watch_paths(f, w, covered, is_dir);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "high_fd.h"
 #include "supervisor.h"
 #include "supervisor_wire.h"
 #include "sys.h"
@@ -267,22 +268,6 @@ static bool is_ns(int fd, unsigned long long ino, unsigned long long dev)
 	return (unsigned long long)st.st_ino == ino && (unsigned long long)st.st_dev == dev;
 }
 
-/* Above what a harness uses: a shell moves its own descriptors down from
- * 255, and most programs take the lowest free one. */
-static int high_fd(int fd)
-{
-	struct rlimit lim;
-	long base = 768;
-	if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur != RLIM_INFINITY &&
-	    (long)lim.rlim_cur - 64 < base)
-		base = (long)lim.rlim_cur / 2;
-	int to = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
-	if (to < 0)
-		to = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return to;
-}
-
 const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, int write_protect,
 				 char *buf, size_t n)
 {
@@ -313,8 +298,8 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 			 "before it ran)");
 		return NULL;
 	}
-	k->user_fd = high_fd(ufd);
-	k->mnt_fd = high_fd(mfd);
+	k->user_fd = cf_high_fd(ufd);
+	k->mnt_fd = cf_high_fd(mfd);
 	if (k->user_fd < 0 || k->mnt_fd < 0) {
 		snprintf(k->off_why, sizeof k->off_why, "can not move its descriptors: %s",
 			 strerror(errno));
@@ -329,7 +314,7 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 	 * check alone). */
 	struct stat st;
 	if (kfd >= 0 && !fstat(kfd, &st) && S_ISSOCK(st.st_mode))
-		k->keeper_fd = high_fd(kfd);
+		k->keeper_fd = cf_high_fd(kfd);
 	if (k->keeper_fd < 0)
 		k->keeper_pid = 0;
 	cf_fenced_keep_value(k, buf, n);
@@ -519,8 +504,8 @@ int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc)
 		}
 		return rc;
 	}
-	int u = high_fd(got.user_fd), m = high_fd(got.mnt_fd);
-	int kf = got.keeper_fd >= 0 ? high_fd(got.keeper_fd) : -1;
+	int u = cf_high_fd(got.user_fd), m = cf_high_fd(got.mnt_fd);
+	int kf = got.keeper_fd >= 0 ? cf_high_fd(got.keeper_fd) : -1;
 	if (u < 0 || m < 0) {
 		rc = -errno;
 		if (u >= 0)
