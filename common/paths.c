@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nolibc.h"
+
 #define CF_MAX_LINKS 40
 
 /* Raw system calls on Linux, so that cf_canon() runs between fork and exec too. */
@@ -31,14 +33,6 @@ static long readlink_raw(const char *path, char *buf, size_t n)
 	return r < 0 ? -errno : r;
 }
 #endif
-
-static size_t cf_strlen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
 
 bool cf_path_within(const char *path, const char *dir)
 {
@@ -107,14 +101,14 @@ int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
 	if (path[0] != '/') {
 		if (!base || base[0] != '/')
 			return -EINVAL;
-		size_t bl = cf_strlen(base), pl = cf_strlen(path);
+		size_t bl = cf_nl_strlen(base), pl = cf_nl_strlen(path);
 		if (bl + pl + 2 > sizeof todo)
 			return -ENAMETOOLONG;
 		memcpy(todo, base, bl);
 		todo[bl] = '/';
 		memcpy(todo + bl + 1, path, pl + 1);
 	} else {
-		size_t pl = cf_strlen(path);
+		size_t pl = cf_nl_strlen(path);
 		if (pl + 1 > sizeof todo)
 			return -ENAMETOOLONG;
 		memcpy(todo, path, pl + 1);
@@ -172,7 +166,7 @@ int cf_canon_links(const char *path, const char *base, char *out, size_t outsz,
 			return (int)n;
 		link[n] = '\0';
 		/* New work: the link's target, then what was left of the old work. */
-		size_t rest = cf_strlen(todo + pos);
+		size_t rest = cf_nl_strlen(todo + pos);
 		if ((size_t)n + 1 + rest + 1 > sizeof todo)
 			return -ENAMETOOLONG;
 		memmove(todo + n + 1, todo + pos, rest + 1);

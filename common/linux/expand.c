@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nolibc.h"
 #include "paths.h"
 #include "sys.h"
 
@@ -21,13 +22,6 @@ struct dirent64_raw {
 };
 
 #define CF_DT_LNK 10
-
-static int streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
 
 static void stamp_from(const struct stat *st, struct cf_stamp *out)
 {
@@ -60,7 +54,7 @@ static int skipped(const struct cf_ancestor *a, const char *name)
 	if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 		return 1;
 	for (size_t i = 0; i < a->n_skip; i++)
-		if (streq(a->skip[i], name))
+		if (cf_nl_streq(a->skip[i], name))
 			return 1;
 	return 0;
 }
@@ -157,7 +151,7 @@ static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t
 				continue;
 			int kind = a->only_wide ? -1 : CF_RULE_READ;
 			for (size_t w = 0; w < a->n_wide; w++)
-				if (streq(a->wide[w], d->d_name))
+				if (cf_nl_streq(a->wide[w], d->d_name))
 					kind = a->wide_kind[w];
 			if (kind >= 0)
 				rc = rule_at(dfd, d->d_name, (enum cf_rule_kind)kind, fn, ctx,

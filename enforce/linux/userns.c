@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "nolibc.h"
 #include "sys.h"
 
 #ifndef MS_REC
@@ -103,20 +104,12 @@ int cf_userns_setns(int fd, int type)
 	return (int)cf_sys2(SYS_setns, fd, type);
 }
 
-static size_t text_len(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
 int cf_userns_write(const char *path, const char *text)
 {
 	int fd = cf_sys_openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fd;
-	size_t len = text_len(text);
+	size_t len = cf_nl_strlen(text);
 	long w = cf_sys3(SYS_write, fd, text, len);
 	cf_sys_close(fd);
 	return w < 0 ? (int)w : w == (long)len ? 0 : -EIO;

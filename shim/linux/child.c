@@ -11,6 +11,7 @@
 #include "envsnap.h"
 #include "event.h"
 #include "json.h"
+#include "nolibc.h"
 #include "secret_env.h"
 #include "shim.h"
 #include "sys.h"
@@ -26,21 +27,13 @@ void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_res
 	cf_fence_words(f, rc, res, out, cap);
 }
 
-static size_t slen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
 /* One line on stderr with raw write. */
 void cf_shim_say(const char *reason, const char *tail)
 {
 	struct {
 		const char *p;
 		size_t n;
-	} iov[3] = {{"credfence: ", 11}, {reason, slen(reason)}, {tail, slen(tail)}};
+	} iov[3] = {{"credfence: ", 11}, {reason, cf_nl_strlen(reason)}, {tail, cf_nl_strlen(tail)}};
 	(void)cf_sys3(SYS_writev, 2, iov, 3);
 }
 
@@ -258,31 +251,16 @@ bool cf_shim_exec_would_fail(const char *path, int *err)
 
 const char *cf_shim_which(const char *file, const char *path_var, char *buf, size_t cap)
 {
-	size_t fl = slen(file);
+	size_t fl = cf_nl_strlen(file);
 	for (size_t i = 0; i < fl; i++)
 		if (file[i] == '/')
 			return file;
 	if (!fl || !path_var)
 		return file;
-	for (const char *p = path_var;;) {
-		const char *end = p;
-		while (*end && *end != ':')
-			end++;
-		size_t dl = (size_t)(end - p), at = 0;
-		if (dl + 1 + fl + 1 <= cap) {
-			for (; at < dl; at++)
-				buf[at] = p[at];
-			if (dl) /* an empty entry is the current directory */
-				buf[at++] = '/';
-			for (size_t i = 0; i <= fl; i++)
-				buf[at + i] = file[i];
-			if (cf_shim_can_exec(buf) == 0)
-				return buf;
-		}
-		if (!*end)
-			return file;
-		p = end + 1;
-	}
+	for (const char *p = path_var; p;)
+		if (cf_nl_path_next(&p, file, fl, buf, cap) && cf_shim_can_exec(buf) == 0)
+			return buf;
+	return file;
 }
 
 /* The last refusal, so that the next exec attempt of the same launch (a
@@ -403,7 +381,7 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct c
 		slash = slash || *p == '/';
 	if (!search && !slash) {
 		/* execve("prog") names ./prog; credfence run would search PATH. */
-		size_t n = slen(file);
+		size_t n = cf_nl_strlen(file);
 		if (n + 3 > sizeof here)
 			return -ENAMETOOLONG;
 		here[0] = '.', here[1] = '/';

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nolibc.h"
 #include "secrets.h"
 #include "vars.h"
 
@@ -97,13 +98,6 @@ static bool eq_name(const char *a, const char *b, size_t n)
 	return b[n] == '=';
 }
 
-static bool streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
 static const char *find(char *const v[], size_t n, const char *e, size_t k)
 {
 	for (size_t i = 0; v && (n ? i < n : v[i] != NULL); i++)
@@ -121,7 +115,7 @@ bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
 	if (!e[k] || !e[k + 1] || !moves_secret(e, k))
 		return false;
 	const char *t = find(s->moves, s->n_moves, e, k);
-	return !t || !streq(t, e);
+	return !t || !cf_nl_streq(t, e);
 }
 
 const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[])

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nolibc.h"
 #include "protocol.h"
 #include "shim.h"
 #include "sys.h"
@@ -67,28 +68,6 @@ static bool same_id(const struct file_id *a, const struct file_id *b)
 	return a->maj == b->maj && a->min == b->min && a->ino == b->ino;
 }
 
-static size_t slen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
-static bool streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
-static bool has_prefix(const char *s, const char *p)
-{
-	while (*p && *s == *p)
-		s++, p++;
-	return !*p;
-}
-
 /* Interpreters whose first operand is the script they run. */
 static bool is_interpreter(const char *base)
 {
@@ -112,7 +91,7 @@ static const char *first_operand(char *const argv[])
 	if (!argv || !argv[0])
 		return NULL;
 	for (size_t i = 1; argv[i]; i++) {
-		if (streq(argv[i], "--"))
+		if (cf_nl_streq(argv[i], "--"))
 			return argv[i + 1];
 		if (argv[i][0] != '-' || !argv[i][1])
 			return argv[i];
@@ -187,12 +166,12 @@ static void find_programs(const struct cf_fence *f, const struct cf_options *o)
 
 static bool is_opt_entry(const char *e)
 {
-	return has_prefix(e, "CREDFENCE_");
+	return cf_nl_has_prefix(e, "CREDFENCE_");
 }
 
 static bool is_preload_entry(const char *e)
 {
-	return has_prefix(e, CF_PRELOAD_EQ);
+	return cf_nl_has_prefix(e, CF_PRELOAD_EQ);
 }
 
 /* What a followed child gets besides its own environment: the harness's
@@ -208,7 +187,7 @@ static void keep_environment(void)
 	for (char **e = environ; e && *e; e++) {
 		if (is_preload_entry(*e) && !fl.preload)
 			fl.preload = strdup(*e);
-		else if (is_opt_entry(*e) && !has_prefix(*e, "CREDFENCE_HARNESS="))
+		else if (is_opt_entry(*e) && !cf_nl_has_prefix(*e, "CREDFENCE_HARNESS="))
 			if ((fl.opts[fl.n_opts] = strdup(*e)))
 				fl.n_opts++;
 	}
@@ -240,18 +219,18 @@ static bool matches(int fd, char *const argv[])
 	if (!s)
 		return false;
 	if (s[0] == '/')
-		return streq(s, fl.script_abs) || streq(s, fl.script_canon);
+		return cf_nl_streq(s, fl.script_abs) || cf_nl_streq(s, fl.script_canon);
 	/* Relative: taken from the child's own directory, as the interpreter will. */
 	char abs[PATH_MAX * 2];
 	long n = cf_sys2(SYS_getcwd, abs, PATH_MAX);
-	size_t sl = slen(s);
+	size_t sl = cf_nl_strlen(s);
 	if (n <= 0 || (size_t)n - 1 + 1 + sl + 1 > sizeof abs)
 		return false;
 	size_t at = (size_t)n - 1; /* the kernel counts the NUL */
 	abs[at++] = '/';
 	for (size_t i = 0; i <= sl; i++)
 		abs[at + i] = s[i];
-	return streq(abs, fl.script_abs);
+	return cf_nl_streq(abs, fl.script_abs);
 }
 
 /* O_PATH descriptor of DIRFD/PATH as execveat(FLAGS) would take it, or -errno. */

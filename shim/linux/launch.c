@@ -30,6 +30,7 @@
 
 #include "envsnap.h"
 #include "launch.h"
+#include "nolibc.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -241,49 +242,29 @@ static int apply_action(const struct glibc_action *a)
 	return (int)rc;
 }
 
-static size_t slen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
 /* execvp's search, without its shell fallback (as glibc's posix_spawnp):
  * the first entry that execs wins; EACCES is remembered, "not here" errors
  * go on to the next entry, anything else ends the search. */
 static int exec_search(const struct launch *l, char *const *env)
 {
 	const char *f = l->file;
-	size_t fl = slen(f);
+	size_t fl = cf_nl_strlen(f);
 	bool slash = false;
 	for (size_t i = 0; i < fl; i++)
 		slash = slash || f[i] == '/';
 	if (!l->search || !*f || slash)
 		return (int)cf_sys3(SYS_execve, f, l->argv, env);
 	bool eacces = false;
-	for (const char *p = l->path_var;;) {
-		const char *end = p;
-		while (*end && *end != ':')
-			end++;
-		char buf[PATH_MAX];
-		size_t dl = (size_t)(end - p);
-		if (dl + 1 + fl + 1 <= sizeof buf) {
-			memcpy(buf, p, dl);
-			size_t at = dl;
-			if (dl)
-				buf[at++] = '/';
-			memcpy(buf + at, f, fl + 1);
-			long rc = cf_sys3(SYS_execve, buf, l->argv, env);
-			if (rc == -EACCES)
-				eacces = true;
-			else if (rc != -ENOENT && rc != -ENOTDIR && rc != -ESTALE && rc != -ENODEV &&
-				 rc != -ETIMEDOUT)
-				return (int)rc;
-		}
-		if (!*end)
-			break;
-		p = end + 1;
+	char buf[PATH_MAX];
+	for (const char *p = l->path_var; p;) {
+		if (!cf_nl_path_next(&p, f, fl, buf, sizeof buf))
+			continue;
+		long rc = cf_sys3(SYS_execve, buf, l->argv, env);
+		if (rc == -EACCES)
+			eacces = true;
+		else if (rc != -ENOENT && rc != -ENOTDIR && rc != -ESTALE && rc != -ENODEV &&
+			 rc != -ETIMEDOUT)
+			return (int)rc;
 	}
 	return eacces ? -EACCES : -ENOENT;
 }
