@@ -221,7 +221,8 @@ static bool mount_of(int fd, uint64_t *id, bool *root)
  * tree's namespace binds over a row of the table or a file git's own
  * files name, common/protect_plan.h). Its path into LOC. The supervisor
  * has not the plan; it looks at the caller's mounts instead, so that a
- * report can not make it log a path the fence did not hold. */
+ * report can not make it log a path the fence did not hold. A file more
+ * than 64 levels below its nearest mount root is not found (no line). */
 static bool held_by_mount(long pid, const char *path, const char *w, char *loc, size_t cap)
 {
 	char p[PATH_MAX], proc[64];
@@ -238,7 +239,9 @@ static bool held_by_mount(long pid, const char *path, const char *w, char *loc, 
 	if (wfd < 0 || !mount_of(wfd, &wid, &wroot))
 		goto out;
 	strcpy(p, path);
-	while (strcmp(p, w) != 0 && cf_path_within(p, w)) {
+	/* At most 64 steps up: a forged report of a deep path that is not
+	 * there must not cost the supervisor a walk of thousands. */
+	for (int steps = 0; steps < 64 && strcmp(p, w) != 0 && cf_path_within(p, w); steps++) {
 		int fd = open_as(root, p);
 		struct statfs fs;
 		bool step = fd < 0 || (mount_of(fd, &id, &mroot) && !mroot);
