@@ -24,6 +24,11 @@
 #include "protected_match.h"
 #include "strv.h"
 #include "supervisor_wire.h"
+#include "sys.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 int cf_sup_denied_blob(char **blob, size_t *len, const struct cf_denied *d, size_t n)
 {
@@ -201,7 +206,8 @@ static int open_as(int root, const char *path)
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
 					  RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+	long fd = cf_sys4(SYS_openat2, root, path, &how, sizeof how);
+	return fd < 0 ? -1 : (int)fd;
 }
 
 static bool mount_of(int fd, uint64_t *id, bool *root)
@@ -244,17 +250,17 @@ static bool held_by_mount(long pid, const char *path, const char *w, char *loc, 
 	for (int steps = 0; steps < 64 && strcmp(p, w) != 0 && cf_path_within(p, w); steps++) {
 		int fd = open_as(root, p);
 		struct statfs fs;
-		bool step = fd < 0 || (mount_of(fd, &id, &mroot) && !mroot);
-		if (!step) {
-			held = fd >= 0 && fstatfs(fd, &fs) == 0 && (fs.f_flags & ST_RDONLY) &&
+		if (fd >= 0) {
+			/* Not there: its directory. A mount root: the answer. */
+			bool known = mount_of(fd, &id, &mroot);
+			held = known && mroot && fstatfs(fd, &fs) == 0 && (fs.f_flags & ST_RDONLY) &&
 			       id != wid && strlen(p) < cap;
 			if (held)
 				strcpy(loc, p);
-		}
-		if (fd >= 0)
 			close(fd);
-		if (!step)
-			break;
+			if (!known || mroot)
+				break;
+		}
 		char up[PATH_MAX];
 		cf_path_parent(p, up, sizeof up);
 		strcpy(p, up);
