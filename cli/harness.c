@@ -77,10 +77,13 @@ const char *cf_cli_fenced_shim(const char *shim)
 {
 #ifdef CF_FENCED_SHIM_FILE
 	static char fenced[PATH_MAX];
+	char judge[PATH_MAX];
 	const char *slash = shim ? strrchr(shim, '/') : NULL;
 	if (slash && (size_t)snprintf(fenced, sizeof fenced, "%.*s/%s", (int)(slash - shim), shim,
 				      CF_FENCED_SHIM_FILE) < sizeof fenced &&
-	    access(fenced, R_OK) == 0)
+	    (size_t)snprintf(judge, sizeof judge, "%.*s/%s", (int)(slash - shim), shim,
+			     CF_JUDGE_FILE) < sizeof judge &&
+	    access(fenced, R_OK) == 0 && access(judge, R_OK) == 0)
 		return fenced;
 #endif
 	return shim;

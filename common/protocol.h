@@ -15,6 +15,10 @@
 /* What a fenced program loads in its place, from the same directory
  * (shim/linux/fenced_lib.c): only what explains a denial. */
 #define CF_FENCED_SHIM_FILE "libcredfence-fenced.so"
+/* What it loads at its first denial, from the same directory
+ * (shim/linux/judge_load.c): the judge. Without it beside the two, fenced
+ * programs load libcredfence.so itself, which has the judge linked in. */
+#define CF_JUDGE_FILE "libcredfence-judge.so"
 #define CF_PRELOAD_VAR "LD_PRELOAD"
 #define CF_PRELOAD_SEPS ": " /* ld.so splits at spaces and colons */
 #define CF_PRELOAD_SEP(c) ((c) == ':' || (c) == ' ')

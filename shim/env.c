@@ -201,10 +201,14 @@ void cf_env_keep_shim(bool on)
 			e++;
 		size_t n = (size_t)(e - v), k = sizeof CF_SHIM_FILE - 1;
 		char path[PATH_MAX];
-		if (n && is_shim(v, n) && n - k + sizeof CF_FENCED_SHIM_FILE <= sizeof path) {
+		if (n && is_shim(v, n) && n - k + sizeof CF_FENCED_SHIM_FILE <= sizeof path &&
+		    n - k + sizeof CF_JUDGE_FILE <= sizeof path) {
+			/* Both beside it, or the shim itself (protocol.h). */
 			memcpy(path, v, n - k);
+			memcpy(path + n - k, CF_JUDGE_FILE, sizeof CF_JUDGE_FILE);
+			bool judge = access(path, R_OK) == 0;
 			memcpy(path + n - k, CF_FENCED_SHIM_FILE, sizeof CF_FENCED_SHIM_FILE);
-			if (access(path, R_OK) == 0)
+			if (judge && access(path, R_OK) == 0)
 				keep_as = CF_FENCED_SHIM_FILE;
 			break;
 		}

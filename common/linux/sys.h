@@ -5,6 +5,8 @@
 #ifndef CF_SYS_H
 #define CF_SYS_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -90,6 +92,16 @@ static inline int cf_sys_close(int fd)
 static inline int cf_sys_openat(int dirfd, const char *path, int flags)
 {
 	return (int)cf_sys4(SYS_openat, dirfd, path, flags, 0);
+}
+
+/* 1 when this process is fenced: a fence's Landlock domain refuses to open
+ * "/" (nothing lists the root), which nothing else does; else 0. */
+static inline int cf_sys_fenced(void)
+{
+	int fd = cf_sys_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		cf_sys_close(fd);
+	return fd == -EACCES;
 }
 
 #endif

@@ -241,10 +241,7 @@ int cf_ll_probe(void)
 
 int cf_ll_fenced(void)
 {
-	int fd = cf_sys_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0)
-		cf_sys_close(fd);
-	return fd == -EACCES;
+	return cf_sys_fenced();
 }
 
 static bool is_ttyfilter(int err)

@@ -148,7 +148,7 @@ def install_machinery(bin_, build, root):
     for d in ("bin", "lib"):
         os.makedirs(os.path.join(mach, d))
     shutil.copy(bin_, os.path.join(mach, "bin", "credfence"))
-    for lib in ("libcredfence.so", "libcredfence-fenced.so"):
+    for lib in ("libcredfence.so", "libcredfence-fenced.so", "libcredfence-judge.so"):
         p = os.path.join(build, "shim", lib)
         if os.path.exists(p):
             shutil.copy(p, os.path.join(mach, "lib", lib))

@@ -191,7 +191,8 @@ def main():
     binaries = {}
     for path, built in (("/usr/local/bin/credfence", "cli/credfence"),
                         ("/usr/local/lib/libcredfence.so", "shim/libcredfence.so"),
-                        ("/usr/local/lib/libcredfence-fenced.so", "shim/libcredfence-fenced.so")):
+                        ("/usr/local/lib/libcredfence-fenced.so", "shim/libcredfence-fenced.so"),
+                        ("/usr/local/lib/libcredfence-judge.so", "shim/libcredfence-judge.so")):
         with open(os.path.join(build, built), "rb") as f:
             binaries[path] = f.read()
     uid, gid = fixture(binaries)

@@ -316,9 +316,11 @@ class Machinery:
         shutil.copy(bin_, self.credfence)
         shutil.copy(os.path.join(build, "shim", "libcredfence.so"), self.shim)
         # What fenced programs load, beside the shim as installed (issue 36).
-        fenced = os.path.join(build, "shim", "libcredfence-fenced.so")
-        if os.path.exists(fenced):
-            shutil.copy(fenced, os.path.join(self.root, "lib", "libcredfence-fenced.so"))
+        # and the judge it loads at a denial.
+        for lib in ("libcredfence-fenced.so", "libcredfence-judge.so"):
+            p = os.path.join(build, "shim", lib)
+            if os.path.exists(p):
+                shutil.copy(p, os.path.join(self.root, "lib", lib))
         os.chmod(self.credfence, 0o755)
 
 

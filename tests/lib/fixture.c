@@ -5,6 +5,7 @@
 #else
 #define CF_FX_SHIM_FILE "libcredfence.so"
 #define CF_FX_FENCED_SHIM_FILE "libcredfence-fenced.so"
+#define CF_FX_JUDGE_FILE "libcredfence-judge.so"
 #endif
 
 #include <criterion/criterion.h>
@@ -238,6 +239,9 @@ static void install_machinery(const struct cf_fx *fx)
 		cf_fx_fmt(shim, sizeof shim, "%s/shim/%s", build, CF_FX_FENCED_SHIM_FILE);
 		if (access(shim, R_OK) == 0)
 			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_FENCED_SHIM_FILE));
+		cf_fx_fmt(shim, sizeof shim, "%s/shim/%s", build, CF_FX_JUDGE_FILE);
+		if (access(shim, R_OK) == 0)
+			copy_file(shim, cf_fx_at(fx->root, "lib/" CF_FX_JUDGE_FILE));
 #endif
 	}
 	cf_fx_fmt(installed_bin, sizeof installed_bin, "%s/bin/credfence", fx->root);

@@ -819,3 +819,50 @@ Test(shim_denials, fenced_programs_load_the_library_made_for_them)
 	expect_fenced_library(&o, "self mode");
 	cf_fx_out_free(&o);
 }
+
+/* The judge (libcredfence-judge.so) is loaded at a fenced program's first
+ * denial, not at its start (issue 36: what a start pays for is the fenced
+ * library alone): a shell that met none maps the fenced library only; the
+ * same shell after a refused read maps the judge too, and said the
+ * denial. */
+Test(shim_denials, the_judge_is_loaded_at_the_first_denial_only)
+{
+	static const char script[] =
+		"m() { grep -o 'libcredfence[-a-z]*[.]so' /proc/$$/maps | sort -u | tr '\\n' ' '; }\n"
+		"echo \"BEFORE: $(m)\"\n"
+		"true < \"$CF_T_KEY\"; echo read=$?\n"
+		"echo \"AFTER: $(m)\"\n";
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("the judge's load", &o);
+	cr_expect(strstr(o.out, "BEFORE: libcredfence-fenced.so \n"), "%s", o.out);
+	cr_expect(strstr(o.out, "read=2\n") || strstr(o.out, "read=1\n"), "the read: %s", o.out);
+	cr_expect(strstr(o.out, "AFTER: libcredfence-fenced.so libcredfence-judge.so \n"), "%s",
+		  o.out);
+	cr_expect_eq(notices_of(&o, t.key), 1, "the denial was not explained:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* Installed without the judge beside it (a partial copy), fenced programs
+ * load libcredfence.so itself, which has the judge linked in: denials are
+ * still explained, never silently dropped. */
+Test(shim_denials, without_the_judge_fenced_programs_load_the_whole_shim)
+{
+	char judge[PATH_MAX];
+	cf_fx_fmt(judge, sizeof judge, "%s/lib/libcredfence-judge.so", t.fx.root);
+	cr_assert(access(judge, R_OK) == 0, "the fixture has no judge at %s", judge);
+	cr_assert(unlink(judge) == 0);
+	static const char script[] =
+		"echo \"MAPS: $(grep -o 'libcredfence[-a-z]*[.]so' /proc/self/maps | sort -u | "
+		"tr '\\n' ' ')\"\n"
+		"cat \"$CF_T_KEY\"; echo cat=$?\n";
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("no judge installed", &o);
+	cr_expect(strstr(o.out, "MAPS: libcredfence.so \n"), "%s", o.out);
+	cr_expect(strstr(o.out, "cat=1\n"), "%s", o.out);
+	cr_expect_eq(notices_of(&o, t.key), 1, "the denial was not explained:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
