@@ -551,6 +551,21 @@ Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
 		  OUT_FMT, OUT_ARGS(o));
 }
 
+/* The first mount step, making every mount of the new namespace a slave of
+ * the outside (mount(2) with MS_SLAVE|MS_REC), is refused: nothing has
+ * changed yet, so the command runs, and the warning names that step. */
+Test(fenced_ns, a_refused_mount_says_the_mounts_can_not_be_made_private)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_mount, "echo cmd-ran");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
+				"private: Operation not permitted"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
 Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
 {
 	cf_test_require_landlock();
