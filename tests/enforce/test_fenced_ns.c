@@ -625,11 +625,15 @@ Test(fenced_ns, a_harness_refused_for_its_threads_says_so)
 
 /* A harness whose descriptor table is full when its shim adopts the
  * namespace's two descriptors (cf_fenced_keep_adopt moves each to a high
- * number): the first move fails with EMFILE and frees its slot, so the
- * second succeeds. The harness goes on without the namespace (its children
- * fall back, with the reason) and keeps no descriptor of it: not the one it
- * moved, not the two it was given. Run in a child: the limit stays there. */
-static void adopt_with_a_full_table(int report)
+ * number). FULL: no slot free, so the first move fails with EMFILE and
+ * frees its slot, and the second succeeds. Else one slot is free and the
+ * two descriptors lie above the limit (it was lowered after they were
+ * opened), so a move frees no slot below it: the first move takes the free
+ * one and the second fails. Either way the harness goes on without the
+ * namespace (its children fall back, with the reason) and keeps no
+ * descriptor of it: not the one it moved, not the two it was given. Run in
+ * a child: the limit stays there. */
+static void adopt_with_a_full_table(int report, bool full)
 {
 	char msg[600] = "ok";
 	struct stat us, ms, st;
@@ -637,6 +641,14 @@ static void adopt_with_a_full_table(int report)
 	int mfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (ufd < 0 || mfd < 0 || fstat(ufd, &us) || fstat(mfd, &ms))
 		_exit(2);
+	if (!full) {
+		if (dup3(ufd, 100, O_CLOEXEC) != 100 || dup3(mfd, 101, O_CLOEXEC) != 101)
+			_exit(2);
+		close(ufd);
+		close(mfd);
+		ufd = 100;
+		mfd = 101;
+	}
 	char value[256], buf[256];
 	snprintf(value, sizeof value, "%d,%d,%llu,%llu,%llu,0,0,-1,0", ufd, mfd,
 		 (unsigned long long)us.st_ino, (unsigned long long)ms.st_ino,
@@ -647,8 +659,10 @@ static void adopt_with_a_full_table(int report)
 	int fill[64], n = 0, fd;
 	while (n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 		fill[n++] = fd;
-	if (errno != EMFILE)
+	if (errno != EMFILE || n < 1)
 		_exit(4);
+	if (!full)
+		close(fill[--n]);
 	struct cf_fenced_keep k;
 	const char *v = cf_fenced_keep_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
 	while (n)
@@ -658,7 +672,7 @@ static void adopt_with_a_full_table(int report)
 			 k.user_fd, k.mnt_fd);
 	else if (!strstr(k.off_why, "can not move its descriptors"))
 		snprintf(msg, sizeof msg, "another reason: %s", k.off_why);
-	for (fd = 0; fd < 64 && !strcmp(msg, "ok"); fd++)
+	for (fd = 0; fd < 128 && !strcmp(msg, "ok"); fd++)
 		if (fd != report && !fstat(fd, &st) && st.st_dev == us.st_dev &&
 		    (st.st_ino == us.st_ino || st.st_ino == ms.st_ino))
 			snprintf(msg, sizeof msg, "descriptor %d still holds the %s namespace", fd,
@@ -667,7 +681,7 @@ static void adopt_with_a_full_table(int report)
 	_exit(0);
 }
 
-Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+static void adopt_out_of_descriptors(bool full)
 {
 	int p[2];
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
@@ -675,7 +689,7 @@ Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
-		adopt_with_a_full_table(p[1]);
+		adopt_with_a_full_table(p[1], full);
 	}
 	close(p[1]);
 	char got[640] = "";
@@ -687,6 +701,16 @@ Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's step %d failed",
 		  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	cr_expect_str_eq(got, "ok");
+}
+
+Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+{
+	adopt_out_of_descriptors(true);
+}
+
+Test(fenced_ns, a_harness_with_room_for_one_move_keeps_none_of_the_namespace)
+{
+	adopt_out_of_descriptors(false);
 }
 
 /* The user's own `git config` outside replaces .git/config by rename, and
