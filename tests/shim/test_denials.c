@@ -235,6 +235,35 @@ Test(shim_denials, a_write_outside_names_writable)
 	cf_fx_out_free(&o);
 }
 
+/* credfence's state directory follows an absolute XDG_STATE_HOME (as
+ * cli/tmpdir.c places it): a denied write there is said to be credfence's
+ * own, with no option to allow it, and one in ~/.local/state/credfence,
+ * which is then not credfence's, is an ordinary write outside. */
+Test(shim_denials, a_write_in_the_state_dir_of_xdg_state_home_is_credfences_own)
+{
+	char state[PATH_MAX + 8], env[PATH_MAX + 32];
+	snprintf(state, sizeof state, "%s/state", t.fx.root);
+	cf_fx_mkdirs(cf_fx_at(state, "credfence"));
+	cf_fx_mkdirs(cf_fx_at(t.fx.home, ".local/state/credfence"));
+	snprintf(env, sizeof env, "XDG_STATE_HOME=%s", state);
+	const char *script = "echo x > \"$XDG_STATE_HOME/credfence/planted\"; echo state=$?; "
+			     "echo x > ~/.local/state/credfence/planted; echo home=$?";
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, (const char *[]){env, NULL});
+	st_dump("writes in the state directories", &o);
+	cr_expect(strstr(o.out, "state=") && !strstr(o.out, "state=0"), "the state write succeeded");
+	cr_expect(strstr(o.out, "home=") && !strstr(o.out, "home=0"), "the home write succeeded");
+	char want[PATH_MAX + 256];
+	snprintf(want, sizeof want, NOTICE "write of %s/credfence/planted (credfence's own state); "
+		 "no fenced command may write there, and no option changes that\n", state);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice saying it is credfence's own:\n%s", o.err);
+	snprintf(want, sizeof want, NOTICE "write of ~/.local/state/credfence/planted (outside "
+		 "every writable location); to allow: --writable DIR");
+	cr_expect_eq(st_count(o.err, want), 1, "one notice naming --writable:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
+	cf_fx_out_free(&o);
+}
+
 /* A terminal under /dev/pts that the command does not hold: --writable can
  * not open it (no writable location lies in /dev/pts); --allow-ptys does. */
 Test(shim_denials, a_write_to_a_pty_names_allow_ptys)
