@@ -521,6 +521,51 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
 	cf_fx_out_free(&o);
 }
 
+/* A project two levels below the workspace is a project root only because
+ * the run started in it (on the way to the working directory,
+ * common/project_root.c): the supervisor judges a refused write there by
+ * the run's working directory, which reaches it in the blob beside the
+ * home and the account's home (this fixture's HOME is never the account's
+ * own), and logs it as the hook it is. */
+Test(shim_denials, a_protected_write_in_a_project_below_the_workspace_is_logged)
+{
+	char proj[PATH_MAX + 8], home[PATH_MAX + 8];
+	snprintf(proj, sizeof proj, "%s/a/b", t.fx.ws);
+	cf_fx_mkdirs(proj);
+	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, proj, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+		  CF_ARGV("git", "init", "-q", "."));
+	cr_assert_eq(o.status, 0, "git init: %s", o.err);
+	cf_fx_out_free(&o);
+	char **env = st_env(&t, NULL);
+	cf_fx_run(&o, proj, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--log", t.log, "--", "/bin/sh", "-c",
+			  "sh -c 'echo x > .git/hooks/pre-commit'; echo hook=$?"));
+	cf_fx_env_free(env);
+	st_dump("a protected write below the workspace", &o);
+	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(proj, ".git/hooks/pre-commit"), &st) != 0, "a hook was made");
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
+		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+		 "%s/.git/hooks/pre-commit\n", proj, proj, proj);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/hooks/pre-commit\",\"row\":\"git hooks\",\"allow\":"
+		 "\"--allow-write-protected %s/.git/hooks\"}\n", proj, proj);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "one line:\n%s", log);
+	cr_expect_eq(st_count(log, want), 1, "the hook's line:\n%s", log);
+	free(log);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* A metadata change alone of a protected path (chmod, chown: EROFS from the
  * read-only mount) is explained as its write would be, once, and the path
  * keeps its mode. Above, a write comes first and says the path. */
