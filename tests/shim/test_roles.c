@@ -327,3 +327,30 @@ Test(shim_roles, a_script_without_shebang_that_moves_a_secret_and_forks_does_not
 	cr_expect(strstr(o.out, "RC 0\n"), "the script did not end by itself:\n%s", o.out);
 	cf_fx_out_free(&o);
 }
+
+/* A harness child whose copy of the harness's prepared ruleset is gone
+ * (closed between fork and exec, as a preexec_fn or a shell does) builds a
+ * ruleset of its own to fence itself (enforce/linux/fence.c, enter), and
+ * closes it: a child whose exec then fails with ENOEXEC goes on in the same
+ * process (bash runs a script without "#!" itself), and holds no Landlock
+ * ruleset a later exec would not have closed for it. */
+Test(shim_roles, a_child_that_built_its_own_ruleset_keeps_none)
+{
+	char script[PATH_MAX + 16];
+	cf_fx_fmt(script, sizeof script, "%s/listfds", t.fx.ws);
+	cf_fx_write(script, "for f in /proc/$BASHPID/fd/*; do echo \"FD ${f##*/} $(readlink \"$f\")\"; "
+			    "done\n");
+	cr_assert_eq(chmod(script, 0755), 0);
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "(for n in {3..50}; do eval \"exec $n>&-\"; done; ./listfds); echo done"));
+	cf_fx_env_free(env);
+	st_dump("a bash harness's child that runs a script without #!", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "FD 0 ") && strstr(o.out, "\ndone\n"), "the script did not run");
+	cr_expect(!strstr(o.out, "landlock-ruleset"), "the child holds a Landlock ruleset:\n%s",
+		  o.out);
+	cf_fx_out_free(&o);
+}
