@@ -1211,17 +1211,22 @@ static int covered_child(void)
 	return l < 0 ? (int)l : 0;
 }
 
+/* FN (raw system calls only) in a child, by a raw fork: no atfork handler
+ * runs. cf_fence_prepare asks cf_ipc_covered in a process that is fenced
+ * already, and the shim's fence cache prepares a fence from its own fork
+ * handler, holding the lock that handler takes (shim/linux/thread.c): a
+ * harness child that goes on after a failed exec (bash runs a script
+ * without "#!" itself) would wait for that lock forever in a libc fork. */
 static int in_child(int (*fn)(void))
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid_t pid = fork();
+	pid_t pid = (pid_t)cf_sys6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
 	if (pid < 0) {
-		int e = errno;
 		close(p[0]);
 		close(p[1]);
-		return -e;
+		return pid;
 	}
 	if (pid == 0) {
 		close(p[0]);

@@ -6,7 +6,8 @@ Prints one line "INSIDE <case> ok" or "INSIDE <case> FAIL <why>" per case:
 a Unix stream socket bound and connected in the workspace, in TMPDIR and on
 an abstract name; a datagram socket in the workspace reached by sendto;
 socketpair; TCP on loopback; multiprocessing with the forkserver start
-method (a pool, and a manager). Exit 0 when every case is ok. It gives up
+method (a pool, and a manager); a datagram socketpair made with descriptor
+0 free. Exit 0 when every case is ok. It gives up
 after SECONDS (30 unless given; more in a slow VM, meson -Dtest_timeout_scale).
 """
 import multiprocessing
@@ -73,6 +74,37 @@ def pair():
         raise RuntimeError("socketpair")
 
 
+def dgram_pair_stdin_closed(ws):
+    """The supervisor makes a Unix datagram socketpair (sup_dgram.c) and
+    adds it to the caller: with descriptor 0 free, the pair starts there,
+    as the kernel's own would, and works. Before each, a connect to a
+    socket that is not there fails in the supervisor (its thread's errno
+    is not 0 then): a descriptor number 0 must not be taken for an error."""
+    saved = os.dup(0)
+    os.close(0)
+    try:
+        for _ in range(20):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                c.connect(os.path.join(ws, "missing.sock"))
+            except OSError:
+                pass
+            c.close()
+            a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+            try:
+                if a.fileno() != 0:
+                    raise RuntimeError("the pair is %d %d" % (a.fileno(), b.fileno()))
+                a.send(b"d")
+                if b.recv(10) != b"d":
+                    raise RuntimeError("the pair does not carry")
+            finally:
+                a.close()
+                b.close()
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
 def forkserver_pool():
     ctx = multiprocessing.get_context("forkserver")
     with ctx.Pool(2) as p:
@@ -102,6 +134,7 @@ def main():
         ("tcp_loopback", lambda: stream(socket.AF_INET, ("127.0.0.1", 0))),
         ("forkserver_pool", forkserver_pool),
         ("forkserver_manager", forkserver_manager),
+        ("dgram_pair_stdin_closed", lambda: dgram_pair_stdin_closed(ws)),
     ]
     bad = 0
     for name, fn in cases:

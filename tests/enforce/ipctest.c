@@ -1001,7 +1001,8 @@ void ipct_inside_sockets(struct ipct *t, enum ipct_way way)
 	cf_test_require_tool(PYTHON);
 	static const char *const cases[] = {"unix_workspace",  "unix_tmp",        "unix_abstract",
 					    "unix_dgram_workspace", "socketpair", "tcp_loopback",
-					    "forkserver_pool", "forkserver_manager"};
+					    "forkserver_pool", "forkserver_manager",
+					    "dgram_pair_stdin_closed"};
 	struct cf_fx_out o;
 	char secs[16];
 	cf_fx_fmt(secs, sizeof secs, "%d", 30 * CF_TIMEOUT_SCALE);

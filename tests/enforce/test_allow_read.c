@@ -2,6 +2,7 @@
  * from credfence run, a child of credfence harness and self mode. The rest
  * of the location stays denied, a key created there after the start
  * included; a path outside every secret location is refused with 125. */
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -175,4 +176,45 @@ Test(allow_read, harness_covers_a_fifo_and_a_directory_beside_it, .timeout = 60 
 	cr_expect(strstr(o.out, want), OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "read:%s EACCES", sub), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "CFSK") && !strstr(o.err, "CFSK"), OUT_FMT, OUT_ARGS(o));
+}
+
+/* A nested run judges whether the enclosing fence denies all it would
+ * (fence.c, uncovered): a missing secret is covered when its nearest
+ * existing parent can not be listed. Here the enclosing run lifted
+ * ~/.docker/config.json, which does not exist: ~/.docker opens in it, ~
+ * does not. A nested run without the lift must see that and refuse, also
+ * when started with descriptor 0 closed, where the parent's open lands on
+ * 0 (taken for a refusal, it would walk on to ~, which refuses, and call
+ * the secret covered). */
+Test(allow_read, a_nested_run_with_stdin_closed_sees_the_lifted_missing_secret)
+{
+	cf_test_require_landlock();
+	const struct cf_fx_secret *docker = cf_fx_secret(&fx, ".docker/config.json");
+	cr_assert_eq(unlink(docker->key), 0, "%s: %s", docker->key, strerror(errno));
+	char script[4 * PATH_MAX];
+	cf_fx_fmt(script, sizeof script,
+		  "env -u CREDFENCE_ALLOW_READ '%s' run -- /bin/echo inner-ran-open; "
+		  "echo rc-open=$?; "
+		  "env -u CREDFENCE_ALLOW_READ '%s' run -- /bin/echo inner-ran-closed 0<&-; "
+		  "echo rc-closed=$?",
+		  cf_fx_bin(), cf_fx_bin());
+	cf_fx_credfence(&o, &fx, "run", NULL,
+			CF_ARGV("--allow-read", (char *)docker->key, "--", "/bin/sh", "-c", script));
+	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	static const char *const stdin_is[] = {"open", "closed"};
+	for (size_t i = 0; i < 2; i++) {
+		cr_expect(!has_line(o.out, "inner-ran-%s", stdin_is[i]),
+			  "with stdin %s the nested run ran its command: " OUT_FMT, stdin_is[i],
+			  OUT_ARGS(o));
+		cr_expect(has_line(o.out, "rc-%s=125", stdin_is[i]), "with stdin %s: " OUT_FMT,
+			  stdin_is[i], OUT_ARGS(o));
+	}
+	char want[2 * PATH_MAX];
+	cf_fx_fmt(want, sizeof want,
+		  "credfence: read isolation is not effective: this process is fenced already by a "
+		  "policy that does not deny %s;",
+		  docker->key);
+	const char *first = strstr(o.err, want);
+	cr_expect(first && strstr(first + 1, want), "two refusals naming %s: " OUT_FMT, docker->key,
+		  OUT_ARGS(o));
 }

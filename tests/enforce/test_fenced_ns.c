@@ -551,6 +551,21 @@ Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
 		  OUT_FMT, OUT_ARGS(o));
 }
 
+/* The first mount step, making every mount of the new namespace a slave of
+ * the outside (mount(2) with MS_SLAVE|MS_REC), is refused: nothing has
+ * changed yet, so the command runs, and the warning names that step. */
+Test(fenced_ns, a_refused_mount_says_the_mounts_can_not_be_made_private)
+{
+	cf_test_require_landlock();
+	repo();
+	run_with_fault(SYS_mount, "echo cmd-ran");
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
+				"private: Operation not permitted"),
+		  OUT_FMT, OUT_ARGS(o));
+}
+
 Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
 {
 	cf_test_require_landlock();
@@ -610,11 +625,18 @@ Test(fenced_ns, a_harness_refused_for_its_threads_says_so)
 
 /* A harness whose descriptor table is full when its shim adopts the
  * namespace's two descriptors (cf_fenced_keep_adopt moves each to a high
- * number): the first move fails with EMFILE and frees its slot, so the
- * second succeeds. The harness goes on without the namespace (its children
- * fall back, with the reason) and keeps no descriptor of it: not the one it
- * moved, not the two it was given. Run in a child: the limit stays there. */
-static void adopt_with_a_full_table(int report)
+ * number: half the limit and up, so 0 and up under a limit of 1). FULL: no
+ * slot free, so the first move fails with EMFILE and frees its slot, and
+ * the second succeeds into it (under a limit of 1 the user namespace's
+ * descriptor is given at 0, the only slot, and the mount namespace's
+ * lands there). Else one slot is free (under a limit of 1, descriptor 0)
+ * and the two descriptors lie above the limit LIMIT (it was lowered after
+ * they were opened), so a move frees no slot below it: the first move
+ * takes the free one and the second fails. Either way the harness goes on
+ * without the namespace (its children fall back, with the reason) and
+ * keeps no descriptor of it: not the one it moved, not the two it was
+ * given. Run in a child: the limit stays there. */
+static void adopt_with_a_full_table(int report, bool full, rlim_t limit)
 {
 	char msg[600] = "ok";
 	struct stat us, ms, st;
@@ -622,11 +644,20 @@ static void adopt_with_a_full_table(int report)
 	int mfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (ufd < 0 || mfd < 0 || fstat(ufd, &us) || fstat(mfd, &ms))
 		_exit(2);
+	if (!full || limit == 1) {
+		int to = full ? 0 : 100;
+		if (dup3(ufd, to, O_CLOEXEC) != to || dup3(mfd, 101, O_CLOEXEC) != 101)
+			_exit(2);
+		close(ufd);
+		close(mfd);
+		ufd = to;
+		mfd = 101;
+	}
 	char value[256], buf[256];
 	snprintf(value, sizeof value, "%d,%d,%llu,%llu,%llu,0,0,-1,0", ufd, mfd,
 		 (unsigned long long)us.st_ino, (unsigned long long)ms.st_ino,
 		 (unsigned long long)us.st_dev);
-	struct rlimit lim = {64, 64};
+	struct rlimit lim = {limit, limit};
 	if (setrlimit(RLIMIT_NOFILE, &lim))
 		_exit(3);
 	int fill[64], n = 0, fd;
@@ -634,6 +665,10 @@ static void adopt_with_a_full_table(int report)
 		fill[n++] = fd;
 	if (errno != EMFILE)
 		_exit(4);
+	if (!full && n)
+		close(fill[--n]);
+	else if (!full)
+		close(0); /* a limit of 1: stdin's slot */
 	struct cf_fenced_keep k;
 	const char *v = cf_fenced_keep_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
 	while (n)
@@ -643,7 +678,7 @@ static void adopt_with_a_full_table(int report)
 			 k.user_fd, k.mnt_fd);
 	else if (!strstr(k.off_why, "can not move its descriptors"))
 		snprintf(msg, sizeof msg, "another reason: %s", k.off_why);
-	for (fd = 0; fd < 64 && !strcmp(msg, "ok"); fd++)
+	for (fd = 0; fd < 128 && !strcmp(msg, "ok"); fd++)
 		if (fd != report && !fstat(fd, &st) && st.st_dev == us.st_dev &&
 		    (st.st_ino == us.st_ino || st.st_ino == ms.st_ino))
 			snprintf(msg, sizeof msg, "descriptor %d still holds the %s namespace", fd,
@@ -652,7 +687,7 @@ static void adopt_with_a_full_table(int report)
 	_exit(0);
 }
 
-Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+static void adopt_out_of_descriptors(bool full, rlim_t limit)
 {
 	int p[2];
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
@@ -660,7 +695,7 @@ Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		close(p[0]);
-		adopt_with_a_full_table(p[1]);
+		adopt_with_a_full_table(p[1], full, limit);
 	}
 	close(p[1]);
 	char got[640] = "";
@@ -672,6 +707,22 @@ Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's step %d failed",
 		  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	cr_expect_str_eq(got, "ok");
+}
+
+Test(fenced_ns, a_harness_out_of_descriptors_keeps_none_of_the_namespace)
+{
+	adopt_out_of_descriptors(true, 64);
+}
+
+Test(fenced_ns, a_harness_with_room_for_one_move_keeps_none_of_the_namespace)
+{
+	adopt_out_of_descriptors(false, 64);
+}
+
+Test(fenced_ns, a_harness_with_one_descriptor_keeps_none_of_the_namespace)
+{
+	adopt_out_of_descriptors(false, 1);
+	adopt_out_of_descriptors(true, 1);
 }
 
 /* The user's own `git config` outside replaces .git/config by rename, and

@@ -888,6 +888,75 @@ Test(ipc_engine, metadata_through_symlinks_relative_paths_and_dirfds)
 	cf_ipc_free(&s.ipc);
 }
 
+/* A relative path is pinned from a descriptor of the caller's directory
+ * (its cwd, or the dirfd it gave), which the supervisor takes for each
+ * call: a flood of them leaves it holding no more descriptors than before,
+ * and one more still works. */
+#define RELATIVE_FLOOD 200
+
+static int child_relative_flood(void *arg)
+{
+	const char *ws = arg;
+	if (chdir(ws) < 0)
+		return 2;
+	int dir = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return 3;
+	for (int i = 0; i < RELATIVE_FLOOD; i++) {
+		if (chmod("flood", 0600 | (i & 1) << 6) != 0)
+			atomic_fetch_add(&sh->n[0], 1);
+		if (fchmodat(dir, "flood", 0640 | (i & 1) << 6, 0) != 0)
+			atomic_fetch_add(&sh->n[1], 1);
+	}
+	return 0;
+}
+
+static int child_relative_once(void *arg)
+{
+	(void)arg;
+	sh->e[0] = chmod("flood", 0604) < 0 ? errno : 0;
+	return 0;
+}
+
+/* One fenced chmod of "flood" from the workspace: 0 or its errno. */
+static int relative_once(struct sup *s)
+{
+	char cwd[PATH_MAX];
+	cr_assert(getcwd(cwd, sizeof cwd));
+	cr_assert(chdir(fx.ws) == 0);
+	sh->e[0] = -1;
+	pid_t pid = spawn(s, child_relative_once, NULL);
+	cr_assert(chdir(cwd) == 0);
+	cr_assert_eq(reap(pid), 0);
+	return sh->e[0];
+}
+
+Test(ipc_engine, a_flood_of_relative_metadata_calls_leaves_no_descriptor_behind)
+{
+	struct sup s;
+	cf_fx_write(cf_fx_at(fx.ws, "flood"), "x\n");
+	sup_start(&s, NULL);
+	/* The first fenced process sets what the supervisor keeps for good. */
+	cr_assert_eq(relative_once(&s), 0, "a relative chmod: %s", strerror(sh->e[0]));
+	/* What it holds for a process that is gone may be closed a moment
+	 * later: the count before is an upper bound, the count after must
+	 * come down to it. */
+	int before = sup_fds(s.pid), after = 0;
+	sh->n[0] = sh->n[1] = 0;
+	run(&s, child_relative_flood, fx.ws);
+	cr_expect_eq(sh->n[0], 0, "%d of %d relative chmods failed", sh->n[0], RELATIVE_FLOOD);
+	cr_expect_eq(sh->n[1], 0, "%d of %d fchmodats failed", sh->n[1], RELATIVE_FLOOD);
+	for (int i = 0; i < 50 && (after = sup_fds(s.pid)) > before; i++)
+		usleep(20000);
+	cr_expect_leq(after, before, "after %d relative calls the supervisor holds %d descriptors, "
+		      "%d before", 2 * RELATIVE_FLOOD, after, before);
+	cr_expect_eq(relative_once(&s), 0, "one more relative chmod: %s", strerror(sh->e[0]));
+	struct stat st;
+	cr_assert_eq(stat(cf_fx_at(fx.ws, "flood"), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0604, "its mode is %o", (unsigned)st.st_mode & 0777);
+	cf_ipc_free(&s.ipc);
+}
+
 /* A file inside the workspace whose path is longer than PATH_MAX: the
  * supervisor pins it (by the caller's cwd), but /proc/self/fd/N can not name
  * it (ENAMETOOLONG), so it can not tell where it lies. The call is refused

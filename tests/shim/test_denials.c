@@ -235,6 +235,35 @@ Test(shim_denials, a_write_outside_names_writable)
 	cf_fx_out_free(&o);
 }
 
+/* credfence's state directory follows an absolute XDG_STATE_HOME (as
+ * cli/tmpdir.c places it): a denied write there is said to be credfence's
+ * own, with no option to allow it, and one in ~/.local/state/credfence,
+ * which is then not credfence's, is an ordinary write outside. */
+Test(shim_denials, a_write_in_the_state_dir_of_xdg_state_home_is_credfences_own)
+{
+	char state[PATH_MAX + 8], env[PATH_MAX + 32];
+	snprintf(state, sizeof state, "%s/state", t.fx.root);
+	cf_fx_mkdirs(cf_fx_at(state, "credfence"));
+	cf_fx_mkdirs(cf_fx_at(t.fx.home, ".local/state/credfence"));
+	snprintf(env, sizeof env, "XDG_STATE_HOME=%s", state);
+	const char *script = "echo x > \"$XDG_STATE_HOME/credfence/planted\"; echo state=$?; "
+			     "echo x > ~/.local/state/credfence/planted; echo home=$?";
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, (const char *[]){env, NULL});
+	st_dump("writes in the state directories", &o);
+	cr_expect(strstr(o.out, "state=") && !strstr(o.out, "state=0"), "the state write succeeded");
+	cr_expect(strstr(o.out, "home=") && !strstr(o.out, "home=0"), "the home write succeeded");
+	char want[PATH_MAX + 256];
+	snprintf(want, sizeof want, NOTICE "write of %s/credfence/planted (credfence's own state); "
+		 "no fenced command may write there, and no option changes that\n", state);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice saying it is credfence's own:\n%s", o.err);
+	snprintf(want, sizeof want, NOTICE "write of ~/.local/state/credfence/planted (outside "
+		 "every writable location); to allow: --writable DIR");
+	cr_expect_eq(st_count(o.err, want), 1, "one notice naming --writable:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
+	cf_fx_out_free(&o);
+}
+
 /* A terminal under /dev/pts that the command does not hold: --writable can
  * not open it (no writable location lies in /dev/pts); --allow-ptys does. */
 Test(shim_denials, a_write_to_a_pty_names_allow_ptys)
@@ -488,6 +517,51 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
 	free(log);
 	free(before);
 	free(after);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
+/* A project two levels below the workspace is a project root only because
+ * the run started in it (on the way to the working directory,
+ * common/project_root.c): the supervisor judges a refused write there by
+ * the run's working directory, which reaches it in the blob beside the
+ * home and the account's home (this fixture's HOME is never the account's
+ * own), and logs it as the hook it is. */
+Test(shim_denials, a_protected_write_in_a_project_below_the_workspace_is_logged)
+{
+	char proj[PATH_MAX + 8], home[PATH_MAX + 8];
+	snprintf(proj, sizeof proj, "%s/a/b", t.fx.ws);
+	cf_fx_mkdirs(proj);
+	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	struct cf_fx_out o;
+	cf_fx_run(&o, proj, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+		  CF_ARGV("git", "init", "-q", "."));
+	cr_assert_eq(o.status, 0, "git init: %s", o.err);
+	cf_fx_out_free(&o);
+	char **env = st_env(&t, NULL);
+	cf_fx_run(&o, proj, env, NULL,
+		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
+			  "--log", t.log, "--", "/bin/sh", "-c",
+			  "sh -c 'echo x > .git/hooks/pre-commit'; echo hook=$?"));
+	cf_fx_env_free(env);
+	st_dump("a protected write below the workspace", &o);
+	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
+	struct stat st;
+	cr_expect(lstat(cf_fx_at(proj, ".git/hooks/pre-commit"), &st) != 0, "a hook was made");
+	char want[3 * PATH_MAX + 256];
+	snprintf(want, sizeof want,
+		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
+		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+		 "%s/.git/hooks/pre-commit\n", proj, proj, proj);
+	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log, "no log");
+	snprintf(want, sizeof want,
+		 "\"path\":\"%s/.git/hooks/pre-commit\",\"row\":\"git hooks\",\"allow\":"
+		 "\"--allow-write-protected %s/.git/hooks\"}\n", proj, proj);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "one line:\n%s", log);
+	cr_expect_eq(st_count(log, want), 1, "the hook's line:\n%s", log);
+	free(log);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
 }

@@ -298,3 +298,59 @@ Test(shim_roles, a_path_search_stops_at_eloop_as_execvp_does)
 	cr_expect_eq(o.status, 126, "%s%s", o.out, o.err);
 	cf_fx_out_free(&o);
 }
+
+/* A bash harness runs a script without "#!": its child fenced itself at the
+ * exec, the exec failed with ENOEXEC, and bash runs the script in that
+ * child, which the shim still takes for the harness. The script moves a
+ * secret (GNUPGHOME) and forks: the fork handler finds the cached fence
+ * built from another environment and rebuilds it under the cache's lock,
+ * and a fence prepared in a fenced process asks in a child of its own
+ * whether the enclosing fence has a supervisor (enforce/linux/ipc.c,
+ * in_child). That child's fork must not run the handler again, which
+ * would wait for the lock forever. A watchdog in the harness kills the
+ * script after 30 s. */
+Test(shim_roles, a_script_without_shebang_that_moves_a_secret_and_forks_does_not_hang)
+{
+	char script[PATH_MAX + 16];
+	cf_fx_fmt(script, sizeof script, "%s/moves", t.fx.ws);
+	cf_fx_write(script, "export GNUPGHOME=\"$HOME/gnupg-moved\"; x=$(echo sub); echo \"GOT $x\"\n");
+	cr_assert_eq(chmod(script, 0755), 0);
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "./moves & p=$!; (sleep 30 >/dev/null 2>&1; kill -9 $p) >/dev/null 2>&1 & "
+			   "w=$!; wait $p; echo \"RC $?\"; kill $w"));
+	cf_fx_env_free(env);
+	st_dump("a bash harness's child that moves a secret and forks", &o);
+	cr_expect(strstr(o.out, "GOT sub\n"), "the script's fork did not come back:\n%s", o.out);
+	cr_expect(strstr(o.out, "RC 0\n"), "the script did not end by itself:\n%s", o.out);
+	cf_fx_out_free(&o);
+}
+
+/* A harness child whose copy of the harness's prepared ruleset is gone
+ * (closed between fork and exec, as a preexec_fn or a shell does) builds a
+ * ruleset of its own to fence itself (enforce/linux/fence.c, enter), and
+ * closes it: a child whose exec then fails with ENOEXEC goes on in the same
+ * process (bash runs a script without "#!" itself), and holds no Landlock
+ * ruleset a later exec would not have closed for it. */
+Test(shim_roles, a_child_that_built_its_own_ruleset_keeps_none)
+{
+	char script[PATH_MAX + 16];
+	cf_fx_fmt(script, sizeof script, "%s/listfds", t.fx.ws);
+	cf_fx_write(script, "for f in /proc/$BASHPID/fd/*; do echo \"FD ${f##*/} $(readlink \"$f\")\"; "
+			    "done\n");
+	cr_assert_eq(chmod(script, 0755), 0);
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "(for n in {3..50}; do eval \"exec $n>&-\"; done; ./listfds); echo done"));
+	cf_fx_env_free(env);
+	st_dump("a bash harness's child that runs a script without #!", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "FD 0 ") && strstr(o.out, "\ndone\n"), "the script did not run");
+	cr_expect(!strstr(o.out, "landlock-ruleset"), "the child holds a Landlock ruleset:\n%s",
+		  o.out);
+	cf_fx_out_free(&o);
+}
