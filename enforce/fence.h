@@ -98,6 +98,20 @@ const char *cf_fence_supervisor(const struct cf_fence *f);
  * refusal, whose words go to BUF (RES->refusal). */
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
 
+/* In a child that entered F (cf_fence_enter and its kin), the descriptors
+ * of F's parent that it carries: the prepared ruleset, the watch's inotify,
+ * mount table and supervisor pidfd, a relaunched child's namespaces. Closed
+ * here, in this child's own copy of the descriptor table (made private
+ * first: unshare(CLONE_FILES), nothing is copied when it is not shared):
+ * 0, or the -errno of that unshare, and nothing closed (F inherited: F
+ * holds none). Close-on-exec closes them at the
+ * exec anyway; this is for a child that goes on without one (bash runs a
+ * script with no #! in the child whose exec failed with ENOEXEC): a ruleset
+ * stays open to landlock_add_rule after it was applied, and the harness's
+ * later children apply that same one. Raw system calls only; F's memory is
+ * not written (a vfork child shares it). Linux; a no-op elsewhere. */
+int cf_fence_close_parents_fds(const struct cf_fence *f);
+
 /* The status line for RC, a failure of building or entering F (RES as
  * cf_fence_enter left it), or F's own verdict when F is not ready, into OUT:
  * decoded into a struct cf_why here and worded by cf_why_words

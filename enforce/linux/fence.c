@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,24 @@ int cf_fence_container_gap(char *why, size_t n)
 int cf_fence_fenced(void)
 {
 	return cf_ll_fenced();
+}
+
+int cf_fence_close_parents_fds(const struct cf_fence *f)
+{
+	int rc = (int)cf_sys1(SYS_unshare, CLONE_FILES);
+	if (rc || f->inherited)
+		return rc;
+	int fds[4] = {__atomic_load_n(&f->ruleset, __ATOMIC_RELAXED), -1, -1, -1};
+	if (f->joining) {
+		fds[1] = f->join.user_fd;
+		fds[2] = f->join.mnt_fd;
+		fds[3] = f->join.keeper_fd;
+	}
+	for (int i = 0; i < 4; i++)
+		if (fds[i] > 2)
+			cf_sys_close(fds[i]);
+	cf_fence_watch_close_fds(f->watch);
+	return 0;
 }
 
 int cf_fence_apply(struct cf_fence *f)

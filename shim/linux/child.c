@@ -147,6 +147,22 @@ static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, c
 	return 0;
 }
 
+/* The harness's descriptors in this fenced child (fence.h,
+ * cf_fence_close_parents_fds): F's, and the namespaces and keeper socket
+ * the shim keeps (fenced_keep.h), whose numbers fdkeep.c spares from a
+ * close_range. */
+static void close_harness_fds(const struct cf_fence *f)
+{
+	const struct cf_fenced_keep *k = &cf_shim.keep;
+	int fds[3] = {k->user_fd, k->mnt_fd, k->keeper_fd};
+	/* Only in a table of this child's own (it made it so). */
+	if (cf_fence_close_parents_fds(f) != 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (fds[i] > 2)
+			cf_sys_close(fds[i]);
+}
+
 /* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it
  * goes on unfenced (best effort), -EPERM when it must not run. CHECKED: the
  * caller verified in normal context that F is current. The log, opened
@@ -189,8 +205,14 @@ refused:;
 		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
-	if (rc == 0)
+	if (rc == 0) {
+		/* The harness's own descriptors, which this child carries until
+		 * its exec: gone now, for a child that goes on without one (bash
+		 * runs a script with no #! in it). */
+		if (cf_shim_harness_child())
+			close_harness_fds(f);
 		return 1;
+	}
 	if (f->pol.mode == CF_MODE_BEST_EFFORT && rc != -CF_ENS_REFUSED &&
 	    !cf_fence_refuses_always(f, rc))
 		return 0;

@@ -328,6 +328,55 @@ Test(shim_roles, a_script_without_shebang_that_moves_a_secret_and_forks_does_not
 	cf_fx_out_free(&o);
 }
 
+/* A harness child that goes on after its exec failed (bash runs a script
+ * without "#!" in the child whose exec gave ENOEXEC) holds none of the
+ * harness's own descriptors: close-on-exec never ran. The prepared ruleset
+ * above all: it stays open to landlock_add_rule after it was applied, and
+ * the harness's later children apply that same one, so a rule added here
+ * would widen every later child's fence. Nor the namespaces, the keeper's
+ * socket, the watch's inotify, mount table and supervisor pidfd
+ * (enforce/fence.h, cf_fence_close_parents_fds). */
+Test(shim_roles, a_child_that_goes_on_without_its_exec_holds_no_harness_descriptor)
+{
+	char script[PATH_MAX + 16];
+	static const char list[] =
+		"for f in /proc/$BASHPID/fd/*; do echo \"$1 ${f##*/} $(readlink \"$f\")\"; done\n";
+	cf_fx_fmt(script, sizeof script, "%s/listfds", t.fx.ws);
+	cf_fx_write(script, list);
+	cr_assert_eq(chmod(script, 0755), 0);
+	/* The control: the same with "#!", whose exec works, so close-on-exec
+	 * ran; the numbers it holds are the ones the harness meant to pass. */
+	char with[PATH_MAX + 16], text[sizeof list + 16];
+	cf_fx_fmt(with, sizeof with, "%s/listfds2", t.fx.ws);
+	cf_fx_fmt(text, sizeof text, "#!/bin/bash\n%s", list);
+	cf_fx_write(with, text);
+	cr_assert_eq(chmod(with, 0755), 0);
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env, NULL,
+		   CF_ARGV("/bin/bash", "-c",
+			   "true; for f in /proc/$$/fd/*; do echo \"HARNESS ${f##*/}\"; done; "
+			   "./listfds2 EX; ./listfds FD; echo done"));
+	cf_fx_env_free(env);
+	st_dump("a bash harness's child that runs a script without #!", &o);
+	cr_expect_eq(o.status, 0);
+	/* The control: the harness keeps the namespaces and the keeper's
+	 * socket from 768 up (fenced_keep.c), by bash's own glob. */
+	cr_expect(strstr(o.out, "HARNESS 768\n"), "the control: the harness keeps no descriptor "
+		  "at 768:\n%s", o.out);
+	cr_expect(strstr(o.out, "\nEX 0 ") && strstr(o.out, "\nFD 0 ") && strstr(o.out, "\ndone\n"),
+		  "the scripts did not run:\n%s", o.out);
+	for (const char *l = strstr(o.out, "\nFD "); l; l = strstr(l + 1, "\nFD ")) {
+		int n = atoi(l + 4);
+		char ex[32];
+		cf_fx_fmt(ex, sizeof ex, "\nEX %d ", n);
+		cr_expect(n == 255 || strstr(o.out, ex),
+			  "the child holds descriptor %d, which an exec would have closed:\n%s", n,
+			  o.out);
+	}
+	cf_fx_out_free(&o);
+}
+
 /* A harness child whose copy of the harness's prepared ruleset is gone
  * (closed between fork and exec, as a preexec_fn or a shell does) builds a
  * ruleset of its own to fence itself (enforce/linux/fence.c, enter), and
