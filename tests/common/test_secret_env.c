@@ -227,6 +227,35 @@ Test(secret_env, every_name_row_passes_the_anchor_screen)
 	cr_expect_eq(cf_env_anchors("LS_COLORS", 9), 0);
 }
 
+/* The screen of a name's pairs of letters is the anchors' first two
+ * letters, no more, no less; each anchor is found in any case, inside a
+ * name and at its end; PAT followed by H is none. */
+Test(secret_env, the_anchor_screen_is_the_anchor_table)
+{
+	unsigned want[CF_ENV_ANCHOR_END + 1] = {0};
+	for (size_t i = 0; i < cf_env_anchor_count; i++) {
+		const char *w = cf_env_anchor_table[i].word;
+		cr_assert_geq(strlen(w), 2, "%s", w);
+		for (const char *p = w; *p; p++)
+			cr_assert(*p >= 'A' && *p <= 'Z', "%s: upper case", w);
+		want[w[0] - 'A' + 1] |= 1u << (w[1] - 'A' + 1);
+		char name[64];
+		snprintf(name, sizeof name, "x_%s", w);
+		cr_expect_eq(cf_env_anchors(name, strlen(name)), cf_env_anchor_table[i].bit, "%s", name);
+		snprintf(name, sizeof name, "%sx", w);
+		for (char *p = name; *p; p++)
+			*p = (char)(*p - 'A' + 'a');
+		cr_expect_eq(cf_env_anchors(name, strlen(name)), cf_env_anchor_table[i].bit, "%s", name);
+		cr_expect_eq(cf_env_anchors(name, strlen(w) - 1), 0, "%.*s", (int)strlen(w) - 1, name);
+	}
+	for (unsigned c = 0; c <= CF_ENV_ANCHOR_END; c++)
+		cr_expect_eq(cf_env_anchor_seconds[c], want[c], "cf_env_anchor_seconds[%u] is %#x, the table's %#x",
+			     c, cf_env_anchor_seconds[c], want[c]);
+	cr_expect_eq(cf_env_anchors("GOPATH", 6), 0);
+	cr_expect_neq(cf_env_anchors("GITHUB_PAT", 10), 0);
+	cr_expect_neq(cf_env_anchors("githubPatToken", 9), 0, "PAT at the end of the length given");
+}
+
 /* The notation's rules (env_shapes.h) hold for every row: the sorted table
  * starts with a literal, the lead table with a class; a run of open length
  * is never followed by a literal of its class; at most one lazy run; the
