@@ -541,16 +541,30 @@ static bool word_holds(const struct word *w, const char *want, size_t k)
 	return false;
 }
 
+/* The length of the second word of the pair PAIR (LEN bytes) when W less
+ * its last SKIP letters ends in it, or 0. */
+static size_t second_at_end(const char *pair, size_t len, const struct word *w, size_t skip)
+{
+	size_t n = w->n - skip, i = len;
+	for (; pair[i - 1] != ' '; i--, n--)
+		if (!n || upper(w->s[n - 1]) != pair[i - 1])
+			return 0;
+	return len - i;
+}
+
 /* A CF_WORD_PAIR row "A B": PREV is A and W is B (or Bs), or W ends in AB
- * (or ABs). */
+ * (or ABs). Either way W ends in B, or in B and an S: most words end in
+ * neither, and are passed over first. */
 static bool pair_matches(const char *pair, size_t len, const struct word *prev, const struct word *w,
 			 bool plural)
 {
-	size_t k1 = 0;
-	while (pair[k1] != ' ')
-		k1++;
+	size_t k2 = second_at_end(pair, len, w, 0);
+	if (!k2 && plural && upper(w->s[w->n - 1]) == 'S')
+		k2 = second_at_end(pair, len, w, 1);
+	if (!k2)
+		return false;
+	size_t k1 = len - k2 - 1;
 	const char *b = pair + k1 + 1;
-	size_t k2 = len - k1 - 1;
 	if (prev && prev->n && word_is(prev, pair, k1, false) && word_is(w, b, k2, plural))
 		return true;
 	size_t n = w->n;
@@ -604,13 +618,25 @@ static bool said_public(const struct word *prev, const struct word *prev2,
 	return (key || token) && (is_public(prev) || (row->at == CF_WORD_PAIR && is_public(prev2)));
 }
 
+/* The rows of the word table, one bit each, in WORD_ROW_SETS words. */
+#define WORD_ROWS (sizeof cf_env_word_table / sizeof *cf_env_word_table)
+#define WORD_ROW_SETS ((WORD_ROWS + 63) / 64)
+
 /* The words left to right: a word of a row withholds unless a descriptor
- * comes after it; a last-word row only as the last word (digits aside). */
+ * comes after it; a last-word row only as the last word (digits aside).
+ * Only the rows of the name's anchors are tried (the table in order: the
+ * first row of each kind that matches a word is the one that counts). */
 static const struct cf_env_word_row *name_words(const char *name, size_t len, bool param,
 						 unsigned anchors)
 {
 	if (!anchors)
 		return NULL;
+	unsigned long long rows[WORD_ROW_SETS] = {0};
+	for (size_t i = 0; i < WORD_ROWS; i++) {
+		const struct cf_env_word_row *row = &cf_env_word_table[i];
+		if ((anchors & row->anchor) && !(row->param && !param))
+			rows[i / 64] |= 1ull << (i % 64);
+	}
 	const struct cf_env_word_row *pending = NULL, *last = NULL;
 	struct word w, prev = {NULL, 0}, prev2 = {NULL, 0};
 	size_t at = 0;
@@ -628,16 +654,22 @@ static const struct cf_env_word_row *name_words(const char *name, size_t len, bo
 		} else {
 			const struct cf_env_word_row *strong = NULL;
 			const struct word *before = have_prev ? &prev : NULL;
-			for (size_t i = 0; i < cf_env_word_count && !(strong && last); i++) {
-				const struct cf_env_word_row *row = &cf_env_word_table[i];
-				if (!(anchors & row->anchor) || (row->param && !param) ||
-				    !row_matches(row, before, &w) || said_public(before, &prev2, row))
-					continue;
-				if (row->last && !last)
-					last = row;
-				else if (!row->last && !strong)
-					strong = row;
-			}
+			/* A word that is a row's, ends in it or in its pair's second
+			 * word ends in its last letter (or an S, plural). */
+			char z = upper(w.s[w.n - 1]);
+			for (size_t set = 0; set < WORD_ROW_SETS && !(strong && last); set++)
+				for (unsigned long long m = rows[set]; m && !(strong && last); m &= m - 1) {
+					size_t i = set * 64 + (size_t)__builtin_ctzll(m);
+					const struct cf_env_word_row *row = &cf_env_word_table[i];
+					if ((row->last ? last : strong) ||
+					    (row->at != CF_WORD_HOLDS && z != row->word[row->len - 1] && !(row->plural && z == 'S')) ||
+					    !row_matches(row, before, &w) || said_public(before, &prev2, row))
+						continue;
+					if (row->last)
+						last = row;
+					else
+						strong = row;
+				}
 			if (strong)
 				pending = strong;
 		}
