@@ -408,19 +408,15 @@ static bool hint_at(const char *s, const char *hint, unsigned at)
 }
 
 /* The bit of a shape's second byte in cf_env_shape_seconds: digits,
- * letters, '_', and one bit for every other byte. */
-static unsigned second_bit(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'Z')
-		return 10 + (c - 'A');
-	if (c >= 'a' && c <= 'z')
-		return 36 + (c - 'a');
-	return c == '_' ? 62 : 63;
-}
+ * letters, '_', and one bit for every other byte (B2), for each byte. */
+#define SB(c) (((c) >= '0' && (c) <= '9') ? (c) - '0' : ((c) >= 'A' && (c) <= 'Z') ? 10 + (c) - 'A' \
+	       : ((c) >= 'a' && (c) <= 'z') ? 36 + (c) - 'a' : (c) == '_' ? 62 : 63)
+#define SB4(b) SB(b), SB((b) + 1), SB((b) + 2), SB((b) + 3)
+#define SB16(b) SB4(b), SB4((b) + 4), SB4((b) + 8), SB4((b) + 12)
+#define SB64(b) SB16(b), SB16((b) + 16), SB16((b) + 32), SB16((b) + 48)
+static const unsigned char second_bit[256] = {SB64(0), SB64(64), SB64(128), SB64(192)};
 
-#define B2(c) (1ull << (((c) >= '0' && (c) <= '9') ? (c) - '0' : ((c) >= 'A' && (c) <= 'Z') ? 10 + (c) - 'A' : ((c) >= 'a' && (c) <= 'z') ? 36 + (c) - 'a' : (c) == '_' ? 62 : 63))
+#define B2(c) (1ull << SB(c))
 
 /* For each first byte of the sorted table's shapes, the bits of their
  * second bytes: most places a token may start ("home", "usr", "spring")
@@ -458,16 +454,29 @@ const unsigned long long cf_env_shape_seconds[128] = {
 	['x'] = B2('a') | B2('k') | B2('o'),
 };
 
-/* A table shape that starts at S. */
-static const struct cf_env_shape_row *token_at(const char *s)
+/* The screen of the sorted table's first two bytes at S: most places a
+ * token may start start no row ("home", "usr", "spring"), and are passed
+ * over without the search. S[1] is read only when S[0] is not the NUL
+ * (which starts no row). */
+static bool table_may_start(const char *s)
 {
-	unsigned char c0 = (unsigned char)s[0];
+	unsigned char c0 = (unsigned char)s[0], c1 = (unsigned char)s[c0 != 0];
+	return c0 < 128 && (cf_env_shape_seconds[c0 & 127] >> second_bit[c1] & 1);
+}
+
+/* A table shape that starts at S, where table_may_start(S). */
+static const struct cf_env_shape_row *table_token_at(const char *s)
+{
 	unsigned k = key(s);
-	bool maybe = c0 < 128 && (cf_env_shape_seconds[c0] >> second_bit((unsigned char)s[1]) & 1);
-	for (size_t i = maybe ? first_row(k) : cf_env_shape_count;
-	     i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++)
+	for (size_t i = first_row(k); i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++)
 		if (cf_env_shape_at(cf_env_shape_table[i].shape, s))
 			return &cf_env_shape_table[i];
+	return NULL;
+}
+
+/* A lead table shape that starts at S. */
+static const struct cf_env_shape_row *lead_token_at(const char *s)
+{
 	for (size_t i = 0; i < cf_env_shape_lead_count; i++) {
 		const struct cf_env_shape_lead *r = &cf_env_shape_lead_table[i];
 		if (hint_at(s, r->hint, r->hint_at) && cf_env_shape_at(r->row.shape, s))
@@ -476,30 +485,69 @@ static const struct cf_env_shape_row *token_at(const char *s)
 	return NULL;
 }
 
-/* The places a token may start in a run: its start, and after each of its
- * characters that is not a word's ('/', '.', '-', ...), noted as the run is
- * read (up to CF_RUN_STARTS of them; past those, the rest of the run is read
- * again for them). */
+/* A table shape that starts at S; the lead table's too when LEAD. */
+static const struct cf_env_shape_row *token_at(const char *s, bool lead)
+{
+	const struct cf_env_shape_row *row = table_may_start(s) ? table_token_at(s) : NULL;
+	return row || !lead ? row : lead_token_at(s);
+}
+
+/* The characters of a run that are not a word's, one bit each (SEEN
+ * below): a lead row's hint lies inside the run from each place it is
+ * tried at (a test checks it), so a row whose hint holds one of them is
+ * tried only in a run that holds it ("Q~": a run with a '~'). */
+#define NW(c) ((c) == '.' ? 1 : (c) == '~' ? 2 : (c) == '+' ? 4 : (c) == '/' ? 8 : (c) == '=' ? 16 : (c) == '-' ? 32 : 0)
+#define NW4(b) NW(b), NW((b) + 1), NW((b) + 2), NW((b) + 3)
+#define NW16(b) NW4(b), NW4((b) + 4), NW4((b) + 8), NW4((b) + 12)
+#define NW64(b) NW16(b), NW16((b) + 16), NW16((b) + 32), NW16((b) + 48)
+static const unsigned char nonword_bit[256] = {NW64(0), NW64(64), NW64(128), NW64(192)};
+
+/* Whether a lead row may be in a run that holds SEEN. */
+static bool lead_may(unsigned seen)
+{
+	for (size_t i = 0; i < cf_env_shape_lead_count; i++) {
+		unsigned need = 0;
+		for (const char *h = cf_env_shape_lead_table[i].hint; *h; h++)
+			need |= nonword_bit[(unsigned char)*h];
+		if ((need & seen) == need)
+			return true;
+	}
+	return false;
+}
+
+/* What the scan notes of a run as it reads it: after each of its
+ * characters that is not a word's ('/', '.', '-', ...), the places where a
+ * row of the sorted table may start (table_may_start), up to CF_RUN_STARTS
+ * of them (past those, the rest of the run is read again); and SEEN, the
+ * bits of those characters. */
 #define CF_RUN_STARTS 32
 struct run_starts {
-	const char *at[CF_RUN_STARTS];
+	const char *at[CF_RUN_STARTS + 1]; /* and one written past the last */
 	unsigned n;
+	unsigned seen;
 };
 
-/* The places of the run [S, E) noted in R, then (R full) those after the
- * last noted, while the run left is long enough to hold a token. */
+/* A token in the run [S, E): at its start and after each character that is
+ * not a word's, in order, while the run left is long enough to hold one.
+ * Without a lead row in it, only the places R noted. */
 static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, const struct run_starts *r)
 {
 	const struct cf_env_shape_row *row;
-	if ((row = token_at(s)))
+	if (lead_may(r->seen)) {
+		for (const char *p = s; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
+			if ((p == s || !(cls[(unsigned char)p[-1]] & WORD)) && (row = token_at(p, true)))
+				return row;
+		return NULL;
+	}
+	if ((row = token_at(s, false)))
 		return row;
 	for (unsigned i = 0; i < r->n && e - r->at[i] >= CF_ENV_SHAPE_RUN_MIN; i++)
-		if ((row = token_at(r->at[i])))
+		if ((row = table_token_at(r->at[i])))
 			return row;
 	if (r->n < CF_RUN_STARTS)
 		return NULL;
 	for (const char *p = r->at[CF_RUN_STARTS - 1] + 1; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p)))
+		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p, false)))
 			return row;
 	return NULL;
 }
@@ -584,15 +632,16 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 		return cf_env_reason_set(out, CF_ENV_URL, w->word, w->holds);
 	const char *run = v;
 	struct run_starts starts;
-	starts.n = 0;
+	starts.n = starts.seen = 0;
 	for (const char *p = v;; p++) {
 		/* Letters and digits, the most of any value, one test each. */
 		while (cls[(unsigned char)*p] == (RUN | WORD))
 			p++;
 		unsigned char c = (unsigned char)*p, k = cls[c];
-		if (k & RUN) {
-			if (!(k & WORD) && starts.n < CF_RUN_STARTS)
-				starts.at[starts.n++] = p + 1;
+		if (k & RUN) { /* not a word's: a place a token may start */
+			starts.seen |= nonword_bit[c];
+			starts.at[starts.n] = p + 1;
+			starts.n += starts.n < CF_RUN_STARTS && table_may_start(p + 1);
 			continue;
 		}
 		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &starts)))
@@ -600,7 +649,7 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 		if (!c)
 			break;
 		run = p + 1;
-		starts.n = 0;
+		starts.n = starts.seen = 0;
 		if (!(k & MARK))
 			continue;
 		if (c == ':') {

@@ -370,6 +370,45 @@ Test(secret_env, every_shape_row_matches_its_shape_only)
 	}
 }
 
+/* The scan's shortcuts keep every token of its least length: a run shorter
+ * than CF_ENV_SHAPE_RUN_MIN is skipped whole, a place is tried only while
+ * the run left can hold a token and only when its first two bytes start a
+ * row, a lead row only in a run that holds its hint's '~'. Each row's
+ * sample (each run at its least length, a lazy run one character: the PEM
+ * row's run "-----BEGIN" is CF_ENV_SHAPE_RUN_MIN long) is withheld by that
+ * row at a run's start (after a ':': a value's start is a parameter's,
+ * pscale_pw_...=x), after a '/' inside a run, and after more places that
+ * start a row than the scan notes ("/ho" 40 times); one byte shorter, no
+ * longer by that row. */
+Test(secret_env, a_token_of_its_least_length_is_withheld)
+{
+	char v[1024], ctx[1400];
+	for (size_t i = 0; i < cf_env_shape_count + cf_env_shape_lead_count; i++) {
+		const char *shape = i < cf_env_shape_count ? cf_env_shape_table[i].shape
+							   : cf_env_shape_lead_table[i - cf_env_shape_count].row.shape;
+		cf_envcases_shape_value(shape, TAG, (unsigned)i, v, sizeof v);
+		size_t n = strlen(v);
+		for (int cut = 0; cut < 2; cut++) {
+			v[n - (size_t)cut] = '\0';
+			for (int how = 0; how < 3; how++) {
+				size_t k = (size_t)snprintf(ctx, sizeof ctx, "%s", how == 0 ? "x:" : how == 1 ? "x/" : "");
+				for (int j = 0; how == 2 && j < 40; j++)
+					k += (size_t)snprintf(ctx + k, sizeof ctx - k, "/ho");
+				snprintf(ctx + k, sizeof ctx - k, "%s%s", how == 2 ? "/" : "", v);
+				struct cf_env_reason why;
+				enum cf_env_why w = cf_env_value_secret(ctx, &why);
+				bool by_row = w == CF_ENV_VALUE && strcmp(why.rule, shape) == 0;
+				if (!cut)
+					cr_expect(by_row, "%s: its least length (%zu) %s (%s)", shape, n,
+						  w == CF_ENV_PASS ? "passed" : why.rule, ctx);
+				else
+					cr_expect_not(by_row, "%s: one byte short of its least length, withheld: %s",
+						      shape, ctx);
+			}
+		}
+	}
+}
+
 Test(secret_env, the_rule_that_withholds_is_the_expected_one)
 {
 	cr_expect_eq(cf_env_secret("ANTHROPIC_API_KEY=x", NULL), CF_ENV_NAME);
