@@ -464,13 +464,29 @@ static bool table_may_start(const char *s)
 	return c0 < 128 && (cf_env_shape_seconds[c0 & 127] >> second_bit[c1] & 1);
 }
 
-/* A table shape that starts at S, where table_may_start(S). */
-static const struct cf_env_shape_row *table_token_at(const char *s)
+/* The rows of the sorted table that start with the two bytes KEY, from
+ * FIRST: the search is made once for each key a value holds ("/home/..."
+ * in every entry of a PATH). */
+struct rows_of {
+	unsigned key;
+	size_t first;
+};
+
+/* A table shape that starts at S, where table_may_start(S); R the last
+ * search. A row whose third character is a literal is compared with S's
+ * first. */
+static const struct cf_env_shape_row *table_token_at(const char *s, struct rows_of *r)
 {
 	unsigned k = key(s);
-	for (size_t i = first_row(k); i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++)
-		if (cf_env_shape_at(cf_env_shape_table[i].shape, s))
+	if (k != r->key) {
+		r->key = k;
+		r->first = first_row(k);
+	}
+	for (size_t i = r->first; i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++) {
+		const char *sh = cf_env_shape_table[i].shape;
+		if ((sh[2] == '{' || sh[2] == s[2]) && cf_env_shape_at(sh, s))
 			return &cf_env_shape_table[i];
+	}
 	return NULL;
 }
 
@@ -486,9 +502,9 @@ static const struct cf_env_shape_row *lead_token_at(const char *s)
 }
 
 /* A table shape that starts at S; the lead table's too when LEAD. */
-static const struct cf_env_shape_row *token_at(const char *s, bool lead)
+static const struct cf_env_shape_row *token_at(const char *s, bool lead, struct rows_of *r)
 {
-	const struct cf_env_shape_row *row = table_may_start(s) ? table_token_at(s) : NULL;
+	const struct cf_env_shape_row *row = table_may_start(s) ? table_token_at(s, r) : NULL;
 	return row || !lead ? row : lead_token_at(s);
 }
 
@@ -529,25 +545,27 @@ struct run_starts {
 
 /* A token in the run [S, E): at its start and after each character that is
  * not a word's, in order, while the run left is long enough to hold one.
- * Without a lead row in it, only the places R noted. */
-static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, const struct run_starts *r)
+ * Without a lead row in it, only the places R noted. ROWS: the value's last
+ * search of the sorted table. */
+static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, const struct run_starts *r,
+						   struct rows_of *rows)
 {
 	const struct cf_env_shape_row *row;
 	if (lead_may(r->seen)) {
 		for (const char *p = s; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-			if ((p == s || !(cls[(unsigned char)p[-1]] & WORD)) && (row = token_at(p, true)))
+			if ((p == s || !(cls[(unsigned char)p[-1]] & WORD)) && (row = token_at(p, true, rows)))
 				return row;
 		return NULL;
 	}
-	if ((row = token_at(s, false)))
+	if ((row = token_at(s, false, rows)))
 		return row;
 	for (unsigned i = 0; i < r->n && e - r->at[i] >= CF_ENV_SHAPE_RUN_MIN; i++)
-		if ((row = table_token_at(r->at[i])))
+		if ((row = table_token_at(r->at[i], rows)))
 			return row;
 	if (r->n < CF_RUN_STARTS)
 		return NULL;
 	for (const char *p = r->at[CF_RUN_STARTS - 1] + 1; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p, false)))
+		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p, false, rows)))
 			return row;
 	return NULL;
 }
@@ -632,6 +650,7 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 		return cf_env_reason_set(out, CF_ENV_URL, w->word, w->holds);
 	const char *run = v;
 	struct run_starts starts;
+	struct rows_of rows = {0, 0};
 	starts.n = starts.seen = 0;
 	for (const char *p = v;; p++) {
 		/* Letters and digits, the most of any value, one test each. */
@@ -644,7 +663,7 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 			starts.n += starts.n < CF_RUN_STARTS && table_may_start(p + 1);
 			continue;
 		}
-		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &starts)))
+		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &starts, &rows)))
 			return cf_env_reason_set(out, CF_ENV_VALUE, row->shape, row->holds);
 		if (!c)
 			break;
