@@ -595,6 +595,8 @@ static bool url_password_at(const char *colon)
 static bool telegram_at(const char *v, const char *colon)
 {
 	const char *d = colon;
+	if (colon[1] != 'A') /* the shape's ":A", looked at first */
+		return false;
 	while (d > v && d[-1] >= '0' && d[-1] <= '9' && colon - d < 16)
 		d--;
 	return colon - d >= 5 && cf_env_shape_at(cf_env_shape_telegram.shape, d);
