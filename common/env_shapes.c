@@ -655,7 +655,11 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 	struct rows_of rows = {0, 0};
 	starts.n = starts.seen = 0;
 	for (const char *p = v;; p++) {
-		/* Letters and digits, the most of any value, one test each. */
+		/* Letters and digits, the most of any value, one test each
+		 * (four a step: the NUL is no word's, and ends it). */
+		while (cls[(unsigned char)p[0]] == (RUN | WORD) && cls[(unsigned char)p[1]] == (RUN | WORD) &&
+		       cls[(unsigned char)p[2]] == (RUN | WORD) && cls[(unsigned char)p[3]] == (RUN | WORD))
+			p += 4;
 		while (cls[(unsigned char)*p] == (RUN | WORD))
 			p++;
 		unsigned char c = (unsigned char)*p, k = cls[c];
