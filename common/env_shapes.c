@@ -4,6 +4,11 @@
  * (a prefix kept, a length left open), its comment says so. */
 #include "env_shapes.h"
 
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define GL(id) "gitleaks/gitleaks config/gitleaks.toml, rule " id
 #define TH(d) "trufflesecurity/trufflehog pkg/detectors/" d
 #define GH_SCAN "https://docs.github.com/en/code-security/reference/secret-security/supported-secret-scanning-patterns"
@@ -508,65 +513,65 @@ static const struct cf_env_shape_row *token_at(const char *s, bool lead, struct 
 	return row || !lead ? row : lead_token_at(s);
 }
 
-/* The characters of a run that are not a word's, one bit each (SEEN
- * below): a lead row's hint lies inside the run from each place it is
- * tried at (a test checks it), so a row whose hint holds one of them is
- * tried only in a run that holds it ("Q~": a run with a '~'). */
-#define NW(c) ((c) == '.' ? 1 : (c) == '~' ? 2 : (c) == '+' ? 4 : (c) == '/' ? 8 : (c) == '=' ? 16 : (c) == '-' ? 32 : 0)
-#define NW4(b) NW(b), NW((b) + 1), NW((b) + 2), NW((b) + 3)
-#define NW16(b) NW4(b), NW4((b) + 4), NW4((b) + 8), NW4((b) + 12)
-#define NW64(b) NW16(b), NW16((b) + 16), NW16((b) + 32), NW16((b) + 48)
-static const unsigned char nonword_bit[256] = {NW64(0), NW64(64), NW64(128), NW64(192)};
-
-/* Whether a lead row may be in a run that holds SEEN. */
-static bool lead_may(unsigned seen)
+/* Whether a lead row may be in the run [S, E): a lead row's hint lies
+ * inside the run from each place it is tried at (a test checks it), so a
+ * row whose hint holds a character that is not a word's ("Q~") is tried
+ * only in a run that holds it. */
+static bool lead_may(const char *s, const char *e)
 {
 	for (size_t i = 0; i < cf_env_shape_lead_count; i++) {
-		unsigned need = 0;
-		for (const char *h = cf_env_shape_lead_table[i].hint; *h; h++)
-			need |= nonword_bit[(unsigned char)*h];
-		if ((need & seen) == need)
+		const char *h = cf_env_shape_lead_table[i].hint;
+		while (*h && ((cls[(unsigned char)*h] & WORD) || memchr(s, *h, (size_t)(e - s))))
+			h++;
+		if (!*h)
 			return true;
 	}
 	return false;
 }
 
-/* What the scan notes of a run as it reads it: after each of its
- * characters that is not a word's ('/', '.', '-', ...), the places where a
- * row of the sorted table may start (table_may_start), up to CF_RUN_STARTS
- * of them (past those, the rest of the run is read again); and SEEN, the
- * bits of those characters. */
-#define CF_RUN_STARTS 32
-struct run_starts {
-	const char *at[CF_RUN_STARTS + 1]; /* and one written past the last */
-	unsigned n;
-	unsigned seen;
-};
+/* The bytes of [P, P + N) (N at most 16) that are not a word's: bit I for
+ * P[I]. */
+static unsigned not_words(const char *p, size_t n)
+{
+	unsigned m = 0;
+#if defined(__SSE2__)
+	if (n == 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		__m128i a = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+		__m128i word = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d),
+							 _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(25)), a)),
+					    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+		return ~(unsigned)_mm_movemask_epi8(word) & 0xffffu;
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		m |= (unsigned)!(cls[(unsigned char)p[i]] & WORD) << i;
+	return m;
+}
 
-/* A token in the run [S, E): at its start and after each character that is
- * not a word's, in order, while the run left is long enough to hold one.
- * Without a lead row in it, only the places R noted. ROWS: the value's last
- * search of the sorted table. */
-static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, const struct run_starts *r,
-						   struct rows_of *rows)
+/* A token in the run [S, E): at its start and after each of its
+ * characters that is not a word's ('/', '.', '-', ...), in order, while
+ * the run left is long enough to hold one. The characters are found 16 at
+ * a time; a place whose first two bytes start no row of the sorted table
+ * (table_may_start) is passed over unless a lead row may be in the run.
+ * ROWS: the value's last search of the sorted table. */
+static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, struct rows_of *rows)
 {
 	const struct cf_env_shape_row *row;
-	if (lead_may(r->seen)) {
-		for (const char *p = s; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-			if ((p == s || !(cls[(unsigned char)p[-1]] & WORD)) && (row = token_at(p, true, rows)))
-				return row;
-		return NULL;
-	}
-	if ((row = token_at(s, false, rows)))
+	bool lead = lead_may(s, e);
+	if ((row = token_at(s, lead, rows)))
 		return row;
-	for (unsigned i = 0; i < r->n && e - r->at[i] >= CF_ENV_SHAPE_RUN_MIN; i++)
-		if ((row = table_token_at(r->at[i], rows)))
-			return row;
-	if (r->n < CF_RUN_STARTS)
-		return NULL;
-	for (const char *p = r->at[CF_RUN_STARTS - 1] + 1; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p, false, rows)))
-			return row;
+	for (const char *b = s; e - b > CF_ENV_SHAPE_RUN_MIN; b += 16) {
+		size_t n = e - b < 16 ? (size_t)(e - b) : 16;
+		for (unsigned m = not_words(b, n); m; m &= m - 1) {
+			const char *p = b + __builtin_ctz(m) + 1;
+			if (e - p < CF_ENV_SHAPE_RUN_MIN)
+				return NULL;
+			if ((lead || table_may_start(p)) && (row = token_at(p, lead, rows)))
+				return row;
+		}
+	}
 	return NULL;
 }
 
@@ -651,30 +656,21 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 	if ((w = param_at(v)))
 		return cf_env_reason_set(out, CF_ENV_URL, w->word, w->holds);
 	const char *run = v;
-	struct run_starts starts;
 	struct rows_of rows = {0, 0};
-	starts.n = starts.seen = 0;
 	for (const char *p = v;; p++) {
-		/* Letters and digits, the most of any value, one test each
-		 * (four a step: the NUL is no word's, and ends it). */
-		while (cls[(unsigned char)p[0]] == (RUN | WORD) && cls[(unsigned char)p[1]] == (RUN | WORD) &&
-		       cls[(unsigned char)p[2]] == (RUN | WORD) && cls[(unsigned char)p[3]] == (RUN | WORD))
+		/* A token's characters, the most of any value, one test each
+		 * (four a step: the NUL is none, and ends it). */
+		while (cls[(unsigned char)p[0]] & RUN && cls[(unsigned char)p[1]] & RUN &&
+		       cls[(unsigned char)p[2]] & RUN && cls[(unsigned char)p[3]] & RUN)
 			p += 4;
-		while (cls[(unsigned char)*p] == (RUN | WORD))
+		while (cls[(unsigned char)*p] & RUN)
 			p++;
 		unsigned char c = (unsigned char)*p, k = cls[c];
-		if (k & RUN) { /* not a word's: a place a token may start */
-			starts.seen |= nonword_bit[c];
-			starts.at[starts.n] = p + 1;
-			starts.n += starts.n < CF_RUN_STARTS && table_may_start(p + 1);
-			continue;
-		}
-		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &starts, &rows)))
+		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &rows)))
 			return cf_env_reason_set(out, CF_ENV_VALUE, row->shape, row->holds);
 		if (!c)
 			break;
 		run = p + 1;
-		starts.n = starts.seen = 0;
 		if (!(k & MARK))
 			continue;
 		if (c == ':') {

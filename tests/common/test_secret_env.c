@@ -377,9 +377,9 @@ Test(secret_env, every_shape_row_matches_its_shape_only)
  * sample (each run at its least length, a lazy run one character: the PEM
  * row's run "-----BEGIN" is CF_ENV_SHAPE_RUN_MIN long) is withheld by that
  * row at a run's start (after a ':': a value's start is a parameter's,
- * pscale_pw_...=x), after a '/' inside a run, and after more places that
- * start a row than the scan notes ("/ho" 40 times); one byte shorter, no
- * longer by that row. */
+ * pscale_pw_...=x), after a '/' inside a run, after 40 places that pass
+ * the screen ("/ho"), and after a '/' that starts the run's second 16
+ * bytes; one byte shorter, no longer by that row. */
 Test(secret_env, a_token_of_its_least_length_is_withheld)
 {
 	char v[1024], ctx[1400];
@@ -390,8 +390,9 @@ Test(secret_env, a_token_of_its_least_length_is_withheld)
 		size_t n = strlen(v);
 		for (int cut = 0; cut < 2; cut++) {
 			v[n - (size_t)cut] = '\0';
-			for (int how = 0; how < 3; how++) {
-				size_t k = (size_t)snprintf(ctx, sizeof ctx, "%s", how == 0 ? "x:" : how == 1 ? "x/" : "");
+			for (int how = 0; how < 4; how++) {
+				size_t k = (size_t)snprintf(ctx, sizeof ctx, "%s",
+							    how == 0 ? "x:" : how == 1 ? "x/" : how == 3 ? "0123456789abcdef/" : "");
 				for (int j = 0; how == 2 && j < 40; j++)
 					k += (size_t)snprintf(ctx + k, sizeof ctx - k, "/ho");
 				snprintf(ctx + k, sizeof ctx - k, "%s%s", how == 2 ? "/" : "", v);
