@@ -4,6 +4,11 @@
  * (a prefix kept, a length left open), its comment says so. */
 #include "env_shapes.h"
 
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define GL(id) "gitleaks/gitleaks config/gitleaks.toml, rule " id
 #define TH(d) "trufflesecurity/trufflehog pkg/detectors/" d
 #define GH_SCAN "https://docs.github.com/en/code-security/reference/secret-security/supported-secret-scanning-patterns"
@@ -408,19 +413,15 @@ static bool hint_at(const char *s, const char *hint, unsigned at)
 }
 
 /* The bit of a shape's second byte in cf_env_shape_seconds: digits,
- * letters, '_', and one bit for every other byte. */
-static unsigned second_bit(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'Z')
-		return 10 + (c - 'A');
-	if (c >= 'a' && c <= 'z')
-		return 36 + (c - 'a');
-	return c == '_' ? 62 : 63;
-}
+ * letters, '_', and one bit for every other byte (B2), for each byte. */
+#define SB(c) (((c) >= '0' && (c) <= '9') ? (c) - '0' : ((c) >= 'A' && (c) <= 'Z') ? 10 + (c) - 'A' \
+	       : ((c) >= 'a' && (c) <= 'z') ? 36 + (c) - 'a' : (c) == '_' ? 62 : 63)
+#define SB4(b) SB(b), SB((b) + 1), SB((b) + 2), SB((b) + 3)
+#define SB16(b) SB4(b), SB4((b) + 4), SB4((b) + 8), SB4((b) + 12)
+#define SB64(b) SB16(b), SB16((b) + 16), SB16((b) + 32), SB16((b) + 48)
+static const unsigned char second_bit[256] = {SB64(0), SB64(64), SB64(128), SB64(192)};
 
-#define B2(c) (1ull << (((c) >= '0' && (c) <= '9') ? (c) - '0' : ((c) >= 'A' && (c) <= 'Z') ? 10 + (c) - 'A' : ((c) >= 'a' && (c) <= 'z') ? 36 + (c) - 'a' : (c) == '_' ? 62 : 63))
+#define B2(c) (1ull << SB(c))
 
 /* For each first byte of the sorted table's shapes, the bits of their
  * second bytes: most places a token may start ("home", "usr", "spring")
@@ -458,16 +459,45 @@ const unsigned long long cf_env_shape_seconds[128] = {
 	['x'] = B2('a') | B2('k') | B2('o'),
 };
 
-/* A table shape that starts at S. */
-static const struct cf_env_shape_row *token_at(const char *s)
+/* The screen of the sorted table's first two bytes at S: most places a
+ * token may start start no row ("home", "usr", "spring"), and are passed
+ * over without the search. S[1] is read only when S[0] is not the NUL
+ * (which starts no row). */
+static bool table_may_start(const char *s)
 {
-	unsigned char c0 = (unsigned char)s[0];
+	unsigned char c0 = (unsigned char)s[0], c1 = (unsigned char)s[c0 != 0];
+	return c0 < 128 && (cf_env_shape_seconds[c0 & 127] >> second_bit[c1] & 1);
+}
+
+/* The rows of the sorted table that start with the two bytes KEY, from
+ * FIRST: the search is made once for each key a value holds ("/home/..."
+ * in every entry of a PATH). */
+struct rows_of {
+	unsigned key;
+	size_t first;
+};
+
+/* A table shape that starts at S, where table_may_start(S); R the last
+ * search. A row whose third character is a literal is compared with S's
+ * first. */
+static const struct cf_env_shape_row *table_token_at(const char *s, struct rows_of *r)
+{
 	unsigned k = key(s);
-	bool maybe = c0 < 128 && (cf_env_shape_seconds[c0] >> second_bit((unsigned char)s[1]) & 1);
-	for (size_t i = maybe ? first_row(k) : cf_env_shape_count;
-	     i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++)
-		if (cf_env_shape_at(cf_env_shape_table[i].shape, s))
+	if (k != r->key) {
+		r->key = k;
+		r->first = first_row(k);
+	}
+	for (size_t i = r->first; i < cf_env_shape_count && key(cf_env_shape_table[i].shape) == k; i++) {
+		const char *sh = cf_env_shape_table[i].shape;
+		if ((sh[2] == '{' || sh[2] == s[2]) && cf_env_shape_at(sh, s))
 			return &cf_env_shape_table[i];
+	}
+	return NULL;
+}
+
+/* A lead table shape that starts at S. */
+static const struct cf_env_shape_row *lead_token_at(const char *s)
+{
 	for (size_t i = 0; i < cf_env_shape_lead_count; i++) {
 		const struct cf_env_shape_lead *r = &cf_env_shape_lead_table[i];
 		if (hint_at(s, r->hint, r->hint_at) && cf_env_shape_at(r->row.shape, s))
@@ -476,31 +506,72 @@ static const struct cf_env_shape_row *token_at(const char *s)
 	return NULL;
 }
 
-/* The places a token may start in a run: its start, and after each of its
- * characters that is not a word's ('/', '.', '-', ...), noted as the run is
- * read (up to CF_RUN_STARTS of them; past those, the rest of the run is read
- * again for them). */
-#define CF_RUN_STARTS 32
-struct run_starts {
-	const char *at[CF_RUN_STARTS];
-	unsigned n;
-};
+/* A table shape that starts at S; the lead table's too when LEAD. */
+static const struct cf_env_shape_row *token_at(const char *s, bool lead, struct rows_of *r)
+{
+	const struct cf_env_shape_row *row = table_may_start(s) ? table_token_at(s, r) : NULL;
+	return row || !lead ? row : lead_token_at(s);
+}
 
-/* The places of the run [S, E) noted in R, then (R full) those after the
- * last noted, while the run left is long enough to hold a token. */
-static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, const struct run_starts *r)
+/* Whether a lead row may be in the run [S, E): a lead row's hint lies
+ * inside the run from each place it is tried at (a test checks it), so a
+ * row whose hint holds a character that is not a word's ("Q~") is tried
+ * only in a run that holds it. */
+static bool lead_may(const char *s, const char *e)
+{
+	for (size_t i = 0; i < cf_env_shape_lead_count; i++) {
+		const char *h = cf_env_shape_lead_table[i].hint;
+		while (*h && ((cls[(unsigned char)*h] & WORD) || memchr(s, *h, (size_t)(e - s))))
+			h++;
+		if (!*h)
+			return true;
+	}
+	return false;
+}
+
+/* The bytes of [P, P + N) (N at most 16) that are not a word's: bit I for
+ * P[I]. */
+static unsigned not_words(const char *p, size_t n)
+{
+	unsigned m = 0;
+#if defined(__SSE2__)
+	if (n == 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		__m128i a = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+		__m128i word = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d),
+							 _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(25)), a)),
+					    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+		return ~(unsigned)_mm_movemask_epi8(word) & 0xffffu;
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		m |= (unsigned)!(cls[(unsigned char)p[i]] & WORD) << i;
+	return m;
+}
+
+/* A token in the run [S, E): at its start and after each of its
+ * characters that is not a word's ('/', '.', '-', ...), in order, while
+ * the run left is long enough to hold one. The characters are found 16 at
+ * a time; a place whose first two bytes start no row of the sorted table
+ * (table_may_start) is passed over unless a lead row may be in the run.
+ * ROWS: the value's last search of the sorted table. */
+static const struct cf_env_shape_row *token_in_run(const char *s, const char *e, struct rows_of *rows)
 {
 	const struct cf_env_shape_row *row;
-	if ((row = token_at(s)))
+	bool lead = lead_may(s, e);
+	if ((row = token_at(s, lead, rows)))
 		return row;
-	for (unsigned i = 0; i < r->n && e - r->at[i] >= CF_ENV_SHAPE_RUN_MIN; i++)
-		if ((row = token_at(r->at[i])))
-			return row;
-	if (r->n < CF_RUN_STARTS)
-		return NULL;
-	for (const char *p = r->at[CF_RUN_STARTS - 1] + 1; e - p >= CF_ENV_SHAPE_RUN_MIN; p++)
-		if (!(cls[(unsigned char)p[-1]] & WORD) && (row = token_at(p)))
-			return row;
+	for (const char *b = s; e - b > CF_ENV_SHAPE_RUN_MIN; b += 16) {
+		size_t n = e - b < 16 ? (size_t)(e - b) : 16;
+		for (unsigned m = not_words(b, n); m; m &= m - 1) {
+			const char *p = b + __builtin_ctz(m) + 1;
+			if (e - p < CF_ENV_SHAPE_RUN_MIN)
+				return NULL;
+			if ((lead || table_may_start(p)) && (row = token_at(p, lead, rows)))
+				return row;
+		}
+	}
 	return NULL;
 }
 
@@ -529,6 +600,8 @@ static bool url_password_at(const char *colon)
 static bool telegram_at(const char *v, const char *colon)
 {
 	const char *d = colon;
+	if (colon[1] != 'A') /* the shape's ":A", looked at first */
+		return false;
 	while (d > v && d[-1] >= '0' && d[-1] <= '9' && colon - d < 16)
 		d--;
 	return colon - d >= 5 && cf_env_shape_at(cf_env_shape_telegram.shape, d);
@@ -583,24 +656,21 @@ enum cf_env_why cf_env_value_secret(const char *v, struct cf_env_reason *out)
 	if ((w = param_at(v)))
 		return cf_env_reason_set(out, CF_ENV_URL, w->word, w->holds);
 	const char *run = v;
-	struct run_starts starts;
-	starts.n = 0;
+	struct rows_of rows = {0, 0};
 	for (const char *p = v;; p++) {
-		/* Letters and digits, the most of any value, one test each. */
-		while (cls[(unsigned char)*p] == (RUN | WORD))
+		/* A token's characters, the most of any value, one test each
+		 * (four a step: the NUL is none, and ends it). */
+		while (cls[(unsigned char)p[0]] & RUN && cls[(unsigned char)p[1]] & RUN &&
+		       cls[(unsigned char)p[2]] & RUN && cls[(unsigned char)p[3]] & RUN)
+			p += 4;
+		while (cls[(unsigned char)*p] & RUN)
 			p++;
 		unsigned char c = (unsigned char)*p, k = cls[c];
-		if (k & RUN) {
-			if (!(k & WORD) && starts.n < CF_RUN_STARTS)
-				starts.at[starts.n++] = p + 1;
-			continue;
-		}
-		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &starts)))
+		if (p - run >= CF_ENV_SHAPE_RUN_MIN && (row = token_in_run(run, p, &rows)))
 			return cf_env_reason_set(out, CF_ENV_VALUE, row->shape, row->holds);
 		if (!c)
 			break;
 		run = p + 1;
-		starts.n = 0;
 		if (!(k & MARK))
 			continue;
 		if (c == ':') {

@@ -6,6 +6,7 @@
 #include "env_shapes.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -386,57 +387,96 @@ static bool name_is(const char *want, const char *name, size_t len)
 	return want[i] == '\0';
 }
 
-/* One pass with the last four letters (upper case) in W: each letter an
- * anchor ends with selects two comparisons (END), made without a branch;
- * most names hold none and stop here. */
-#define A4(a, b, c, d) ((unsigned)(a) << 24 | (unsigned)(b) << 16 | (unsigned)(c) << 8 | (unsigned)(d))
-#define M4 0xffffffffu
-#define M3 0x00ffffffu
-#define M2 0x0000ffffu
-struct anchor_end {
-	unsigned mask1, want1, bit1, mask2, want2, bit2;
-};
-static const struct anchor_end anchor_ends[] = {
-	{0, 1, 0, 0, 1, 0}, /* no anchor ends with this letter */
-	{M4, A4('P', 'A', 'S', 'S'), A_PASS, M4, A4('S', 'E', 'S', 'S'), A_SESSION},
-	{M2, A4(0, 0, 'P', 'W'), A_PW, 0, 1, 0},
-	{0, 1, 0, M3, A4(0, 'J', 'W', 'T'), A_JWT}, /* PAT: below, PATH is none */
-	{M4, A4('S', 'E', 'C', 'R'), A_SECRET, M4, A4('B', 'E', 'A', 'R'), A_BEARER},
-	{M3, A4(0, 'S', 'I', 'G'), A_SIG, 0, 1, 0},
-	{M4, A4('T', 'O', 'K', 'E'), A_TOKEN, 0, 1, 0},
-	{M3, A4(0, 'K', 'E', 'Y'), A_KEY, 0, 1, 0},
-	{M4, A4('A', 'U', 'T', 'H'), A_AUTH, 0, 1, 0},
-	{M4, A4('H', 'O', 'O', 'K'), A_HOOK, M4, A4('C', 'O', 'O', 'K'), A_COOKIE},
-	{M4, A4('C', 'O', 'N', 'N'), A_CONN, M3, A4(0, 'D', 'S', 'N'), A_DSN},
-	{M4, A4('C', 'R', 'E', 'D'), A_CRED, 0, 1, 0},
-};
-#define END_OF(c) ((c) == 'S' ? 1 : (c) == 'W' ? 2 : (c) == 'T' ? 3 : (c) == 'R' ? 4 : (c) == 'G' ? 5 \
-		   : (c) == 'E' ? 6 : (c) == 'Y' ? 7 : (c) == 'H' ? 8 : (c) == 'K' ? 9 : (c) == 'N' ? 10 \
-		   : (c) == 'D' ? 11 : 0)
 #define UP(c) ((c) >= 'a' && (c) <= 'z' ? (c) - 32 : (c))
-#define EN(c) END_OF(UP(c))
-#define EN4(b) EN(b), EN((b) + 1), EN((b) + 2), EN((b) + 3)
-#define EN16(b) EN4(b), EN4((b) + 4), EN4((b) + 8), EN4((b) + 12)
-#define EN64(b) EN16(b), EN16((b) + 16), EN16((b) + 32), EN16((b) + 48)
-static const unsigned char anchor_end_of[256] = {EN64(0), EN64(64), EN64(128), EN64(192)};
 #define UP4(b) UP(b), UP((b) + 1), UP((b) + 2), UP((b) + 3)
 #define UP16(b) UP4(b), UP4((b) + 4), UP4((b) + 8), UP4((b) + 12)
 #define UP64(b) UP16(b), UP16((b) + 16), UP16((b) + 32), UP16((b) + 48)
 static const unsigned char upper_of[256] = {UP64(0), UP64(64), UP64(128), UP64(192)};
 
+/* The anchors, upper case. PAT followed by H is none: every *PATH
+ * variable would hold it (PAT_TOKEN, GITHUB_PAT and githubPat do). */
+const struct cf_env_anchor_row cf_env_anchor_table[] = {
+	{"PASS", A_PASS}, {"PAT", A_PAT}, {"PW", A_PW}, {"SESS", A_SESSION}, {"SECR", A_SECRET},
+	{"SIG", A_SIG}, {"JWT", A_JWT}, {"BEAR", A_BEARER}, {"TOKE", A_TOKEN}, {"KEY", A_KEY},
+	{"AUTH", A_AUTH}, {"HOOK", A_HOOK}, {"COOK", A_COOKIE}, {"CONN", A_CONN}, {"CRED", A_CRED},
+	{"DSN", A_DSN},
+};
+
+const size_t cf_env_anchor_count = sizeof cf_env_anchor_table / sizeof *cf_env_anchor_table;
+
+/* Each letter's code in cf_env_anchor_seconds, either case: A 1 to Z 26;
+ * '=' and NUL (a name's end) CF_ENV_ANCHOR_END; any other byte 0. */
+#define LC(c) (((c) >= 'A' && (c) <= 'Z') ? (c) - 'A' + 1 : ((c) >= 'a' && (c) <= 'z') ? (c) - 'a' + 1 \
+	       : ((c) == '=' || (c) == 0) ? CF_ENV_ANCHOR_END : 0)
+#define LC4(b) LC(b), LC((b) + 1), LC((b) + 2), LC((b) + 3)
+#define LC16(b) LC4(b), LC4((b) + 4), LC4((b) + 8), LC4((b) + 12)
+#define LC64(b) LC16(b), LC16((b) + 16), LC16((b) + 32), LC16((b) + 48)
+static const unsigned char letter_code[256] = {LC64(0), LC64(64), LC64(128), LC64(192)};
+
+/* For each anchor's first letter, a bit for each of their second letters
+ * (a test checks it against cf_env_anchor_table). */
+#define L2(c) (1u << ((c) - 'A' + 1))
+const unsigned cf_env_anchor_seconds[CF_ENV_ANCHOR_END + 1] = {
+	['A' - 'A' + 1] = L2('U'),
+	['B' - 'A' + 1] = L2('E'),
+	['C' - 'A' + 1] = L2('O') | L2('R'),
+	['D' - 'A' + 1] = L2('S'),
+	['H' - 'A' + 1] = L2('O'),
+	['J' - 'A' + 1] = L2('W'),
+	['K' - 'A' + 1] = L2('E'),
+	['P' - 'A' + 1] = L2('A') | L2('W'),
+	['S' - 'A' + 1] = L2('E') | L2('I'),
+	['T' - 'A' + 1] = L2('O'),
+};
+
+/* The anchors that start at S, of a name with LEFT bytes from S (SIZE_MAX:
+ * it ends at a byte that is not a letter). The first two letters start
+ * one. */
+static unsigned anchors_at(const char *s, size_t left)
+{
+	unsigned a = 0;
+	unsigned char c0 = upper_of[(unsigned char)s[0]];
+	for (size_t i = 0; i < cf_env_anchor_count; i++) {
+		const char *w = cf_env_anchor_table[i].word;
+		if ((unsigned char)w[0] != c0)
+			continue;
+		size_t k = 1;
+		while (w[k] && k < left && upper_of[(unsigned char)s[k]] == (unsigned char)w[k])
+			k++;
+		if (w[k] || (cf_env_anchor_table[i].bit == A_PAT && k < left && upper_of[(unsigned char)s[k]] == 'H'))
+			continue;
+		a |= cf_env_anchor_table[i].bit;
+	}
+	return a;
+}
+
+/* One pass: a pair of letters that starts no anchor (most of them) costs a
+ * look-up; the anchors are compared where one may start. */
 unsigned cf_env_anchors(const char *u, size_t n)
 {
-	unsigned a = 0, w = 0;
+	unsigned a = 0, prev = 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)u[i];
-		/* PAT not followed by H: every *PATH variable would hold it */
-		a |= (w & M3) == A4(0, 'P', 'A', 'T') && upper_of[c] != 'H' ? A_PAT : 0;
-		w = w << 8 | upper_of[c];
-		const struct anchor_end *e = &anchor_ends[anchor_end_of[c]];
-		a |= (w & e->mask1) == e->want1 ? e->bit1 : 0;
-		a |= (w & e->mask2) == e->want2 ? e->bit2 : 0;
+		unsigned x = letter_code[(unsigned char)u[i]];
+		if (cf_env_anchor_seconds[prev] >> x & 1)
+			a |= anchors_at(u + i - 1, n - i + 1);
+		prev = x;
 	}
-	return a | ((w & M3) == A4(0, 'P', 'A', 'T') ? A_PAT : 0);
+	return a;
+}
+
+/* The length of ENTRY's name in *LEN, and its anchors, in the same pass. */
+static unsigned entry_anchors(const char *entry, size_t *len)
+{
+	unsigned a = 0, prev = 0, x;
+	size_t n = 0;
+	while ((x = letter_code[(unsigned char)entry[n]]) != CF_ENV_ANCHOR_END) {
+		if (cf_env_anchor_seconds[prev] >> x & 1)
+			a |= anchors_at(entry + n - 1, SIZE_MAX);
+		prev = x;
+		n++;
+	}
+	*len = n;
+	return a;
 }
 
 /* A word of a name: [S, S + N), N less the digits that end it (0 for a
@@ -501,16 +541,30 @@ static bool word_holds(const struct word *w, const char *want, size_t k)
 	return false;
 }
 
+/* The length of the second word of the pair PAIR (LEN bytes) when W less
+ * its last SKIP letters ends in it, or 0. */
+static size_t second_at_end(const char *pair, size_t len, const struct word *w, size_t skip)
+{
+	size_t n = w->n - skip, i = len;
+	for (; pair[i - 1] != ' '; i--, n--)
+		if (!n || upper(w->s[n - 1]) != pair[i - 1])
+			return 0;
+	return len - i;
+}
+
 /* A CF_WORD_PAIR row "A B": PREV is A and W is B (or Bs), or W ends in AB
- * (or ABs). */
+ * (or ABs). Either way W ends in B, or in B and an S: most words end in
+ * neither, and are passed over first. */
 static bool pair_matches(const char *pair, size_t len, const struct word *prev, const struct word *w,
 			 bool plural)
 {
-	size_t k1 = 0;
-	while (pair[k1] != ' ')
-		k1++;
+	size_t k2 = second_at_end(pair, len, w, 0);
+	if (!k2 && plural && upper(w->s[w->n - 1]) == 'S')
+		k2 = second_at_end(pair, len, w, 1);
+	if (!k2)
+		return false;
+	size_t k1 = len - k2 - 1;
 	const char *b = pair + k1 + 1;
-	size_t k2 = len - k1 - 1;
 	if (prev && prev->n && word_is(prev, pair, k1, false) && word_is(w, b, k2, plural))
 		return true;
 	size_t n = w->n;
@@ -564,13 +618,25 @@ static bool said_public(const struct word *prev, const struct word *prev2,
 	return (key || token) && (is_public(prev) || (row->at == CF_WORD_PAIR && is_public(prev2)));
 }
 
+/* The rows of the word table, one bit each, in WORD_ROW_SETS words. */
+#define WORD_ROWS (sizeof cf_env_word_table / sizeof *cf_env_word_table)
+#define WORD_ROW_SETS ((WORD_ROWS + 63) / 64)
+
 /* The words left to right: a word of a row withholds unless a descriptor
- * comes after it; a last-word row only as the last word (digits aside). */
+ * comes after it; a last-word row only as the last word (digits aside).
+ * Only the rows of the name's anchors are tried (the table in order: the
+ * first row of each kind that matches a word is the one that counts). */
 static const struct cf_env_word_row *name_words(const char *name, size_t len, bool param,
 						 unsigned anchors)
 {
 	if (!anchors)
 		return NULL;
+	unsigned long long rows[WORD_ROW_SETS] = {0};
+	for (size_t i = 0; i < WORD_ROWS; i++) {
+		const struct cf_env_word_row *row = &cf_env_word_table[i];
+		if ((anchors & row->anchor) && !(row->param && !param))
+			rows[i / 64] |= 1ull << (i % 64);
+	}
 	const struct cf_env_word_row *pending = NULL, *last = NULL;
 	struct word w, prev = {NULL, 0}, prev2 = {NULL, 0};
 	size_t at = 0;
@@ -588,16 +654,22 @@ static const struct cf_env_word_row *name_words(const char *name, size_t len, bo
 		} else {
 			const struct cf_env_word_row *strong = NULL;
 			const struct word *before = have_prev ? &prev : NULL;
-			for (size_t i = 0; i < cf_env_word_count && !(strong && last); i++) {
-				const struct cf_env_word_row *row = &cf_env_word_table[i];
-				if (!(anchors & row->anchor) || (row->param && !param) ||
-				    !row_matches(row, before, &w) || said_public(before, &prev2, row))
-					continue;
-				if (row->last && !last)
-					last = row;
-				else if (!row->last && !strong)
-					strong = row;
-			}
+			/* A word that is a row's, ends in it or in its pair's second
+			 * word ends in its last letter (or an S, plural). */
+			char z = upper(w.s[w.n - 1]);
+			for (size_t set = 0; set < WORD_ROW_SETS && !(strong && last); set++)
+				for (unsigned long long m = rows[set]; m && !(strong && last); m &= m - 1) {
+					size_t i = set * 64 + (size_t)__builtin_ctzll(m);
+					const struct cf_env_word_row *row = &cf_env_word_table[i];
+					if ((row->last ? last : strong) ||
+					    (row->at != CF_WORD_HOLDS && z != row->word[row->len - 1] && !(row->plural && z == 'S')) ||
+					    !row_matches(row, before, &w) || said_public(before, &prev2, row))
+						continue;
+					if (row->last)
+						last = row;
+					else
+						strong = row;
+				}
 			if (strong)
 				pending = strong;
 		}
@@ -636,7 +708,8 @@ static bool prefix_of(const struct cf_env_pattern_row *row, const char *u, size_
 enum cf_env_why cf_env_judge(const char *entry, const struct cf_env_rules *r,
 			     struct cf_env_reason *out)
 {
-	size_t len = cf_env_name_len(entry);
+	size_t len;
+	unsigned anchors = entry_anchors(entry, &len);
 	const char *value = entry[len] ? entry + len + 1 : "";
 	if (out)
 		*out = (struct cf_env_reason){CF_ENV_PASS, NULL, NULL};
@@ -650,7 +723,6 @@ enum cf_env_why cf_env_judge(const char *entry, const struct cf_env_rules *r,
 	for (size_t i = 0; r && i < r->n_deny; i++)
 		if (cf_env_glob(r->deny[i], entry, len))
 			return cf_env_reason_set(out, CF_ENV_USER, r->deny[i], r->deny[i]);
-	unsigned anchors = cf_env_anchors(entry, len);
 	if (anchors) {
 		for (size_t i = 0; i < cf_env_name_count; i++)
 			if (cf_env_name_table[i].len == len && same_at(cf_env_name_table[i].name, len, entry, 0))

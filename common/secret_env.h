@@ -154,6 +154,22 @@ bool cf_env_glob(const char *pattern, const char *name, size_t len);
  * and no word rule's (the tests check the tables against it). */
 unsigned cf_env_anchors(const char *name, size_t len);
 
+/* The anchors: a word of the word rules holds its row's (a test checks
+ * it). */
+struct cf_env_anchor_row {
+	char word[6]; /* upper case */
+	unsigned bit;
+};
+extern const struct cf_env_anchor_row cf_env_anchor_table[];
+extern const size_t cf_env_anchor_count;
+
+/* The screen of each pair of letters of a name: for each letter's code
+ * (A 1 to Z 26, either case; 0 any other byte; the end of a name
+ * CF_ENV_ANCHOR_END), the bits of the codes of the letters that follow it
+ * at the start of an anchor. */
+#define CF_ENV_ANCHOR_END 27
+extern const unsigned cf_env_anchor_seconds[CF_ENV_ANCHOR_END + 1];
+
 /* The length of ENTRY's name (up to '=' or the end). */
 size_t cf_env_name_len(const char *entry);
 

@@ -227,6 +227,35 @@ Test(secret_env, every_name_row_passes_the_anchor_screen)
 	cr_expect_eq(cf_env_anchors("LS_COLORS", 9), 0);
 }
 
+/* The screen of a name's pairs of letters is the anchors' first two
+ * letters, no more, no less; each anchor is found in any case, inside a
+ * name and at its end; PAT followed by H is none. */
+Test(secret_env, the_anchor_screen_is_the_anchor_table)
+{
+	unsigned want[CF_ENV_ANCHOR_END + 1] = {0};
+	for (size_t i = 0; i < cf_env_anchor_count; i++) {
+		const char *w = cf_env_anchor_table[i].word;
+		cr_assert_geq(strlen(w), 2, "%s", w);
+		for (const char *p = w; *p; p++)
+			cr_assert(*p >= 'A' && *p <= 'Z', "%s: upper case", w);
+		want[w[0] - 'A' + 1] |= 1u << (w[1] - 'A' + 1);
+		char name[64];
+		snprintf(name, sizeof name, "x_%s", w);
+		cr_expect_eq(cf_env_anchors(name, strlen(name)), cf_env_anchor_table[i].bit, "%s", name);
+		snprintf(name, sizeof name, "%sx", w);
+		for (char *p = name; *p; p++)
+			*p = (char)(*p - 'A' + 'a');
+		cr_expect_eq(cf_env_anchors(name, strlen(name)), cf_env_anchor_table[i].bit, "%s", name);
+		cr_expect_eq(cf_env_anchors(name, strlen(w) - 1), 0, "%.*s", (int)strlen(w) - 1, name);
+	}
+	for (unsigned c = 0; c <= CF_ENV_ANCHOR_END; c++)
+		cr_expect_eq(cf_env_anchor_seconds[c], want[c], "cf_env_anchor_seconds[%u] is %#x, the table's %#x",
+			     c, cf_env_anchor_seconds[c], want[c]);
+	cr_expect_eq(cf_env_anchors("GOPATH", 6), 0);
+	cr_expect_neq(cf_env_anchors("GITHUB_PAT", 10), 0);
+	cr_expect_neq(cf_env_anchors("githubPatToken", 9), 0, "PAT at the end of the length given");
+}
+
 /* The notation's rules (env_shapes.h) hold for every row: the sorted table
  * starts with a literal, the lead table with a class; a run of open length
  * is never followed by a literal of its class; at most one lazy run; the
@@ -338,6 +367,46 @@ Test(secret_env, every_shape_row_matches_its_shape_only)
 		snprintf(w, sizeof w, "MY_VAR=x%s", v);
 		if (shape[0] != '{' && shape[0] != '-')
 			cr_expect_neq(cf_env_secret(w, NULL), CF_ENV_VALUE, "inside a word: %s", w);
+	}
+}
+
+/* The scan's shortcuts keep every token of its least length: a run shorter
+ * than CF_ENV_SHAPE_RUN_MIN is skipped whole, a place is tried only while
+ * the run left can hold a token and only when its first two bytes start a
+ * row, a lead row only in a run that holds its hint's '~'. Each row's
+ * sample (each run at its least length, a lazy run one character: the PEM
+ * row's run "-----BEGIN" is CF_ENV_SHAPE_RUN_MIN long) is withheld by that
+ * row at a run's start (after a ':': a value's start is a parameter's,
+ * pscale_pw_...=x), after a '/' inside a run, after 40 places that pass
+ * the screen ("/ho"), and after a '/' that starts the run's second 16
+ * bytes; one byte shorter, no longer by that row. */
+Test(secret_env, a_token_of_its_least_length_is_withheld)
+{
+	char v[1024], ctx[1400];
+	for (size_t i = 0; i < cf_env_shape_count + cf_env_shape_lead_count; i++) {
+		const char *shape = i < cf_env_shape_count ? cf_env_shape_table[i].shape
+							   : cf_env_shape_lead_table[i - cf_env_shape_count].row.shape;
+		cf_envcases_shape_value(shape, TAG, (unsigned)i, v, sizeof v);
+		size_t n = strlen(v);
+		for (int cut = 0; cut < 2; cut++) {
+			v[n - (size_t)cut] = '\0';
+			for (int how = 0; how < 4; how++) {
+				size_t k = (size_t)snprintf(ctx, sizeof ctx, "%s",
+							    how == 0 ? "x:" : how == 1 ? "x/" : how == 3 ? "0123456789abcdef/" : "");
+				for (int j = 0; how == 2 && j < 40; j++)
+					k += (size_t)snprintf(ctx + k, sizeof ctx - k, "/ho");
+				snprintf(ctx + k, sizeof ctx - k, "%s%s", how == 2 ? "/" : "", v);
+				struct cf_env_reason why;
+				enum cf_env_why w = cf_env_value_secret(ctx, &why);
+				bool by_row = w == CF_ENV_VALUE && strcmp(why.rule, shape) == 0;
+				if (!cut)
+					cr_expect(by_row, "%s: its least length (%zu) %s (%s)", shape, n,
+						  w == CF_ENV_PASS ? "passed" : why.rule, ctx);
+				else
+					cr_expect_not(by_row, "%s: one byte short of its least length, withheld: %s",
+						      shape, ctx);
+			}
+		}
 	}
 }
 
