@@ -99,8 +99,11 @@ const char *cf_fence_supervisor(const struct cf_fence *f);
 int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_expand_result *res);
 
 /* In a child that entered F (cf_fence_enter and its kin), the descriptors
- * of F's parent that it carries: the prepared ruleset, the watch's inotify,
- * mount table and supervisor pidfd, a relaunched child's namespaces. Closed
+ * of F's parent that it carries: the prepared ruleset (loaded atomically,
+ * as enter does) and a relaunched child's namespaces. The watch's inotify,
+ * mount table and supervisor pidfd stay: they give no power, and another
+ * thread of a vfork parent may replace the watch while this child reads
+ * it (ThreadSanitizer saw it). Closed
  * here, in this child's own copy of the descriptor table (made private
  * first: unshare(CLONE_FILES), nothing is copied when it is not shared):
  * 0, or the -errno of that unshare, and nothing closed (F inherited: F

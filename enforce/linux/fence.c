@@ -361,16 +361,14 @@ int cf_fence_close_parents_fds(const struct cf_fence *f)
 	int rc = (int)cf_sys1(SYS_unshare, CLONE_FILES);
 	if (rc || f->inherited)
 		return rc;
-	int fds[4] = {__atomic_load_n(&f->ruleset, __ATOMIC_RELAXED), -1, -1, -1};
-	if (f->joining) {
-		fds[1] = f->join.user_fd;
-		fds[2] = f->join.mnt_fd;
-		fds[3] = f->join.keeper_fd;
-	}
-	for (int i = 0; i < 4; i++)
-		if (fds[i] > 2)
-			cf_sys_close(fds[i]);
-	cf_fence_watch_close_fds(f->watch);
+	/* Each number checked for what it should hold: in a vfork child
+	 * another thread of the parent may have replaced it since the clone,
+	 * and the number may hold a file of the caller's in this table. */
+	int rs = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
+	if (rs > 2 && cf_ll_is_ruleset(rs))
+		cf_sys_close(rs);
+	if (f->joining)
+		cf_fenced_keep_close_copies(&f->join);
 	return 0;
 }
 

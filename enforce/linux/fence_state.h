@@ -17,9 +17,6 @@
 #define CF_STAMP_SKIP 2
 
 struct cf_fence_watch;
-/* W's descriptors closed, W not written (fence_watch.c; NULL: none). Raw
- * system calls: in a child, for cf_fence_close_parents_fds. */
-void cf_fence_watch_close_fds(const struct cf_fence_watch *w);
 
 struct cf_fence {
 	struct cf_policy pol;

@@ -358,14 +358,6 @@ int cf_fence_supervisor_watched(const struct cf_fence *f)
 	return n == 0;
 }
 
-void cf_fence_watch_close_fds(const struct cf_fence_watch *w)
-{
-	int fds[4] = {w ? w->ino : -1, w ? w->twin : -1, w ? w->mounts : -1, w ? w->sup : -1};
-	for (int i = 0; i < 4; i++)
-		if (fds[i] > 2)
-			cf_sys_close(fds[i]);
-}
-
 long cf_fence_watch_stats(const struct cf_fence *f)
 {
 	return f->watch && !f->watch->changed ? (long)f->watch->n_stat : -1;

@@ -268,6 +268,18 @@ static bool is_ns(int fd, unsigned long long ino, unsigned long long dev)
 	return (unsigned long long)st.st_ino == ino && (unsigned long long)st.st_dev == dev;
 }
 
+void cf_fenced_keep_close_copies(const struct cf_fenced_keep *k)
+{
+	struct stat st;
+	int u = k->user_fd, m = k->mnt_fd, s = k->keeper_fd;
+	if (u > 2 && is_ns(u, k->user_ino, k->dev))
+		cf_sys_close(u);
+	if (m > 2 && is_ns(m, k->mnt_ino, k->dev))
+		cf_sys_close(m);
+	if (s > 2 && cf_sys4(SYS_newfstatat, s, "", &st, AT_EMPTY_PATH) == 0 && S_ISSOCK(st.st_mode))
+		cf_sys_close(s);
+}
+
 const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, int write_protect,
 				 char *buf, size_t n)
 {

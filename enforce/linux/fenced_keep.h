@@ -89,6 +89,12 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
  * must not run). */
 int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const char **why);
 
+/* In a child that has entered (and must not keep them): K's descriptors in
+ * this child's table closed, each only when it still is what K says (the
+ * namespaces by inode, the keeper's end a socket). Raw calls and stack
+ * only; K not written. */
+void cf_fenced_keep_close_copies(const struct cf_fenced_keep *k);
+
 /* The guard's step after cf_fenced_keep_make (normal context): hand K's
  * descriptors to the supervisor of IPC (supervisor_wire.h), which gives
  * them to each child that lost its own. 0 or a code of supervisor.h. */

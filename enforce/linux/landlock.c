@@ -244,6 +244,23 @@ int cf_ll_fenced(void)
 	return cf_sys_fenced();
 }
 
+bool cf_ll_is_ruleset(int fd)
+{
+	static const char want[] = "anon_inode:[landlock-ruleset]";
+	char link[32] = "/proc/self/fd/", digits[12], got[sizeof want + 1];
+	size_t n = 0, at = sizeof "/proc/self/fd/" - 1;
+	if (fd < 0)
+		return false;
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < sizeof digits);
+	while (n)
+		link[at++] = digits[--n];
+	link[at] = '\0';
+	long r = cf_sys4(SYS_readlinkat, AT_FDCWD, link, got, sizeof got);
+	return r == (long)sizeof want - 1 && memcmp(got, want, sizeof want - 1) == 0;
+}
+
 static bool is_ttyfilter(int err)
 {
 	return err <= -CF_ETTYFILTER && err > -(CF_ETTYFILTER + 4096);

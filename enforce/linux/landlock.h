@@ -49,6 +49,10 @@ int cf_ll_probe(void);
  * of every secret, so a fenced thread can not list it. One syscall. */
 int cf_ll_fenced(void);
 
+/* Whether FD is a Landlock ruleset (its /proc/self/fd link names one). Raw
+ * system calls and stack only. */
+bool cf_ll_is_ruleset(int fd);
+
 /* A failure ERR of this backend (an -errno, -(CF_ETTYFILTER + errno), an
  * IPC code of supervisor.h; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
  * verdict. No allocation: callable after fork. */

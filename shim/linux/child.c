@@ -153,14 +153,9 @@ static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, c
  * close_range. */
 static void close_harness_fds(const struct cf_fence *f)
 {
-	const struct cf_fenced_keep *k = &cf_shim.keep;
-	int fds[3] = {k->user_fd, k->mnt_fd, k->keeper_fd};
 	/* Only in a table of this child's own (it made it so). */
-	if (cf_fence_close_parents_fds(f) != 0)
-		return;
-	for (int i = 0; i < 3; i++)
-		if (fds[i] > 2)
-			cf_sys_close(fds[i]);
+	if (cf_fence_close_parents_fds(f) == 0)
+		cf_fenced_keep_close_copies(&cf_shim.keep);
 }
 
 /* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it
