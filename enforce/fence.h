@@ -100,10 +100,10 @@ int cf_fence_enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_
 
 /* In a child that entered F (cf_fence_enter and its kin), the descriptors
  * of F's parent that it carries: the prepared ruleset (loaded atomically,
- * as enter does) and a relaunched child's namespaces. The watch's inotify,
- * mount table and supervisor pidfd stay: they give no power, and another
- * thread of a vfork parent may replace the watch while this child reads
- * it (ThreadSanitizer saw it). Closed
+ * as enter does) and a relaunched child's namespaces; the watch's are the
+ * caller's to close (cf_fence_close_watch_copies), from numbers it keeps
+ * itself: another thread of a vfork parent may replace the watch while this
+ * child reads it (ThreadSanitizer saw it). Closed
  * here, in this child's own copy of the descriptor table (made private
  * first: unshare(CLONE_FILES), nothing is copied when it is not shared):
  * 0, or the -errno of that unshare, and nothing closed (F inherited: F
@@ -173,6 +173,18 @@ void cf_fence_unwatch(struct cf_fence *f);
  * nothing (the paths it can not cover are stat'ed), else by the stats.
  * Normal context only; not thread-safe (see cf_fence_watch). */
 bool cf_fence_current_watched(const struct cf_fence *f);
+
+/* F's watch's descriptors into OUT (inotify twice, the mount table, the
+ * supervisor's pidfd; -1 each when none), for the shim to close in a child
+ * that goes on without an exec (cf_fence_close_watch_copies). As
+ * cf_fence_current_watched. */
+void cf_fence_watch_fds(const struct cf_fence *f, int out[4]);
+
+/* In a child whose descriptor table is its own (cf_fence_close_parents_fds
+ * returned 0): each of FDS (as cf_fence_watch_fds gave them, read with
+ * atomic loads by the caller) closed when it still is an inotify instance,
+ * a pidfd or a mount table. Raw system calls and stack only. */
+void cf_fence_close_watch_copies(const int fds[4]);
 
 /* How many stamped paths F's watch leaves to the stats, or -1 when the
  * stats answer for all (no watch, or it heard a change). cf-bench

@@ -49,6 +49,12 @@ struct cf_shim {
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
 #ifndef __APPLE__
+	/* harness: the current fence's watch descriptors (cf_fence_watch_fds),
+	 * stored with release order when the watch is set: what a child that
+	 * goes on without an exec closes (child.c). */
+	int watch_fds[4];
+#endif
+#ifndef __APPLE__
 	/* harness: the mount namespace of the fenced tree its children enter
 	 * (enforce/linux/fenced_keep.h), adopted in the constructor. */
 	struct cf_fenced_keep keep;

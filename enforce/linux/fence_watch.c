@@ -42,6 +42,7 @@
 
 #include "fence.h"
 #include "high_fd.h"
+#include "nolibc.h"
 #include "paths.h"
 #include "sys.h"
 
@@ -356,6 +357,49 @@ int cf_fence_supervisor_watched(const struct cf_fence *f)
 	if (n < 0 || (p.revents & POLLNVAL) || !same_file(w->sup, &w->sup_st))
 		return -1;
 	return n == 0;
+}
+
+void cf_fence_watch_fds(const struct cf_fence *f, int out[4])
+{
+	const struct cf_fence_watch *w = f->watch;
+	out[0] = w ? w->ino : -1;
+	out[1] = w ? w->twin : -1;
+	out[2] = w ? w->mounts : -1;
+	out[3] = w ? w->sup : -1;
+}
+
+/* FD's /proc/self/fd link into BUF (CAP bytes, NUL-ended): its length, or
+ * -1. Raw system calls and stack. */
+static long fd_link(int fd, char *buf, size_t cap)
+{
+	char link[32] = "/proc/self/fd/", digits[12];
+	size_t n = 0, at = sizeof "/proc/self/fd/" - 1;
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < sizeof digits);
+	while (n)
+		link[at++] = digits[--n];
+	link[at] = '\0';
+	long r = cf_sys4(SYS_readlinkat, AT_FDCWD, link, buf, cap - 1);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	return r;
+}
+
+void cf_fence_close_watch_copies(const int fds[4])
+{
+	static const char tail[] = "/mountinfo";
+	for (int i = 0; i < 4; i++) {
+		char got[64];
+		long n = fds[i] > 2 ? fd_link(fds[i], got, sizeof got) : -1;
+		bool ours = n > 0 && (cf_nl_streq(got, "anon_inode:inotify") ||
+				      cf_nl_streq(got, "anon_inode:[pidfd]") ||
+				      (cf_nl_has_prefix(got, "/proc/") && (size_t)n >= sizeof tail - 1 &&
+				       cf_nl_streq(got + n - (sizeof tail - 1), tail)));
+		if (ours)
+			cf_sys_close(fds[i]);
+	}
 }
 
 long cf_fence_watch_stats(const struct cf_fence *f)

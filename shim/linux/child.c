@@ -154,8 +154,13 @@ static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, c
 static void close_harness_fds(const struct cf_fence *f)
 {
 	/* Only in a table of this child's own (it made it so). */
-	if (cf_fence_close_parents_fds(f) == 0)
-		cf_fenced_keep_close_copies(&cf_shim.keep);
+	if (cf_fence_close_parents_fds(f) != 0)
+		return;
+	cf_fenced_keep_close_copies(&cf_shim.keep);
+	int w[4];
+	for (int i = 0; i < 4; i++)
+		w[i] = __atomic_load_n(&cf_shim.watch_fds[i], __ATOMIC_ACQUIRE);
+	cf_fence_close_watch_copies(w);
 }
 
 /* Fence the calling thread for PROGRAM and report. 1 when fenced, 0 when it

@@ -71,8 +71,12 @@ static bool current(const struct cf_fence *f)
 	 * win back. */
 	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
 	if (cur == f && !f->watch && !f->watch_tried) {
-		if (checked_once == f)
-			(void)cf_fence_watch(cur);
+		if (checked_once == f && cf_fence_watch(cur) == 0) {
+			int fds[4];
+			cf_fence_watch_fds(cur, fds);
+			for (int i = 0; i < 4; i++)
+				__atomic_store_n(&cf_shim.watch_fds[i], fds[i], __ATOMIC_RELEASE);
+		}
 		checked_once = f;
 	}
 	bool c = cf_fence_current_watched(f);
