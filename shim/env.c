@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env_memo.h"
 #include "options.h"
 #include "protocol.h"
 #include "secret_env.h"
@@ -182,6 +183,24 @@ const struct cf_env_rules *cf_env_rules(void)
 	return &env_rules;
 }
 
+/* The verdicts of the harness's own environment, made once at its start by
+ * the rules above (common/env_memo.h); read only afterwards. NULL: none. */
+static struct cf_env_memo *env_memo;
+
+void cf_env_memo_init(char *const *envp)
+{
+	cf_env_memo_free(env_memo);
+	env_memo = cf_env_memo_build(envp, &env_rules);
+}
+
+/* Whether E is withheld: the memo's verdict for the harness's own bytes,
+ * the judgement for any other. */
+static bool is_secret(const char *e)
+{
+	int v = cf_env_memo_find(env_memo, e);
+	return v >= 0 ? v == 1 : cf_env_secret(e, &env_rules) != CF_ENV_PASS;
+}
+
 /* Whether a fenced child keeps the shim in LD_PRELOAD (cf_env_keep_shim),
  * and as which file: CF_FENCED_SHIM_FILE where it lies beside the shim.
  * Set once in the constructor, read only afterwards. */
@@ -237,7 +256,7 @@ unsigned cf_env_entry_drop(char *e)
 {
 	unsigned d = 0;
 #ifndef CF_BENCH_NO_ENV_FILTER
-	if (cf_env_secret(e, &env_rules) != CF_ENV_PASS)
+	if (is_secret(e))
 		d |= CF_ENV_DROP_SECRETS;
 #endif
 	if ((is_preload(e) && (!keep_shim || (keep_as && cf_env_preload_has_shim(e)))) ||
@@ -277,7 +296,7 @@ char *const *cf_env_for_child(char *const *envp, unsigned drop, char **out, size
 	size_t k = 0, used = 0;
 	int changed = 0;
 	for (size_t i = 0; i < n; i++) {
-		if ((drop & CF_ENV_DROP_SECRETS) && cf_env_secret(envp[i], &env_rules) != CF_ENV_PASS) {
+		if ((drop & CF_ENV_DROP_SECRETS) && is_secret(envp[i])) {
 			changed = 1;
 			continue;
 		}

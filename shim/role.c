@@ -286,6 +286,7 @@ void cf_shim_become_harness(void)
 	}
 	cf_env_rules_init(o);
 	hide_secrets_of_harness();
+	cf_env_memo_init(environ);
 #ifndef __APPLE__
 	/* Its descriptors moved out of the harness's way; the variable then
 	 * names them where they are now, for the harness's own exec, written

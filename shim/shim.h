@@ -222,6 +222,10 @@ char *cf_env_entry_drop_shim(char *e, char *ldbuf, size_t *used, size_t ldcap);
  * set once in the constructor; what cf_env_for_child withholds by. */
 void cf_env_rules_init(const struct cf_options *o);
 const struct cf_env_rules *cf_env_rules(void);
+/* Normal context, after cf_env_rules_init: ENVP (the harness's environment
+ * at its start) judged once; a child's entry of the same bytes then takes
+ * that verdict (common/env_memo.h). Out of memory: every entry is judged. */
+void cf_env_memo_init(char *const *envp);
 /* Whether the calling process is a child of the harness (not the harness
  * replacing its own image): its environment loses the secrets. Raw syscalls. */
 bool cf_shim_harness_child(void);

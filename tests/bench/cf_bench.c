@@ -60,12 +60,13 @@
  *       lets through (every ioctl runs the filters: no cache for it), in
  *       samples of 100; a line each: "NAME chmod min median max mean" in us
  *       a call, "NAME ioctl_ns ..." in ns a call
- *   cf-bench envfilter N with|without
+ *   cf-bench envfilter N with|without|memo
  *       N times the environment a fenced child of the harness gets from
  *       this process's own (shim/env.c cf_env_for_child), with the secret
  *       variables withheld or only the shim taken out; per call, in
  *       microseconds of this thread's CPU time, as above, and the number of
- *       variables withheld
+ *       variables withheld. memo: withheld too, this environment judged
+ *       once first, as the harness's own is at its start (cf_env_memo_init)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -437,10 +438,13 @@ static int envfilter(int n, const char *how)
 	char **out = calloc(count, sizeof *out);
 	double *t = calloc((size_t)n, sizeof *t);
 	static char ld[4096];
-	unsigned drop = CF_ENV_DROP_SHIM | (strcmp(how, "with") == 0 ? CF_ENV_DROP_SECRETS : 0);
+	bool memo = strcmp(how, "memo") == 0;
+	unsigned drop = CF_ENV_DROP_SHIM | (strcmp(how, "with") == 0 || memo ? CF_ENV_DROP_SECRETS : 0);
 	size_t kept = 0;
 	if (!out || !t || n <= 0)
 		return 1;
+	if (memo)
+		cf_env_memo_init(environ); /* as the harness does at its start */
 	for (int i = 0; i < n; i++) {
 		double a = cpu_us();
 		char *const *env = cf_env_for_child(environ, drop, out, count, ld, sizeof ld);
@@ -727,7 +731,7 @@ int main(int argc, char **argv)
 	fputs("usage: cf-bench launch N spawn|fork|vfork CMD... | plan HOME WS N | rss CMD... | "
 	      "chmod N FILE | open N FILE | tcp N | unix N PATH | dgram N | unix-dgram N | "
 	      "notif N | "
-	      "envfilter N with|without | ipcfilter N | ipccall N\n",
+	      "envfilter N with|without|memo | ipcfilter N | ipccall N\n",
 	      stderr);
 	return 2;
 }

@@ -412,6 +412,47 @@ Test(shim_envsecrets, later_keep_env_of_the_harness_changes_nothing)
 	cf_fx_env_free(env);
 }
 
+/* The harness's environment is judged once, at its start (common/env_memo.h);
+ * a variable the harness changes later is judged again at each launch. Its
+ * new value has the old one's length and first and last 16 bytes (where the
+ * memo looks first), a GitHub token in the middle: the child must not get
+ * it. The old value reached the first child unchanged. */
+#define MEMO_ENDS "aaaaaaaaaaaaaaaa/"
+#define MEMO_TAIL "/bbbbbbbbbbbbbbbb"
+#define MEMO_KEPT "CF_T_NOTE=" MEMO_ENDS "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" MEMO_TAIL
+#define MEMO_TOKEN "ghp_MemoTest0123456789abcdefghijklmnopqr"
+static const char py_memo[] =
+	"import os, subprocess\n"
+	"c = os.environ['CF_T_CHILD']\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'memo-same'])\n"
+	"os.environ['CF_T_NOTE'] = os.environ['CF_T_NOTE'].replace('x' * 40, '" MEMO_TOKEN "')\n"
+	"os.environ['DB_PASS'] = os.environ['DB_PASS'][::-1]\n"
+	"subprocess.run(['/bin/sh', '-c', c, 'memo-changed'])\n"
+	"print('HARNESS-NOTE', os.environ['CF_T_NOTE'].count('" MEMO_TOKEN "'), flush=True)\n";
+
+Test(shim_envsecrets, a_variable_the_harness_changes_is_judged_again)
+{
+	struct cf_fx_out o;
+	char pass[128];
+	snprintf(pass, sizeof pass, "DB_PASS=%s-memo-password", t.fx.tag);
+	char **env = make_env((const char *[]){MEMO_KEPT, pass, NULL});
+	st_harness(&o, &t, env, NULL, CF_ARGV("/usr/bin/python3", "-c", (char *)py_memo));
+	st_dump("python3 harness changing its variables", &o);
+	cr_expect_eq(o.status, 0);
+	expect_withheld(&o, (const char *[]){"memo-same", "memo-changed", NULL}, NULL);
+	cr_expect(strstr(o.out, "HARNESS-NOTE 1\n"), "the harness did not hold the token");
+	cr_expect_eq(st_count(o.out, MEMO_TOKEN), 0, "the changed variable reached a child");
+	cr_expect_eq(st_count(o.err, MEMO_TOKEN), 0);
+	/* memo-same's env and /proc/self/environ; memo-changed's neither. */
+	cr_expect_geq(st_count(o.out, "\n" MEMO_KEPT "\n"), 2, "%s", o.out);
+	const char *from = strstr(o.out, "BEGIN memo-changed\n"), *to = strstr(o.out, "PARENT memo-changed\n");
+	cr_assert(from && to && from < to, "memo-changed did not run");
+	const char *note = strstr(from, "\nCF_T_NOTE=");
+	cr_expect(!note || note > to, "the changed variable was not withheld");
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
 static const char node_harness[] =
 	"const cp = require('child_process');\n"
 	"const [tag, up] = process.argv.slice(1);\n"
