@@ -185,25 +185,28 @@ int cf_cmd_explain(int argc, char **argv)
 		return CF_EXIT_FAIL;
 	}
 	struct explain x = {0};
-	struct cf_logline *l = malloc(sizeof *l);
+	struct cf_logline l = {0};
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int rc = l ? 0 : -1;
+	int rc = 0;
 	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			n--;
 		if (n == 0)
 			continue;
-		if (cf_logline_parse(l, line, (size_t)n))
+		int r = cf_logline_parse(&l, line, (size_t)n);
+		if (r == -ENOMEM)
+			rc = -1;
+		else if (r)
 			x.skipped++;
 		else
-			rc = take(&x, l);
+			rc = take(&x, &l);
 	}
 	bool bad = ferror(f);
 	fclose(f);
 	free(line);
-	free(l);
+	cf_logline_free(&l);
 	if (rc || bad) {
 		cf_err("explain: %s while reading %s", rc ? "out of memory" : "a read error",
 		       argv[0]);

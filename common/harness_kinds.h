@@ -19,7 +19,7 @@ struct cf_harness_dir {
 /* How the shell a harness starts gets its environment. */
 enum cf_harness_shell {
 	CF_SHELL_INHERITS,     /* the harness's whole environment: the shim comes along */
-	CF_SHELL_CODEX_POLICY, /* Codex's shell_environment_policy decides (codex_env.h) */
+	CF_SHELL_CODEX_POLICY, /* Codex's shell_environment_policy decides (cli/codex_env.h) */
 };
 
 struct cf_harness_kind {

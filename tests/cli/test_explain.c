@@ -3,6 +3,7 @@
  * are counted, not fatal. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -127,5 +128,182 @@ Test(explain, write_protected_lines_are_grouped_by_row)
 	snprintf(want, sizeof want, "    to allow: --allow-write-protected %s/.git/config\n", fx.ws);
 	cr_expect_eq(count(o.out, want), 1, "and for the config:\n%s", o.out);
 	cf_fx_assert_no_marker(&fx, &o);
+	cf_fx_out_free(&o);
+}
+
+/* Lines that are not quite credfence's, read back as before issue 34 (the
+ * log's reader became json-c there): what is read, what is skipped and
+ * counted, never fatal. No fence runs here, so no Landlock is needed. */
+static struct cf_fx lfx;
+
+static void lines_setup(void)
+{
+	cf_fx_setup(&lfx);
+}
+
+static void lines_teardown(void)
+{
+	cf_fx_teardown(&lfx);
+}
+
+TestSuite(explain_lines, .init = lines_setup, .fini = lines_teardown,
+	  .timeout = 60 * CF_TIMEOUT_SCALE);
+
+/* "credfence explain" over a log of LEN bytes, into O. */
+static void explain_bytes(struct cf_fx_out *o, const char *text, size_t len)
+{
+	char log[PATH_MAX + 16];
+	snprintf(log, sizeof log, "%s/log.jsonl", lfx.root);
+	FILE *f = fopen(log, "w");
+	cr_assert(f);
+	cr_assert_eq(fwrite(text, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	cf_fx_run(o, NULL, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "explain", log));
+}
+
+static void explain_text(struct cf_fx_out *o, const char *text)
+{
+	explain_bytes(o, text, strlen(text));
+}
+
+static void expect_counts(const struct cf_fx_out *o, size_t events, size_t skipped)
+{
+	char want[96];
+	cr_expect_eq(o->status, 0, "explain: %d %s", o->status, o->err);
+	if (skipped)
+		snprintf(want, sizeof want, ": %zu events, %zu lines skipped (not credfence JSON lines)\n",
+			 events, skipped);
+	else
+		snprintf(want, sizeof want, ": %zu events\n", events);
+	cr_expect(strstr(o->out, want), "want \"%s\" in:\n%.2000s", want, o->out);
+}
+
+#define DENIED_HEAD "{\"event\":\"denied\",\"pid\":7,\"program\":\"cat\",\"access\":\"read\",\"path\":"
+
+/* Escapes decode as credfence writes them; \u0000 and anything above ASCII
+ * escaped read as '?' (a name, never judged on), raw bytes stay as they are. */
+Test(explain_lines, escaped_characters)
+{
+	struct cf_fx_out o;
+	explain_text(&o, DENIED_HEAD "\"/h/a\\\"b\\\\c\\/d\\u0001\\u001f\\t\\n\\r\\b\\f.\"}\n"
+		     DENIED_HEAD "\"/h/\\u0000\\u00e9\\u00E9\\ud83d\\ude00\\u0041\\u007f\"}\r\n"
+		     DENIED_HEAD "\"/h/\xc3\xa9\xff\"}\n"
+		     "{\"\\u0065vent\":\"den\\u0069ed\",\"path\":\"/h/k\"}\n");
+	expect_counts(&o, 4, 0);
+	cr_expect(strstr(o.out, "    read /h/a\"b\\c/d\001\037\t\n\r\b\f. by cat (pid 7)\n"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "    read /h/?????A\177 by cat (pid 7)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "    read /h/\xc3\xa9\xff by cat (pid 7)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "    ? /h/k by ? (pid ?)\n"), "%s", o.out);
+	cf_fx_out_free(&o);
+}
+
+/* Numbers and literals are read as written; arrays and objects are skipped
+ * whole, 16 levels deep at most. */
+Test(explain_lines, values_and_nesting)
+{
+	struct cf_fx_out o;
+	explain_text(&o, "{\"event\":\"sandbox_status\",\"pid\":-1.5e3,\"program\":true,"
+			 "\"verdict\":null,\"reason\":false,\"denied\":[\"/a\",{\"b\":[1,2]}],"
+			 "\"x\":{},\"y\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}\n"
+			 " { \"event\" : \"sandbox_status\" , \"pid\" : 12 }\t \n"
+			 "{\"event\":\"sandbox_status\",\"y\":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}\n");
+	expect_counts(&o, 2, 1);
+	cr_expect(strstr(o.out, "Launches (2):\n  true (pid -1.5e3): null, false\n"
+				"  ? (pid 12): ?, ?\n"),
+		  "%s", o.out);
+	cf_fx_out_free(&o);
+}
+
+/* Lines cut short, with text after them, or beyond JSON are skipped and
+ * counted: credfence writes none of them. */
+Test(explain_lines, malformed_and_truncated_lines_are_skipped)
+{
+	static const char bad[] =
+		DENIED_HEAD "\"/h/cut\"\n"                        /* truncated */
+		DENIED_HEAD "\n"                                  /* truncated after a colon */
+		DENIED_HEAD "\"/h/x\"} trailing\n"                /* text after it */
+		DENIED_HEAD "\"/h/x\"}{}\n"                       /* two objects */
+		DENIED_HEAD "\"/h/\001\"}\n"                      /* a raw control byte */
+		DENIED_HEAD "\"/h/\ttab\"}\n"                     /* a raw tab in a string */
+		DENIED_HEAD "\"/h/\\q\"}\n"                       /* an unknown escape */
+		DENIED_HEAD "\"/h/\\u12\"}\n"                     /* a short \u */
+		"{'event':\"denied\",\"path\":\"/h/x\"}\n"        /* a single-quoted key */
+		"{\"event\":'denied',\"path\":\"/h/x\"}\n"        /* a single-quoted value */
+		"{event:\"denied\",\"path\":\"/h/x\"}\n"          /* a bare key */
+		DENIED_HEAD "\"/h/x\",\"n\":NaN}\n"             /* NaN */
+		DENIED_HEAD "\"/h/x\",\"n\":-Infinity}\n"       /* Infinity */
+		DENIED_HEAD "\"/h/x\",\"n\":True}\n"            /* a literal's case */
+		DENIED_HEAD "\"/h/x\",\"n\":+1}\n"              /* a plus */
+		DENIED_HEAD "\"/h/x\",}\n"                        /* a trailing comma */
+		DENIED_HEAD "\"/h/x\",\"l\":[1,]}\n"              /* one in an array */
+		DENIED_HEAD "\"/h/x\" /* c */}\n"                 /* a comment */
+		"\f" DENIED_HEAD "\"/h/x\"}\n"                    /* a form feed as a blank */
+		DENIED_HEAD "\"/h/x\"}\v\n"                       /* a vertical tab */
+		"[" DENIED_HEAD "\"/h/x\"}]\n"                    /* not an object */
+		"\"denied\"\n"
+		"   \n"                                           /* blanks only */
+		"not json\n"
+		"\x01\x02\xff\n";
+	static const char nul[] = DENIED_HEAD "\"/h/x\"}\0\n" DENIED_HEAD "\"/h/\0\"}\n";
+	size_t n = sizeof bad - 1;
+	char *text = malloc(n + sizeof nul);
+	cr_assert(text);
+	memcpy(text, bad, n);
+	memcpy(text + n, nul, sizeof nul - 1);
+	struct cf_fx_out o;
+	explain_bytes(&o, text, n + sizeof nul - 1);
+	expect_counts(&o, 0, 27);
+	cr_expect(strstr(o.out, "Denials (0), by what denied them:\n  none\n"), "%s", o.out);
+	cf_fx_out_free(&o);
+	free(text);
+}
+
+/* A line of 32 keys and 16 KiB of text at most (the keys and the values
+ * that are not arrays or objects, each with its end) is read; a longer one
+ * is not credfence's and is skipped. Arrays count for nothing: a status
+ * line's long list of denied paths is read. */
+Test(explain_lines, long_lines)
+{
+	/* "event","denied","pid","7","program","cat","access","read","path":
+	 * 6+7+4+2+8+4+7+5+5 = 48 bytes before the path's own. */
+	size_t fits = 16383 - 48 - 1, cap = 300000;
+	char *text = malloc(cap), *p = text;
+	cr_assert(text);
+	for (size_t len = fits; len <= fits + 1; len++) {
+		p += sprintf(p, "%s\"/", DENIED_HEAD);
+		memset(p, 'a', len - 1);
+		p += len - 1;
+		p += sprintf(p, "\"}\n");
+	}
+	for (int keys = 32; keys <= 33; keys++) {
+		p += sprintf(p, "{\"event\":\"sandbox_status\",\"program\":\"k%d\"", keys);
+		for (int k = 2; k < keys; k++)
+			p += sprintf(p, ",\"k%d\":%d", k, k);
+		p += sprintf(p, "}\n");
+	}
+	p += sprintf(p, "{\"event\":\"sandbox_status\",\"program\":\"list\",\"denied\":[");
+	for (int k = 0; k < 3000; k++)
+		p += sprintf(p, "%s\"/home/u/.config/some/secret/%05d\"", k ? "," : "", k);
+	p += sprintf(p, "]}\n");
+	cr_assert_lt((size_t)(p - text), cap);
+	struct cf_fx_out o;
+	explain_bytes(&o, text, (size_t)(p - text));
+	expect_counts(&o, 3, 2);
+	cr_expect(strstr(o.out, "Denials (1), by what denied them:\n"), "%.300s", o.out);
+	cr_expect(strstr(o.out, "Launches (2):\n  k32 (pid ?): ?, ?\n  list (pid ?): ?, ?\n"), "%s",
+		  o.out);
+	cf_fx_out_free(&o);
+	free(text);
+}
+
+/* What is not a readable file is a credfence: error, as before. */
+Test(explain_lines, a_directory_is_a_read_error)
+{
+	struct cf_fx_out o;
+	cf_fx_run(&o, NULL, NULL, NULL, CF_ARGV((char *)cf_fx_bin(), "explain", lfx.root));
+	cr_expect_eq(o.status, 125);
+	cr_expect(strncmp(o.err, "credfence: explain: a read error while reading ", 47) == 0, "%s",
+		  o.err);
 	cf_fx_out_free(&o);
 }

@@ -1,6 +1,6 @@
-/* common/logline.c: credfence's own JSON lines read back (credfence explain).
+/* cli/logline.c: credfence's own JSON lines read back (credfence explain).
  * Real lines are read whole; anything else is refused without a crash, which
- * the fuzz cases check under ASan+UBSan (test_common_asan). */
+ * the fuzz cases check under ASan+UBSan (test_readers in build-asan). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,4 +97,26 @@ Test(logline, fuzz_random_and_mutated_lines)
 		cr_assert(r == 0 || r == -1);
 		free(exact);
 	}
+}
+
+/* Where json-c (issue 34) reads otherwise than the reader before it, on
+ * lines credfence never writes (its numbers are pids and counts, its keys
+ * distinct): a number that is not JSON's is refused where it was kept as
+ * written, an integer is its value's text (-0 is 0, one beyond 64 bits is
+ * clamped), and of a key given twice the last is kept, not the first. */
+Test(logline, what_json_c_reads_otherwise)
+{
+	static const char *const refused[] = {
+		"{\"a\":01}", "{\"a\":1e}", "{\"a\":-}", "{\"a\":1-2}", "{\"a\":1e5e5}",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+		cr_expect_eq(parse(refused[i]), -1, "accepted: %s", refused[i]);
+	cr_assert_eq(parse("{\"a\":-0,\"b\":99999999999999999999,\"c\":-0.0,\"d\":1E5}"), 0);
+	cr_expect_str_eq(cf_logline_get(&l, "a"), "0");
+	cr_expect_str_eq(cf_logline_get(&l, "b"), "18446744073709551615");
+	cr_expect_str_eq(cf_logline_get(&l, "c"), "-0.0");
+	cr_expect_str_eq(cf_logline_get(&l, "d"), "1E5");
+	cr_assert_eq(parse("{\"event\":\"denied\",\"event\":\"sandbox_status\"}"), 0);
+	cr_expect_str_eq(cf_logline_get(&l, "event"), "sandbox_status");
+	cr_expect_eq(l.n, 1);
 }

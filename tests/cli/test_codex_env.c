@@ -1,4 +1,4 @@
-/* Codex's shell_environment_policy judged (common/codex_env.c): what its
+/* Codex's shell_environment_policy judged (cli/codex_env.c): what its
  * shell keeps of LD_PRELOAD and the CREDFENCE_* variables, layer over layer. */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The small TOML reader (common/toml.c): every value with its full key, the
+/* The small TOML reader (cli/toml.c): every value with its full key, the
  * odd forms of the grammar read right, and what it does not follow refused
  * with its line, never guessed. */
 #include <criterion/criterion.h>
