@@ -129,9 +129,72 @@ static int take(struct explain *x, const struct cf_logline *l)
 	return 0;
 }
 
+/* The length of the UTF-8 character at S (2 to 4 bytes) and its code point
+ * in *CP, or 0 when S starts none (ASCII, a stray or overlong byte, a
+ * surrogate). */
+static size_t utf8_at(const unsigned char *s, unsigned *cp)
+{
+	unsigned c = s[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (!n)
+		return 0;
+	unsigned v = c & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Whether a terminal or an editor would take the code point CP as a
+ * command or a reordering: the C1 controls, and the bidirectional marks and
+ * overrides ("Trojan Source"). */
+static bool active(unsigned cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* S on OUT as it can be shown on the user's terminal: a fenced program
+ * names the paths and programs of the log, and the terminal must not take
+ * its escape sequences. A control byte, DEL, a byte that starts no UTF-8
+ * character and every byte of a C1 control or a bidirectional override are
+ * shown as \xNN; printable ASCII and other UTF-8 as they are. */
+static void put(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		unsigned cp = 0;
+		size_t n = *p >= 0x80 ? utf8_at(p, &cp) : 0;
+		if (n && !active(cp)) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
+		for (size_t i = 0; i < (n ? n : 1); i++, p++) {
+			if (*p >= 0x20 && *p < 0x7f)
+				fputc(*p, out);
+			else
+				fprintf(out, "\\x%02x", *p);
+		}
+	}
+}
+
+/* PREFIX, S as put() shows it, SUFFIX. */
+static void put_line(FILE *out, const char *prefix, const char *s, const char *suffix)
+{
+	fputs(prefix, out);
+	put(out, s);
+	fputs(suffix, out);
+}
+
 static void print(const struct explain *x, const char *file, FILE *out)
 {
-	fprintf(out, "%s: %zu events", file, x->events);
+	put(out, file);
+	fprintf(out, ": %zu events", x->events);
 	if (x->skipped)
 		fprintf(out, ", %zu lines skipped (not credfence JSON lines)", x->skipped);
 	fputs("\n", out);
@@ -143,11 +206,12 @@ static void print(const struct explain *x, const char *file, FILE *out)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < x->n; i++) {
 		const struct group *g = &x->g[i];
-		fprintf(out, "  %s (%zu)\n", g->title, g->lines.n);
+		put_line(out, "  ", g->title, "");
+		fprintf(out, " (%zu)\n", g->lines.n);
 		for (size_t k = 0; k < g->lines.n; k++)
-			fprintf(out, "    %s\n", g->lines.v[k]);
+			put_line(out, "    ", g->lines.v[k], "\n");
 		for (size_t k = 0; k < g->allows.n; k++)
-			fprintf(out, "    to allow: %s\n", g->allows.v[k]);
+			put_line(out, "    to allow: ", g->allows.v[k], "\n");
 		if (!g->allows.n)
 			fputs("    to allow: no option (see credfence check PATH)\n", out);
 	}
@@ -155,9 +219,9 @@ static void print(const struct explain *x, const char *file, FILE *out)
 	if (!x->launches.n)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < x->launches.n; i++)
-		fprintf(out, "  %s\n", x->launches.v[i]);
+		put_line(out, "  ", x->launches.v[i], "\n");
 	for (size_t i = 0; i < x->ended.n; i++)
-		fprintf(out, "%s%s\n", i ? "" : "\n", x->ended.v[i]);
+		put_line(out, i ? "" : "\n", x->ended.v[i], "\n");
 }
 
 static void explain_free(struct explain *x)

@@ -181,7 +181,8 @@ static void expect_counts(const struct cf_fx_out *o, size_t events, size_t skipp
 #define DENIED_HEAD "{\"event\":\"denied\",\"pid\":7,\"program\":\"cat\",\"access\":\"read\",\"path\":"
 
 /* Escapes decode as credfence writes them; \u0000 and anything above ASCII
- * escaped read as '?' (a name, never judged on), raw bytes stay as they are. */
+ * escaped read as '?' (a name, never judged on), raw UTF-8 stays as it is;
+ * what a terminal would take as a command is shown as \xNN. */
 Test(explain_lines, escaped_characters)
 {
 	struct cf_fx_out o;
@@ -190,11 +191,34 @@ Test(explain_lines, escaped_characters)
 		     DENIED_HEAD "\"/h/\xc3\xa9\xff\"}\n"
 		     "{\"\\u0065vent\":\"den\\u0069ed\",\"path\":\"/h/k\"}\n");
 	expect_counts(&o, 4, 0);
-	cr_expect(strstr(o.out, "    read /h/a\"b\\c/d\001\037\t\n\r\b\f. by cat (pid 7)\n"), "%s",
-		  o.out);
-	cr_expect(strstr(o.out, "    read /h/?????A\177 by cat (pid 7)\n"), "%s", o.out);
-	cr_expect(strstr(o.out, "    read /h/\xc3\xa9\xff by cat (pid 7)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "    read /h/a\"b\\c/d\\x01\\x1f\\x09\\x0a\\x0d\\x08\\x0c. by cat (pid 7)\n"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "    read /h/?????A\\x7f by cat (pid 7)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "    read /h/\xc3\xa9\\xff by cat (pid 7)\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "    ? /h/k by ? (pid ?)\n"), "%s", o.out);
+	cf_fx_out_free(&o);
+}
+
+/* A fenced program names the paths and programs the log holds: a file name
+ * made of escape sequences (the terminal's title, its clipboard, a cleared
+ * screen; C1's CSI in UTF-8; a bidirectional override) reaches the user's
+ * terminal as text, never as the sequence. */
+Test(explain_lines, escape_sequences_never_reach_the_terminal)
+{
+	struct cf_fx_out o;
+	explain_text(&o, "{\"event\":\"denied\",\"pid\":7,\"program\":\"c\\u001b[2Jat\",\"access\":\"read\","
+		     "\"path\":\"/h/\\u001b]52;c;cHduZWQ=\\u0007 \xc2\x9b" "6n \xe2\x80\xae" "exe.txt\"}\n"
+		     "{\"event\":\"sandbox_status\",\"pid\":8,\"program\":\"\\u001bP+q\\u001b\\\\\","
+		     "\"verdict\":\"full\",\"reason\":\"\\u009b31m\"}\n"
+		     "{\"event\":\"supervisor_ended\",\"pid\":9,\"program\":\"x\",\"reason\":\"\\r\\u001b[1A\"}\n");
+	expect_counts(&o, 3, 0);
+	for (const char *p = o.out; *p; p++)
+		cr_expect(((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f) || *p == '\n',
+			  "a control byte 0x%02x at %zu of:\n%s", (unsigned char)*p, (size_t)(p - o.out), o.out);
+	cr_expect(strstr(o.out, "read /h/\\x1b]52;c;cHduZWQ=\\x07 \\xc2\\x9b6n \\xe2\\x80\\xaeexe.txt by "
+				"c\\x1b[2Jat (pid 7)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  \\x1bP+q\\x1b\\ (pid 8): full, ?31m\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "seen by x, pid 9): \\x0d\\x1b[1A\n"), "%s", o.out);
 	cf_fx_out_free(&o);
 }
 
