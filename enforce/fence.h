@@ -289,6 +289,15 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n);
  * for F: "mounts" (the namespace is made), else "supervisor". */
 const char *cf_fence_metadata_by(const struct cf_fence *f);
 
+/* A denial's report, from the shim in a fenced program to F's supervisor
+ * (issue 24): WRITE or a read of PATH (absolute) was refused, ROW is 1 +
+ * the index in cf_protected_table of the write protection that held it, 0
+ * none. The supervisor judges PATH against the fence's own lists and logs
+ * it: 0 the first time in the run, -EALREADY after, -EPERM when the fence
+ * does not deny it; -EBADF without a supervisor (nothing is logged),
+ * -ENAMETOOLONG when PATH does not fit. One raw system call. */
+int cf_fence_report_denial(bool write, unsigned row, const char *path);
+
 /* What F's Landlock ABI can not express and what holds it instead, in one
  * line for the start of a command and for credfence status (README.md,
  * "Older kernels"), or NULL from ABI 5 on. */
