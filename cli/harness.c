@@ -343,7 +343,7 @@ static bool shim_would_be_skipped(const char *prog, const char *shim, char *why,
 #ifdef __linux__
 /* --harness-may-read, canonical (a path that does not exist yet: as given,
  * made absolute), into OUT. 0, or CF_EXIT_FAIL after saying what is wrong. */
-static int may_read_paths(const struct cf_options *o, const struct cf_policy *pol,
+static int may_read_paths(const struct cf_options *o, const struct cf_fence *f,
 			  const char *cwd, struct cf_strv *out)
 {
 	for (size_t i = 0; i < o->harness_may_read.n; i++) {
@@ -356,7 +356,7 @@ static int may_read_paths(const struct cf_options *o, const struct cf_policy *po
 			return CF_EXIT_FAIL;
 		}
 	}
-	long k = cf_guard_may_read_inside(pol, out);
+	long k = cf_fence_guard_may_read_inside(f, out);
 	if (k >= 0) {
 		cf_err("harness: --harness-may-read (CREDFENCE_HARNESS_MAY_READ) '%s' lies inside a "
 		       "secret location, and the harness's guard covers a location as a whole; name "
@@ -367,7 +367,7 @@ static int may_read_paths(const struct cf_options *o, const struct cf_policy *po
 	return 0;
 }
 
-static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r, bool applied,
+static void log_guard(const struct cf_fence *f, const struct cf_fence_guard_report *r, bool applied,
 		      const char *why)
 {
 	int fd = cf_fence_log_open(f);
@@ -398,28 +398,28 @@ static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r,
 	close(fd);
 }
 
-/* The harness's own reads (harness_guard.h): in required mode a guard that can not
+/* The harness's own reads (fence.h, cf_fence_guard_harness): in required mode a guard that can not
  * be set up stops the harness; best-effort says so and goes on. */
 /* The mount namespace of the fenced tree for the harness's children
- * (fenced_keep.h), made by the guard: its descriptors and inodes go to the
+ * (cf_fence_harness_ns_*), made by the guard: its descriptors and inodes go to the
  * shim in CREDFENCE_FENCED_NS. Without it the children run with the read
  * fence alone and metadata goes through the supervisor (a warning), or,
  * under --write-protect=require, nothing runs. */
-static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_keep *k)
+static int keep_children_ns(const struct cf_fence *f)
 {
 	static char value[600];
-	cf_fenced_keep_value(k, value, sizeof value);
+	cf_fence_harness_ns_value(value, sizeof value);
 	if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
-	if (k->user_fd >= 0) {
+	if (cf_fence_harness_ns_held()) {
 		/* The supervisor holds them too: a child whose harness closed
 		 * them (or that the shim never saw start) gets them there. */
 		const char *t = getenv("CF_TEST_NO_NS_HANDOVER"); /* a test switch */
 		if (t && !strcmp(t, "1"))
 			return 0;
-		int rc = cf_fence_supervisor(f) ? cf_fenced_keep_give(k, &f->ipc) : -ENOTCONN;
+		int rc = cf_fence_harness_ns_give(f);
 		if (rc)
 			cf_warn("harness: the supervisor could not take the namespace of the harness's "
 				"children (%s); a child that loses its descriptors is refused",
@@ -429,12 +429,12 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
 	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("harness: write protection can not be made for the harness's children: %s; "
 		       "run with --write-protect=warn to run with the read fence alone. Nothing was "
-		       "run.", k->off_why);
+		       "run.", cf_fence_harness_ns_off_why());
 		return CF_EXIT_FAIL;
 	}
 	cf_warn("harness: write protection is off for the harness's children: %s; the files that "
 		"your own tools run later (.git/hooks, .git/config, ...) stay writable to them, and "
-		"metadata changes go through the supervisor%s", k->off_why,
+		"metadata changes go through the supervisor%s", cf_fence_harness_ns_off_why(),
 		f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
 					   "outside the writable locations is not refused" : "");
 	return 0;
@@ -447,12 +447,11 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
  * said in one line: the guard over the harness's own reads and the write
  * protection of its children. --write-protect=require still refuses (the
  * user asked for it). WHY: the failure, with its cause and remedy. */
-static int without_namespace(const struct cf_fence *f, const struct cf_fenced_keep *keep,
-			     const char *why)
+static int without_namespace(const struct cf_fence *f, const char *why)
 {
 	if (f->ns.planned) {
 		static char value[600];
-		cf_fenced_keep_value(keep, value, sizeof value);
+		cf_fence_harness_ns_value(value, sizeof value);
 		if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
@@ -475,10 +474,9 @@ static int without_namespace(const struct cf_fence *f, const struct cf_fenced_ke
 static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char *cwd)
 {
 	struct cf_strv may = {0};
-	struct cf_guard_report r;
-	struct cf_fenced_keep keep;
+	struct cf_fence_guard_report r;
 	char why[PATH_MAX + 512];
-	int rc = may_read_paths(&c->opts, &f->pol, cwd, &may);
+	int rc = may_read_paths(&c->opts, f, cwd, &may);
 	if (rc) {
 		cf_strv_free(&may);
 		return rc;
@@ -488,12 +486,12 @@ static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char 
 		cf_err("out of memory while planning the write protection");
 		return CF_EXIT_FAIL;
 	}
-	int err = cf_guard_harness_keep(&f->pol, &may, &f->ns, &keep, &r, why, sizeof why);
+	int err = cf_fence_guard_harness(f, &may, &r, why, sizeof why);
 	cf_strv_free(&may);
 	log_guard(f, &r, err == 0, err ? why : NULL);
 	if (err && r.no_ns)
-		return without_namespace(f, &keep, why);
-	if (f->ns.planned && (rc = keep_children_ns(f, &keep)))
+		return without_namespace(f, why);
+	if (f->ns.planned && (rc = keep_children_ns(f)))
 		return rc;
 	if (!err)
 		return 0;
@@ -768,7 +766,7 @@ static int private_tmpdir(const struct cf_fence *f, char *priv, size_t n)
 	char why[PATH_MAX * 4];
 	priv[0] = '\0';
 	if (cf_cli_private_tmpdir(&f->pol, priv, n, why, sizeof why) == 0) {
-		cf_supervisor_at_end(cf_cli_remove_tmpdir, priv);
+		cf_fence_at_end(cf_cli_remove_tmpdir, priv);
 		return 0;
 	}
 	priv[0] = '\0';
@@ -890,7 +888,7 @@ int cf_cmd_harness(int argc, char **argv)
 		/* A root harness gives up capabilities in its guard; so does
 		 * the supervisor that acts for its children. */
 		if (geteuid() == 0 && f.ready && !f.inherited)
-			cf_ipc_serve_without_root_caps();
+			cf_fence_supervisor_without_root_caps();
 		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
 		if (sup)
 			cf_cli_log(&f, logfd, c.cmd[0], false);

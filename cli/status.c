@@ -112,7 +112,7 @@ static size_t env_count(const struct cf_options *o)
 }
 
 #ifndef __APPLE__
-/* Whether the harness's guard can be made here (cf_guard_probe): -ENOENT
+/* Whether the harness's guard can be made here (cf_fence_guard_probe): -ENOENT
  * when it was not asked (the fence is not ready, or inherited). */
 static int guard_rc = -ENOENT;
 static char guard_why[1024];
@@ -373,7 +373,7 @@ int cf_cmd_status(int argc, char **argv)
 	if (f.ready && !f.inherited && !cf_fence_protect_prepare(&f, &c.opts, NULL))
 		(void)cf_fence_protect_probe(&f, why, sizeof why);
 	if (f.ready && !f.inherited)
-		guard_rc = cf_guard_probe(guard_why, sizeof guard_why);
+		guard_rc = cf_fence_guard_probe(guard_why, sizeof guard_why);
 #endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();

@@ -298,6 +298,106 @@ const char *cf_fence_metadata_by(const struct cf_fence *f);
  * -ENAMETOOLONG when PATH does not fit. One raw system call. */
 int cf_fence_report_denial(bool write, unsigned row, const char *path);
 
+/* F's supervisor has ended: a failure code of cf_fence_enter and its kin
+ * (-CF_FENCE_SUPERVISOR_ENDED), which cf_fence_words words; a caller that
+ * saw the end itself passes it so. The IPC fence's CF_EIPC_ENDED. */
+#define CF_FENCE_SUPERVISOR_ENDED (16384 + 3072)
+
+/* F's supervisor: its pid (<= 0: none), and whether it is alive by
+ * /proc (its start time, not a zombie). Raw system calls and stack. */
+pid_t cf_fence_supervisor_pid(const struct cf_fence *f);
+bool cf_fence_supervisor_alive(const struct cf_fence *f);
+
+/* The next supervisor started (cf_fence_start_supervisor) serves a tree
+ * that runs as root without the capabilities a guarded harness gives up:
+ * it gives them up too, as it starts. Normal context. */
+void cf_fence_supervisor_without_root_caps(void);
+
+/* What the waiter of a supervisor started ABOVE does once the command has
+ * ended: FN(ARG) (credfence harness removes its private temporary
+ * directory). Set before the start; ARG must stay valid. */
+void cf_fence_at_end(void (*fn)(const char *), const char *arg);
+
+/* The harness's guard over its own reads (issue 11): a mount namespace of
+ * its own with the secret locations covered, the mount namespace of the
+ * fenced tree for its children made in a helper (this process keeps its
+ * descriptors: cf_fence_harness_ns_*), then a Landlock domain for the
+ * ptrace rule. Linux only; macOS has no guard yet. */
+struct cf_fence_guard_report {
+	size_t covered;  /* secret locations covered */
+	size_t absent;   /* not present at start: nothing to cover */
+	size_t may_read; /* left readable: --harness-may-read, the agents' own logins */
+	bool no_ns;      /* on failure: no mount namespace could be had at all */
+};
+/* A MAY_READ path (canonical) that lies strictly inside one of F's denied
+ * locations, which the guard can not honour (it covers a location as a
+ * whole): its index, or -1. */
+long cf_fence_guard_may_read_inside(const struct cf_fence *f, const struct cf_strv *may_read);
+/* Guard the calling process (single-threaded, about to exec the harness)
+ * for F, leaving readable what MAY_READ names, after
+ * cf_fence_protect_prepare. 0, or -errno with WHY (N bytes); REP says what
+ * was covered either way. The children's namespace failing does not fail
+ * the guard (cf_fence_harness_ns_off_why says why). */
+int cf_fence_guard_harness(struct cf_fence *f, const struct cf_strv *may_read,
+			   struct cf_fence_guard_report *rep, char *why, size_t n);
+/* Whether the guard could be made here, asked in a child that is thrown
+ * away (credfence status). 0, or -errno with WHY. */
+int cf_fence_guard_probe(char *why, size_t n);
+
+/* The mount namespace of the fenced tree that a harness's children enter
+ * (issues 22, 23 and 31): made by the guard (cf_fence_guard_harness) in
+ * credfence harness, adopted by the harness's shim from
+ * CREDFENCE_FENCED_NS. One a process, held in enforce/ (static storage:
+ * a vfork child reads it with the harness's memory). */
+
+/* Its value for CREDFENCE_FENCED_NS into BUF (N bytes); whether this
+ * process holds its descriptors; why it is off ("" when it is not);
+ * and, in credfence harness, its descriptors handed to F's supervisor,
+ * which gives them to a child that lost its own: 0, -ENOTCONN without a
+ * supervisor, or a failure code of the supervisor (> -4096: -errno).
+ * Normal context. */
+void cf_fence_harness_ns_value(char *buf, size_t n);
+bool cf_fence_harness_ns_held(void);
+const char *cf_fence_harness_ns_off_why(void);
+int cf_fence_harness_ns_give(const struct cf_fence *f);
+
+/* The harness's shim, in its constructor (normal context): read GIVEN
+ * (CREDFENCE_FENCED_NS, or NULL), move the descriptors out of the
+ * harness's way (high numbers, FD_CLOEXEC) and check them; started
+ * without them, take them from F's supervisor. WRITE_PROTECT: the
+ * harness's option. Returns the value the harness's environment should
+ * hold now: BUF (N bytes) when the numbers moved, else GIVEN. */
+const char *cf_fence_harness_ns_adopt(const struct cf_fence *f, const char *given,
+				      int write_protect, char *buf, size_t n);
+/* Then plan the protected paths again for F's policy, ALLOW and CWD (the
+ * guard bound them), for each child to check they still are held. 0 or
+ * -ENOMEM (then none is checked). */
+int cf_fence_harness_ns_plan(const struct cf_fence *f, const struct cf_strv *allow,
+			     const char *cwd);
+
+/* Between fork and exec, raw system calls and stack only, in a child of
+ * the harness before its fence: enter the namespace by the harness's
+ * descriptors or, when they are gone, by the supervisor's (closed again
+ * once entered). NS gets what the log says of it. 1: entered (REASON, CAP
+ * bytes, non-empty is a warning to say: a path lost and not held again);
+ * 0: not entered, go on (no namespace and write protection not required,
+ * or --write-protect=warn, or F inherited); -CF_FENCE_NS_REFUSED with
+ * REASON: the child must not run. LOSTWHY: room for NS's words. */
+#define CF_FENCE_NS_REFUSED 65536
+int cf_fence_harness_ns_enter(const struct cf_fence *f, struct cf_fence_ns_state *ns,
+			      char *reason, size_t cap, char *lostwhy, size_t lostcap);
+/* In a fenced child that goes on without an exec, in a descriptor table
+ * of its own: the namespace's descriptors closed (each only when it still
+ * is what was adopted). Raw system calls and stack. */
+void cf_fence_harness_ns_close_copies(void);
+/* Its descriptors (the namespaces and the keeper's socket) into OUT, -1
+ * each when none: what the shim's close_range spares. Raw. */
+void cf_fence_harness_ns_fds(int out[3]);
+/* The harness replacing its own image (or relaunching a child through
+ * credfence run) passes the descriptors on (ON: FD_CLOEXEC cleared) and
+ * takes them back after a failed exec. Raw system calls. */
+void cf_fence_harness_ns_pass(bool on);
+
 /* What F's Landlock ABI can not express and what holds it instead, in one
  * line for the start of a command and for credfence status (README.md,
  * "Older kernels"), or NULL from ABI 5 on. */

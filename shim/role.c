@@ -294,25 +294,18 @@ void cf_shim_become_harness(void)
 	static char ns_value[600];
 	const char *ns_var = cf_var_name(CF_VAR_FENCED_NS);
 	const char *given = getenv(ns_var);
-	struct cf_fenced_keep *k = &cf_shim.keep;
-	const char *v = cf_fenced_keep_adopt(k, given, o->write_protect, ns_value, sizeof ns_value);
 	/* Started without them (a relaunch that closed them, or that dropped
-	 * the variable): the supervisor holds them (issue 31). */
-	if ((!given || k->made) && k->user_fd < 0 && cf_fence_supervisor(f) &&
-	    !cf_fenced_keep_recover(k, &f->ipc)) {
-		cf_fenced_keep_value(k, ns_value, sizeof ns_value);
-		v = ns_value;
-	}
+	 * the variable), it takes them from the supervisor (issue 31). */
+	const char *v = cf_fence_harness_ns_adopt(f, given, o->write_protect, ns_value,
+						  sizeof ns_value);
 	char *now = getenv(ns_var);
 	if (v == ns_value && now && strlen(now) == strlen(v))
 		memcpy(now, v, strlen(v));
 	/* What the guard bound, for each child to check that it still is:
 	 * out of memory, nothing is checked. */
-	static struct cf_protect_plan held;
 	char here[PATH_MAX];
 	if (getcwd(here, sizeof here))
-		(void)cf_fenced_keep_plan(&cf_shim.keep, &held, &f->pol, &o->allow_write_protected,
-					  here);
+		(void)cf_fence_harness_ns_plan(f, &o->allow_write_protected, here);
 #endif
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;

@@ -527,6 +527,28 @@ bool cf_fence_protect_owed(const struct cf_fence *f)
 	return f->ns.planned && !f->inherited && f->join.made && !f->ns.in_force;
 }
 
+_Static_assert(CF_FENCE_SUPERVISOR_ENDED == CF_EIPC_ENDED, "fence.h names the IPC fence's code");
+
+pid_t cf_fence_supervisor_pid(const struct cf_fence *f)
+{
+	return f->ipc.sup_pid;
+}
+
+bool cf_fence_supervisor_alive(const struct cf_fence *f)
+{
+	return cf_ipc_supervisor_alive(&f->ipc);
+}
+
+void cf_fence_supervisor_without_root_caps(void)
+{
+	cf_ipc_serve_without_root_caps();
+}
+
+void cf_fence_at_end(void (*fn)(const char *), const char *arg)
+{
+	cf_supervisor_at_end(fn, arg);
+}
+
 void cf_fence_tell_user(const struct cf_fence *f, const char *program, const char *why)
 {
 	cf_ipc_say(&f->ipc, program, why);

@@ -300,9 +300,9 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	env[k++] = marker;
 	env[k] = NULL;
 	/* The harness again keeps the namespace its children enter. */
-	cf_fenced_keep_pass(&cf_shim.keep, true);
+	cf_fence_harness_ns_pass(true);
 	long rc = cf_sys5(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH);
-	cf_fenced_keep_pass(&cf_shim.keep, false);
+	cf_fence_harness_ns_pass(false);
 	cf_sys_close(fd);
 	return (int)rc;
 }
