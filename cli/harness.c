@@ -426,7 +426,7 @@ static int keep_children_ns(const struct cf_fence *f)
 				rc > -4096 ? strerror(-rc) : "not reached");
 		return 0;
 	}
-	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+	if (cf_fence_write_protect(f) == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("harness: write protection can not be made for the harness's children: %s; "
 		       "run with --write-protect=warn to run with the read fence alone. Nothing was "
 		       "run.", cf_fence_harness_ns_off_why());
@@ -435,8 +435,10 @@ static int keep_children_ns(const struct cf_fence *f)
 	cf_warn("harness: write protection is off for the harness's children: %s; the files that "
 		"your own tools run later (.git/hooks, .git/config, ...) stay writable to them, and "
 		"metadata changes go through the supervisor%s", cf_fence_harness_ns_off_why(),
-		f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
-					   "outside the writable locations is not refused" : "");
+		cf_fence_abi(f) > 0 && cf_fence_abi(f) < 3
+			? "; and with this Landlock ABI, truncate() of your files outside the "
+			  "writable locations is not refused"
+			: "");
 	return 0;
 }
 
@@ -449,14 +451,14 @@ static int keep_children_ns(const struct cf_fence *f)
  * user asked for it). WHY: the failure, with its cause and remedy. */
 static int without_namespace(const struct cf_fence *f, const char *why)
 {
-	if (f->ns.planned) {
+	if (cf_fence_protect_planned(f)) {
 		static char value[600];
 		cf_fence_harness_ns_value(value, sizeof value);
 		if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
 		}
-		if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		if (cf_fence_write_protect(f) == CF_WRITE_PROTECT_REQUIRE) {
 			cf_err("harness: write protection can not be made for the harness's children: "
 			       "%s; run with --write-protect=warn to run with the read fence alone. "
 			       "Nothing was run.", why);
@@ -466,8 +468,8 @@ static int without_namespace(const struct cf_fence *f, const char *why)
 	cf_warn("harness: no mount namespace (%s): off: the guard over the harness's own reads of "
 		"the secrets%s; on: every program it starts is fenced (Landlock), metadata changes "
 		"by the supervisor (credfence status)", why,
-		f->ns.planned ? ", write protection of what your tools run later (.git/hooks, "
-				".git/config, ...)" : "");
+		cf_fence_protect_planned(f) ? ", write protection of what your tools run later "
+					      "(.git/hooks, .git/config, ...)" : "");
 	return 0;
 }
 
@@ -491,11 +493,11 @@ static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char 
 	log_guard(f, &r, err == 0, err ? why : NULL);
 	if (err && r.no_ns)
 		return without_namespace(f, why);
-	if (f->ns.planned && (rc = keep_children_ns(f)))
+	if (cf_fence_protect_planned(f) && (rc = keep_children_ns(f)))
 		return rc;
 	if (!err)
 		return 0;
-	if (f->pol.mode == CF_MODE_REQUIRED) {
+	if (cf_fence_policy(f)->mode == CF_MODE_REQUIRED) {
 		cf_err("harness: the harness's own reads of the secrets can not be guarded: %s. "
 		       "Run with --best-effort to start it unguarded (its children stay fenced). "
 		       "Nothing was run.",
@@ -763,14 +765,15 @@ static int export_tmpdir(const char *priv)
  * harness keeps the user's TMPDIR (best-effort mode). */
 static int private_tmpdir(const struct cf_fence *f, char *priv, size_t n)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	char why[PATH_MAX * 4];
 	priv[0] = '\0';
-	if (cf_cli_private_tmpdir(&f->pol, priv, n, why, sizeof why) == 0) {
+	if (cf_cli_private_tmpdir(pol, priv, n, why, sizeof why) == 0) {
 		cf_fence_at_end(cf_cli_remove_tmpdir, priv);
 		return 0;
 	}
 	priv[0] = '\0';
-	if (f->pol.mode == CF_MODE_REQUIRED) {
+	if (pol->mode == CF_MODE_REQUIRED) {
 		cf_err("harness: no place for the harness's private temporary directory, which no "
 		       "fenced program may write (%s); set XDG_RUNTIME_DIR or XDG_STATE_HOME to a "
 		       "directory of yours outside every writable location. Nothing was run.", why);
@@ -798,7 +801,7 @@ static void warn_harness(char **cmd)
 int cf_cmd_harness(int argc, char **argv)
 {
 	struct cf_cli c;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	char cwd[PATH_MAX];
 	int rc = cf_cli_parse(&c, "harness", argc, argv, true, false);
 	if (rc || (rc = cf_cli_finish(&c)))
@@ -812,32 +815,33 @@ int cf_cmd_harness(int argc, char **argv)
 	const struct cf_harness_kind *kind = cf_harness_kind(c.cmd[0]);
 	if (kind && (rc = cf_known_prepare(&c, kind, cwd)))
 		return rc;
-	if (cf_fence_prepare(&f, &c.opts, environ, cwd)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &c.opts, environ, cwd)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_config(&c, &f, cwd)) || (rc = cf_cli_check_log(&f)) ||
-	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) ||
-	    (rc = cf_cli_check_allow_read(&f, "harness")))
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if ((rc = cf_cli_check_config(&c, f, cwd)) || (rc = cf_cli_check_log(f)) ||
+	    (rc = cf_cli_judge_lifts(&c, f, NULL)) ||
+	    (rc = cf_cli_check_allow_read(f, "harness")))
 		return rc;
-	if (!f.pol.workspace) {
+	if (!pol->workspace) {
 		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "
 		       "directory", c.opts.workspace ? c.opts.workspace : cwd);
 		return CF_EXIT_FAIL;
 	}
-	if (!f.ready) {
-		int logfd = cf_fence_log_open(&f);
-		cf_cli_log(&f, logfd, c.cmd[0], false);
-		if (f.pol.mode == CF_MODE_REQUIRED) {
-			cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+	if (!cf_fence_ready(f)) {
+		int logfd = cf_fence_log_open(f);
+		cf_cli_log(f, logfd, c.cmd[0], false);
+		if (pol->mode == CF_MODE_REQUIRED) {
+			cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(pol->verdict));
 			return CF_EXIT_FAIL;
 		}
 		cf_err("%s; the harness runs and its children run without isolation "
-		       "(best-effort mode)", cf_cli_reason(&f));
+		       "(best-effort mode)", cf_cli_reason(f));
 	}
 	const char *shim = cf_cli_find_shim();
-	if ((rc = cf_cli_check_machinery(&f.pol, shim))) {
-		cf_fence_free(&f);
+	if ((rc = cf_cli_check_machinery(pol, shim))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 	if (!shim) {
@@ -849,16 +853,16 @@ int cf_cmd_harness(int argc, char **argv)
 #ifdef __linux__
 	int was_static = c.opts.static_harness;
 #endif
-	if (kind && (rc = cf_known_judge_shell(&c, kind, &f.pol, shim, cwd))) {
-		cf_fence_free(&f);
+	if (kind && (rc = cf_known_judge_shell(&c, kind, pol, shim, cwd))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 #ifdef __linux__
 	static_by_table = was_static < 0 && c.opts.static_harness > 0;
-	if ((rc = judge_harness_programs(&c, &f.pol, shim, cwd)) ||
-	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false)) ||
-	    (f.ready && !f.inherited && (rc = refuse_inherited_dirs(&f.pol)))) {
-		cf_fence_free(&f);
+	if ((rc = judge_harness_programs(&c, pol, shim, cwd)) ||
+	    (rc = judge_static(&c, pol, c.cmd[0], shim, false)) ||
+	    (cf_fence_ready(f) && !cf_fence_inherited(f) && (rc = refuse_inherited_dirs(pol)))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 #else
@@ -877,21 +881,21 @@ int cf_cmd_harness(int argc, char **argv)
 	/* static: the waiter, a copy of this process, removes it at the end. */
 	static char priv[PATH_MAX];
 	priv[0] = '\0';
-	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
+	if (cf_fence_needs_supervisor(f) && (rc = private_tmpdir(f, priv, sizeof priv)))
 		return rc;
 	/* The waiter this process becomes keeps its first environment: the
 	 * secrets leave it first (the harness gets them from environ). */
 	if ((rc = cf_cli_hide_env(&c.opts)))
 		return rc;
-	if (cf_fence_needs_supervisor(&f)) {
-		int logfd = cf_fence_log_open(&f);
+	if (cf_fence_needs_supervisor(f)) {
+		int logfd = cf_fence_log_open(f);
 		/* A root harness gives up capabilities in its guard; so does
 		 * the supervisor that acts for its children. */
-		if (geteuid() == 0 && f.ready && !f.inherited)
+		if (geteuid() == 0 && cf_fence_ready(f) && !cf_fence_inherited(f))
 			cf_fence_supervisor_without_root_caps();
-		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
+		int sup = cf_fence_start_supervisor(f, getpid(), logfd, true);
 		if (sup)
-			cf_cli_log(&f, logfd, c.cmd[0], false);
+			cf_cli_log(f, logfd, c.cmd[0], false);
 		if (logfd >= 0)
 			close(logfd);
 		if (sup && priv[0]) { /* no waiter: nobody else removes it */
@@ -899,13 +903,14 @@ int cf_cmd_harness(int argc, char **argv)
 			priv[0] = '\0';
 		}
 		if (sup) {
-			if (f.pol.mode == CF_MODE_REQUIRED) {
-				cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+			if (pol->mode == CF_MODE_REQUIRED) {
+				cf_err("%s; %s. Nothing was run.", cf_cli_reason(f),
+				       cf_cli_hint(pol->verdict));
 				return CF_EXIT_FAIL;
 			}
 			cf_err("%s; the harness runs and its children run without isolation "
-			       "(best-effort mode)", cf_cli_reason(&f));
-		} else if (setenv("CREDFENCE_SUPERVISOR", cf_fence_supervisor(&f), 1)) {
+			       "(best-effort mode)", cf_cli_reason(f));
+		} else if (setenv("CREDFENCE_SUPERVISOR", cf_fence_supervisor(f), 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
 		}
@@ -913,12 +918,12 @@ int cf_cmd_harness(int argc, char **argv)
 	/* Here, in the process that becomes the harness (the supervisor, when
 	 * there is one, was started above it and stays outside the guard). A
 	 * process fenced already reads no secret: nothing to guard. */
-	cf_cli_warn_container("harness", &f);
-	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
+	cf_cli_warn_container("harness", f);
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && (rc = guard_harness(&c, f, cwd)))
 		return rc;
 	/* What this kernel's Landlock can not say, and what holds it. */
-	if (f.ready && !f.inherited && cf_fence_abi_note(&f))
-		cf_err("note: harness: %s", cf_fence_abi_note(&f));
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && cf_fence_abi_note(f))
+		cf_err("note: harness: %s", cf_fence_abi_note(f));
 #else
 	cf_warn("harness: on macOS the harness's own reads of the secrets are not guarded yet "
 		"(SECURITY.md): only the programs it starts are fenced");
@@ -935,7 +940,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (cf_cli_export_options(&c, &f.pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
+	if (cf_cli_export_options(&c, pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif
@@ -944,7 +949,7 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
-	cf_fence_free(&f);
+	cf_fence_destroy(f);
 	warn_harness(c.cmd);
 	cf_cli_exec(c.cmd);
 }

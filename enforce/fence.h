@@ -3,12 +3,16 @@
  * macOS: a Seatbelt profile), ready to be applied. Prepared in normal
  * context; cf_fence_enter() is the part that runs in the child, before exec.
  *
- * The one header the CLI and the shim include from enforce/: one set of
- * calls for both systems. Behind it, each system's state of a fence
- * (linux/fence_state.h, darwin/fence_state.h), the harness marker
- * (marker.h), a process's facts (proc.h) and, on Linux, the harness's
- * guard (linux/harness_guard.h) and the supervisor of the IPC fence
- * (linux/supervisor.h). */
+ * The one header the CLI and the shim include from enforce/ (the door): one
+ * set of calls for both systems. struct cf_fence is opaque here; what it
+ * holds is each system's private header (linux/fence_state.h,
+ * darwin/fence_state.h), which only enforce/ and the tests include, as
+ * minijail keeps struct minijail in libminijail-private.h. Behind the
+ * calls: the Landlock ruleset, the IPC fence's supervisor, the harness's
+ * guard, the keeper of the harness's children's namespace and the wire
+ * formats between them; none of their headers is reached from here. With
+ * it come the harness marker (marker.h) and a process's facts (proc.h),
+ * both portable, and common/'s headers. */
 #ifndef CF_FENCE_H
 #define CF_FENCE_H
 
@@ -17,26 +21,51 @@
 #include <sys/types.h>
 
 #include "marker.h"
+#include "options.h"
 #include "policy.h"
 #include "proc.h"
+#include "verdict.h"
 #ifdef __APPLE__
-#include "darwin/fence_state.h"
+/* What entering a fence gave. Named as Linux's (the expansion's result,
+ * common/linux/expand.h) so that cf_fence_enter and cf_fence_words have one
+ * signature on both systems. */
+struct cf_expand_result {
+	size_t rules;         /* rules in the profile, for status and the log */
+	const char *refusal;  /* cf_fence_enter: the system's words for the
+				 refusal (cf_sb_apply) in the caller's BUF, or NULL */
+};
 #else
-#include "linux/fence_state.h"
-#include "linux/fenced_keep.h"
-#include "linux/harness_guard.h"
+#include "expand.h"
 #endif
 
-/* Judge and build. Returns 0 (look at f->ready, f->pol.verdict) or -ENOMEM.
+struct cf_fence;
+
+/* A fence not prepared yet (its memory zeroed, no descriptor held), for
+ * cf_fence_prepare; NULL when out of memory. Normal context. */
+struct cf_fence *cf_fence_new(void);
+/* F's resources (cf_fence_free) and F itself. F may be NULL. */
+void cf_fence_destroy(struct cf_fence *f);
+
+/* What a prepared fence says of itself. Each returns a field: callable
+ * between fork and exec.
+ * cf_fence_policy: the policy it was judged from (its verdict, mode,
+ * locations); cf_fence_ready: the verdict is "applied" so far;
+ * cf_fence_inherited: this process is fenced already (no new layer);
+ * cf_fence_rules: the rules the prepared fence holds. */
+const struct cf_policy *cf_fence_policy(const struct cf_fence *f);
+bool cf_fence_ready(const struct cf_fence *f);
+bool cf_fence_inherited(const struct cf_fence *f);
+size_t cf_fence_rules(const struct cf_fence *f);
+
+/* Judge and build. Returns 0 (look at cf_fence_ready, the policy's verdict) or -ENOMEM.
  * CWD may be NULL (then getcwd). On macOS it resolves the sandbox calls. */
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd);
-void cf_fence_free(struct cf_fence *f);
 
 /* Apply the prepared fence to the caller; on failure the verdict and reason
  * say why. Returns 0 or -errno. Normal context.
- * Linux: the ruleset, to the calling thread, with the IPC fence of the
- * supervisor named in f->ipc.addr (cf_fence_start_supervisor, or the options'
+ * Linux: the ruleset, to the calling thread, with the IPC fence of F's
+ * supervisor (cf_fence_start_supervisor, or the options'
  * CREDFENCE_SUPERVISOR). macOS: the profile, to the calling process. */
 int cf_fence_apply(struct cf_fence *f);
 
@@ -159,6 +188,30 @@ int cf_fence_resolve(void);
  * -EINVAL when the kernel can not be asked. credfence check. */
 int cf_fence_may_create(const char *path);
 #else
+/* More of what a prepared fence says of itself on Linux, each a field:
+ * cf_fence_abi: the Landlock ABI (> 0), or the -errno of its query;
+ * cf_fence_racy: a stamped directory changed within the last second, so
+ * its mtime may not show the next change (a launch checks in the child).
+ * The mount namespace of the fenced tree (cf_fence_protect_prepare):
+ * whether it is planned, the --write-protect asked (enum
+ * cf_write_protect), the protected paths it holds, those of them that are
+ * private copies, and why it is off ("" while it is on). */
+int cf_fence_abi(const struct cf_fence *f);
+bool cf_fence_racy(const struct cf_fence *f);
+bool cf_fence_protect_planned(const struct cf_fence *f);
+int cf_fence_write_protect(const struct cf_fence *f);
+size_t cf_fence_protect_held(const struct cf_fence *f);
+size_t cf_fence_protect_private_copies(const struct cf_fence *f);
+const char *cf_fence_protect_off_why(const struct cf_fence *f);
+
+/* F's prepared ruleset taken from it (F then holds -1: a child that still
+ * reads F builds its own), for the harness's fence cache to close once it
+ * replaced F; -1 when F holds none. Stored atomically: a vfork child of
+ * another thread may read it. Normal context. */
+int cf_fence_take_ruleset(struct cf_fence *f);
+/* Whether cf_fence_watch was tried for F already (set, or failed). */
+bool cf_fence_watch_tried(const struct cf_fence *f);
+
 /* Watch what cf_fence_current stats (linux/fence_watch.c: inotify on the
  * stamped directories, the mount table's poll, the supervisor's pidfd), so
  * that the harness's check at a launch is a poll. Set after the stamps were

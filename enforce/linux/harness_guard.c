@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "harness_guard.h"
 #include "secrets.h"
 #include "sys.h"

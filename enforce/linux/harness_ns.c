@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "fenced_keep.h"
 #include "sys.h"
 

@@ -56,6 +56,7 @@ static void close_harness_fds(const struct cf_fence *f)
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
 			     const struct cf_child_env *ce)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	char buf[8192], reason[1024 + PATH_MAX], lostwhy[1024];
 	struct cf_expand_result res = {0};
 	/* Opened before the namespace: the log lies outside every writable
@@ -65,7 +66,7 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	 * holds its address now, and nothing runs unfenced for it. */
 	bool ended = __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE);
 	struct cf_fence_ns_state ns = {NULL, 0, NULL};
-	int rc = !f->ready ? -EPERM
+	int rc = !cf_fence_ready(f) ? -EPERM
 		 : ended   ? -CF_FENCE_SUPERVISOR_ENDED
 			   : cf_fence_harness_ns_enter(f, &ns, reason, sizeof reason, lostwhy,
 						       sizeof lostwhy);
@@ -88,10 +89,10 @@ refused:;
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
 	cf_fence_log_ns(f, &ns, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
 			rc == 0 ? res.rules : 0, buf, sizeof buf);
-	if (ce && ce->judged && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+	if (ce && ce->judged && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
 		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
 					      buf, sizeof buf);
-	else if (ce && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+	else if (ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
 		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
@@ -103,7 +104,7 @@ refused:;
 			close_harness_fds(f);
 		return 1;
 	}
-	if (f->pol.mode == CF_MODE_BEST_EFFORT && rc != -CF_FENCE_NS_REFUSED &&
+	if (pol->mode == CF_MODE_BEST_EFFORT && rc != -CF_FENCE_NS_REFUSED &&
 	    !cf_fence_refuses_always(f, rc))
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
@@ -196,7 +197,7 @@ static int refused_before(int pid, const struct cf_fence *f)
 	    __atomic_load_n(&last_refusal.fence, __ATOMIC_RELAXED) != f ||
 	    cf_shim_now_ns() - __atomic_load_n(&last_refusal.at_ns, __ATOMIC_RELAXED) > CF_REFUSAL_NS)
 		return 1; /* no record: fence and report */
-	return f->pol.mode == CF_MODE_BEST_EFFORT ? 0 : -EPERM;
+	return cf_fence_policy(f)->mode == CF_MODE_BEST_EFFORT ? 0 : -EPERM;
 }
 
 static int refusal(int pid, const struct cf_fence *f, int answer)

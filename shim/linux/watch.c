@@ -48,7 +48,8 @@ void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
 
 void cf_shim_watch_supervisor(const struct cf_fence *f)
 {
-	if (cf_shim.role != CF_ROLE_HARNESS || !f || f->inherited || cf_fence_supervisor_pid(f) <= 0 ||
+	if (cf_shim.role != CF_ROLE_HARNESS || !f || cf_fence_inherited(f) ||
+	    cf_fence_supervisor_pid(f) <= 0 ||
 	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE))
 		return;
 	/* Its pidfd, polled, where the fence's watch holds one; else its

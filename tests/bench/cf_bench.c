@@ -93,7 +93,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "shim.h"
 #include "supervisor_wire.h"
 #include "ttyfilter.h"
