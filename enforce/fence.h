@@ -12,7 +12,8 @@
  * guard, the keeper of the harness's children's namespace and the wire
  * formats between them; none of their headers is reached from here. With
  * it come the harness marker (marker.h) and a process's facts (proc.h),
- * both portable, and common/'s headers. */
+ * both portable, and common/'s headers. tests/scripts/door.sh holds cli/
+ * and shim/ to it. */
 #ifndef CF_FENCE_H
 #define CF_FENCE_H
 

@@ -2,7 +2,7 @@
  * common/linux/expand.h), the Landlock ruleset built from it and the IPC
  * fence of its supervisor. The private half of enforce/fence.h (as minijail's
  * libminijail-private.h): enforce/ and the tests include it, the CLI and the
- * shim see struct cf_fence opaque. */
+ * shim see struct cf_fence opaque (tests/scripts/door.sh). */
 #ifndef CF_FENCE_STATE_H
 #define CF_FENCE_STATE_H
 
