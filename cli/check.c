@@ -271,7 +271,7 @@ static void probe_one(const char *path, const struct protect_answer *pa, FILE *o
 int cf_cmd_check(int argc, char **argv)
 {
 	struct cf_cli c;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	int rc = cf_cli_parse_env(&c, "check", argc, argv, false, false, true);
 	if (rc || (rc = cf_cli_finish(&c)))
 		return rc;
@@ -294,26 +294,27 @@ int cf_cmd_check(int argc, char **argv)
 			       "directory)");
 			return CF_EXIT_FAIL;
 		}
-	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &c.opts, environ, NULL)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_config(&c, &f, NULL)) || (rc = cf_cli_check_allow_read(&f, "check")))
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if ((rc = cf_cli_check_config(&c, f, NULL)) || (rc = cf_cli_check_allow_read(f, "check")))
 		return rc;
-	if (!f.ready) {
-		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+	if (!cf_fence_ready(f)) {
+		cf_err("%s; %s", cf_cli_reason(f), cf_cli_hint(pol->verdict));
 		return CF_EXIT_FAIL;
 	}
 #ifdef __linux__
-	if (cf_fence_needs_supervisor(&f) && cf_fence_start_supervisor(&f, getpid(), -1, true)) {
-		cf_err("%s; %s", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+	if (cf_fence_needs_supervisor(f) && cf_fence_start_supervisor(f, getpid(), -1, true)) {
+		cf_err("%s; %s", cf_cli_reason(f), cf_cli_hint(pol->verdict));
 		return CF_EXIT_FAIL;
 	}
 #endif
-	check_allowed = &f.pol.allow_sockets;
-	check_policy = &f.pol;
+	check_allowed = &pol->allow_sockets;
+	check_policy = pol;
 	struct cf_strv lifts = {0};
-	if ((rc = cf_cli_judge_lifts(&c, &f, &lifts)))
+	if ((rc = cf_cli_judge_lifts(&c, f, &lifts)))
 		return rc;
 	struct protect_answer *pa = calloc((size_t)c.n_paths + 1, sizeof *pa);
 	if (!pa) {
@@ -325,9 +326,9 @@ int cf_cmd_check(int argc, char **argv)
 	char here[PATH_MAX];
 	struct cf_protect_plan plan;
 	bool planned = getcwd(here, sizeof here) &&
-		       cf_protect_plan_build(&plan, &f.pol, &lifts, here) == 0;
+		       cf_protect_plan_build(&plan, pol, &lifts, here) == 0;
 	for (int i = 0; i < c.n_paths; i++)
-		judge_protect(&f.pol, &lifts, planned ? &plan : NULL, c.paths[i], &pa[i]);
+		judge_protect(pol, &lifts, planned ? &plan : NULL, c.paths[i], &pa[i]);
 	if (planned)
 		cf_protect_plan_free(&plan);
 	int pfd[2];
@@ -346,8 +347,8 @@ int cf_cmd_check(int argc, char **argv)
 		FILE *out = fdopen(pfd[1], "w");
 		if (!out)
 			_exit(CF_EXIT_FAIL);
-		if (cf_fence_apply(&f)) {
-			fprintf(out, "!%s\n", cf_cli_esc(cf_cli_reason(&f)));
+		if (cf_fence_apply(f)) {
+			fprintf(out, "!%s\n", cf_cli_esc(cf_cli_reason(f)));
 			fclose(out);
 			_exit(CF_EXIT_FAIL);
 		}
@@ -385,7 +386,7 @@ int cf_cmd_check(int argc, char **argv)
 		rc = 1;
 	free(pa);
 	cf_strv_free(&lifts);
-	cf_fence_free(&f);
+	cf_fence_destroy(f);
 	cf_cli_free(&c);
 	return rc;
 }

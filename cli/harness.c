@@ -343,7 +343,7 @@ static bool shim_would_be_skipped(const char *prog, const char *shim, char *why,
 #ifdef __linux__
 /* --harness-may-read, canonical (a path that does not exist yet: as given,
  * made absolute), into OUT. 0, or CF_EXIT_FAIL after saying what is wrong. */
-static int may_read_paths(const struct cf_options *o, const struct cf_policy *pol,
+static int may_read_paths(const struct cf_options *o, const struct cf_fence *f,
 			  const char *cwd, struct cf_strv *out)
 {
 	for (size_t i = 0; i < o->harness_may_read.n; i++) {
@@ -356,7 +356,7 @@ static int may_read_paths(const struct cf_options *o, const struct cf_policy *po
 			return CF_EXIT_FAIL;
 		}
 	}
-	long k = cf_guard_may_read_inside(pol, out);
+	long k = cf_fence_guard_may_read_inside(f, out);
 	if (k >= 0) {
 		cf_err("harness: --harness-may-read (CREDFENCE_HARNESS_MAY_READ) '%s' lies inside a "
 		       "secret location, and the harness's guard covers a location as a whole; name "
@@ -367,7 +367,7 @@ static int may_read_paths(const struct cf_options *o, const struct cf_policy *po
 	return 0;
 }
 
-static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r, bool applied,
+static void log_guard(const struct cf_fence *f, const struct cf_fence_guard_report *r, bool applied,
 		      const char *why)
 {
 	int fd = cf_fence_log_open(f);
@@ -398,45 +398,47 @@ static void log_guard(const struct cf_fence *f, const struct cf_guard_report *r,
 	close(fd);
 }
 
-/* The harness's own reads (harness_guard.h): in required mode a guard that can not
+/* The harness's own reads (fence.h, cf_fence_guard_harness): in required mode a guard that can not
  * be set up stops the harness; best-effort says so and goes on. */
 /* The mount namespace of the fenced tree for the harness's children
- * (fenced_keep.h), made by the guard: its descriptors and inodes go to the
+ * (cf_fence_harness_ns_*), made by the guard: its descriptors and inodes go to the
  * shim in CREDFENCE_FENCED_NS. Without it the children run with the read
  * fence alone and metadata goes through the supervisor (a warning), or,
  * under --write-protect=require, nothing runs. */
-static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_keep *k)
+static int keep_children_ns(const struct cf_fence *f)
 {
 	static char value[600];
-	cf_fenced_keep_value(k, value, sizeof value);
+	cf_fence_harness_ns_value(value, sizeof value);
 	if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
-	if (k->user_fd >= 0) {
+	if (cf_fence_harness_ns_held()) {
 		/* The supervisor holds them too: a child whose harness closed
 		 * them (or that the shim never saw start) gets them there. */
 		const char *t = getenv("CF_TEST_NO_NS_HANDOVER"); /* a test switch */
 		if (t && !strcmp(t, "1"))
 			return 0;
-		int rc = cf_fence_supervisor(f) ? cf_fenced_keep_give(k, &f->ipc) : -ENOTCONN;
+		int rc = cf_fence_harness_ns_give(f);
 		if (rc)
 			cf_warn("harness: the supervisor could not take the namespace of the harness's "
 				"children (%s); a child that loses its descriptors is refused",
 				rc > -4096 ? strerror(-rc) : "not reached");
 		return 0;
 	}
-	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+	if (cf_fence_write_protect(f) == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("harness: write protection can not be made for the harness's children: %s; "
 		       "run with --write-protect=warn to run with the read fence alone. Nothing was "
-		       "run.", k->off_why);
+		       "run.", cf_fence_harness_ns_off_why());
 		return CF_EXIT_FAIL;
 	}
 	cf_warn("harness: write protection is off for the harness's children: %s; the files that "
 		"your own tools run later (.git/hooks, .git/config, ...) stay writable to them, and "
-		"metadata changes go through the supervisor%s", k->off_why,
-		f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
-					   "outside the writable locations is not refused" : "");
+		"metadata changes go through the supervisor%s", cf_fence_harness_ns_off_why(),
+		cf_fence_abi(f) > 0 && cf_fence_abi(f) < 3
+			? "; and with this Landlock ABI, truncate() of your files outside the "
+			  "writable locations is not refused"
+			: "");
 	return 0;
 }
 
@@ -447,17 +449,16 @@ static int keep_children_ns(const struct cf_fence *f, const struct cf_fenced_kee
  * said in one line: the guard over the harness's own reads and the write
  * protection of its children. --write-protect=require still refuses (the
  * user asked for it). WHY: the failure, with its cause and remedy. */
-static int without_namespace(const struct cf_fence *f, const struct cf_fenced_keep *keep,
-			     const char *why)
+static int without_namespace(const struct cf_fence *f, const char *why)
 {
-	if (f->ns.planned) {
+	if (cf_fence_protect_planned(f)) {
 		static char value[600];
-		cf_fenced_keep_value(keep, value, sizeof value);
+		cf_fence_harness_ns_value(value, sizeof value);
 		if (setenv(cf_var_name(CF_VAR_FENCED_NS), value, 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
 		}
-		if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+		if (cf_fence_write_protect(f) == CF_WRITE_PROTECT_REQUIRE) {
 			cf_err("harness: write protection can not be made for the harness's children: "
 			       "%s; run with --write-protect=warn to run with the read fence alone. "
 			       "Nothing was run.", why);
@@ -467,18 +468,17 @@ static int without_namespace(const struct cf_fence *f, const struct cf_fenced_ke
 	cf_warn("harness: no mount namespace (%s): off: the guard over the harness's own reads of "
 		"the secrets%s; on: every program it starts is fenced (Landlock), metadata changes "
 		"by the supervisor (credfence status)", why,
-		f->ns.planned ? ", write protection of what your tools run later (.git/hooks, "
-				".git/config, ...)" : "");
+		cf_fence_protect_planned(f) ? ", write protection of what your tools run later "
+					      "(.git/hooks, .git/config, ...)" : "");
 	return 0;
 }
 
 static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char *cwd)
 {
 	struct cf_strv may = {0};
-	struct cf_guard_report r;
-	struct cf_fenced_keep keep;
+	struct cf_fence_guard_report r;
 	char why[PATH_MAX + 512];
-	int rc = may_read_paths(&c->opts, &f->pol, cwd, &may);
+	int rc = may_read_paths(&c->opts, f, cwd, &may);
 	if (rc) {
 		cf_strv_free(&may);
 		return rc;
@@ -488,16 +488,16 @@ static int guard_harness(const struct cf_cli *c, struct cf_fence *f, const char 
 		cf_err("out of memory while planning the write protection");
 		return CF_EXIT_FAIL;
 	}
-	int err = cf_guard_harness_keep(&f->pol, &may, &f->ns, &keep, &r, why, sizeof why);
+	int err = cf_fence_guard_harness(f, &may, &r, why, sizeof why);
 	cf_strv_free(&may);
 	log_guard(f, &r, err == 0, err ? why : NULL);
 	if (err && r.no_ns)
-		return without_namespace(f, &keep, why);
-	if (f->ns.planned && (rc = keep_children_ns(f, &keep)))
+		return without_namespace(f, why);
+	if (cf_fence_protect_planned(f) && (rc = keep_children_ns(f)))
 		return rc;
 	if (!err)
 		return 0;
-	if (f->pol.mode == CF_MODE_REQUIRED) {
+	if (cf_fence_policy(f)->mode == CF_MODE_REQUIRED) {
 		cf_err("harness: the harness's own reads of the secrets can not be guarded: %s. "
 		       "Run with --best-effort to start it unguarded (its children stay fenced). "
 		       "Nothing was run.",
@@ -765,14 +765,15 @@ static int export_tmpdir(const char *priv)
  * harness keeps the user's TMPDIR (best-effort mode). */
 static int private_tmpdir(const struct cf_fence *f, char *priv, size_t n)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	char why[PATH_MAX * 4];
 	priv[0] = '\0';
-	if (cf_cli_private_tmpdir(&f->pol, priv, n, why, sizeof why) == 0) {
-		cf_supervisor_at_end(cf_cli_remove_tmpdir, priv);
+	if (cf_cli_private_tmpdir(pol, priv, n, why, sizeof why) == 0) {
+		cf_fence_at_end(cf_cli_remove_tmpdir, priv);
 		return 0;
 	}
 	priv[0] = '\0';
-	if (f->pol.mode == CF_MODE_REQUIRED) {
+	if (pol->mode == CF_MODE_REQUIRED) {
 		cf_err("harness: no place for the harness's private temporary directory, which no "
 		       "fenced program may write (%s); set XDG_RUNTIME_DIR or XDG_STATE_HOME to a "
 		       "directory of yours outside every writable location. Nothing was run.", why);
@@ -800,7 +801,7 @@ static void warn_harness(char **cmd)
 int cf_cmd_harness(int argc, char **argv)
 {
 	struct cf_cli c;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	char cwd[PATH_MAX];
 	int rc = cf_cli_parse(&c, "harness", argc, argv, true, false);
 	if (rc || (rc = cf_cli_finish(&c)))
@@ -814,32 +815,33 @@ int cf_cmd_harness(int argc, char **argv)
 	const struct cf_harness_kind *kind = cf_harness_kind(c.cmd[0]);
 	if (kind && (rc = cf_known_prepare(&c, kind, cwd)))
 		return rc;
-	if (cf_fence_prepare(&f, &c.opts, environ, cwd)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &c.opts, environ, cwd)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_config(&c, &f, cwd)) || (rc = cf_cli_check_log(&f)) ||
-	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) ||
-	    (rc = cf_cli_check_allow_read(&f, "harness")))
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if ((rc = cf_cli_check_config(&c, f, cwd)) || (rc = cf_cli_check_log(f)) ||
+	    (rc = cf_cli_judge_lifts(&c, f, NULL)) ||
+	    (rc = cf_cli_check_allow_read(f, "harness")))
 		return rc;
-	if (!f.pol.workspace) {
+	if (!pol->workspace) {
 		cf_err("harness: the workspace '%s' can not be resolved; pass --workspace DIR with a "
 		       "directory", c.opts.workspace ? c.opts.workspace : cwd);
 		return CF_EXIT_FAIL;
 	}
-	if (!f.ready) {
-		int logfd = cf_fence_log_open(&f);
-		cf_cli_log(&f, logfd, c.cmd[0], false);
-		if (f.pol.mode == CF_MODE_REQUIRED) {
-			cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+	if (!cf_fence_ready(f)) {
+		int logfd = cf_fence_log_open(f);
+		cf_cli_log(f, logfd, c.cmd[0], false);
+		if (pol->mode == CF_MODE_REQUIRED) {
+			cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(pol->verdict));
 			return CF_EXIT_FAIL;
 		}
 		cf_err("%s; the harness runs and its children run without isolation "
-		       "(best-effort mode)", cf_cli_reason(&f));
+		       "(best-effort mode)", cf_cli_reason(f));
 	}
 	const char *shim = cf_cli_find_shim();
-	if ((rc = cf_cli_check_machinery(&f.pol, shim))) {
-		cf_fence_free(&f);
+	if ((rc = cf_cli_check_machinery(pol, shim))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 	if (!shim) {
@@ -851,16 +853,16 @@ int cf_cmd_harness(int argc, char **argv)
 #ifdef __linux__
 	int was_static = c.opts.static_harness;
 #endif
-	if (kind && (rc = cf_known_judge_shell(&c, kind, &f.pol, shim, cwd))) {
-		cf_fence_free(&f);
+	if (kind && (rc = cf_known_judge_shell(&c, kind, pol, shim, cwd))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 #ifdef __linux__
 	static_by_table = was_static < 0 && c.opts.static_harness > 0;
-	if ((rc = judge_harness_programs(&c, &f.pol, shim, cwd)) ||
-	    (rc = judge_static(&c, &f.pol, c.cmd[0], shim, false)) ||
-	    (f.ready && !f.inherited && (rc = refuse_inherited_dirs(&f.pol)))) {
-		cf_fence_free(&f);
+	if ((rc = judge_harness_programs(&c, pol, shim, cwd)) ||
+	    (rc = judge_static(&c, pol, c.cmd[0], shim, false)) ||
+	    (cf_fence_ready(f) && !cf_fence_inherited(f) && (rc = refuse_inherited_dirs(pol)))) {
+		cf_fence_destroy(f);
 		return rc;
 	}
 #else
@@ -879,21 +881,21 @@ int cf_cmd_harness(int argc, char **argv)
 	/* static: the waiter, a copy of this process, removes it at the end. */
 	static char priv[PATH_MAX];
 	priv[0] = '\0';
-	if (cf_fence_needs_supervisor(&f) && (rc = private_tmpdir(&f, priv, sizeof priv)))
+	if (cf_fence_needs_supervisor(f) && (rc = private_tmpdir(f, priv, sizeof priv)))
 		return rc;
 	/* The waiter this process becomes keeps its first environment: the
 	 * secrets leave it first (the harness gets them from environ). */
 	if ((rc = cf_cli_hide_env(&c.opts)))
 		return rc;
-	if (cf_fence_needs_supervisor(&f)) {
-		int logfd = cf_fence_log_open(&f);
+	if (cf_fence_needs_supervisor(f)) {
+		int logfd = cf_fence_log_open(f);
 		/* A root harness gives up capabilities in its guard; so does
 		 * the supervisor that acts for its children. */
-		if (geteuid() == 0 && f.ready && !f.inherited)
-			cf_ipc_serve_without_root_caps();
-		int sup = cf_fence_start_supervisor(&f, getpid(), logfd, true);
+		if (geteuid() == 0 && cf_fence_ready(f) && !cf_fence_inherited(f))
+			cf_fence_supervisor_without_root_caps();
+		int sup = cf_fence_start_supervisor(f, getpid(), logfd, true);
 		if (sup)
-			cf_cli_log(&f, logfd, c.cmd[0], false);
+			cf_cli_log(f, logfd, c.cmd[0], false);
 		if (logfd >= 0)
 			close(logfd);
 		if (sup && priv[0]) { /* no waiter: nobody else removes it */
@@ -901,13 +903,14 @@ int cf_cmd_harness(int argc, char **argv)
 			priv[0] = '\0';
 		}
 		if (sup) {
-			if (f.pol.mode == CF_MODE_REQUIRED) {
-				cf_err("%s; %s. Nothing was run.", cf_cli_reason(&f), cf_cli_hint(f.pol.verdict));
+			if (pol->mode == CF_MODE_REQUIRED) {
+				cf_err("%s; %s. Nothing was run.", cf_cli_reason(f),
+				       cf_cli_hint(pol->verdict));
 				return CF_EXIT_FAIL;
 			}
 			cf_err("%s; the harness runs and its children run without isolation "
-			       "(best-effort mode)", cf_cli_reason(&f));
-		} else if (setenv("CREDFENCE_SUPERVISOR", cf_fence_supervisor(&f), 1)) {
+			       "(best-effort mode)", cf_cli_reason(f));
+		} else if (setenv("CREDFENCE_SUPERVISOR", cf_fence_supervisor(f), 1)) {
 			cf_err("can not set the environment: %s", strerror(errno));
 			return CF_EXIT_FAIL;
 		}
@@ -915,12 +918,12 @@ int cf_cmd_harness(int argc, char **argv)
 	/* Here, in the process that becomes the harness (the supervisor, when
 	 * there is one, was started above it and stays outside the guard). A
 	 * process fenced already reads no secret: nothing to guard. */
-	cf_cli_warn_container("harness", &f);
-	if (f.ready && !f.inherited && (rc = guard_harness(&c, &f, cwd)))
+	cf_cli_warn_container("harness", f);
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && (rc = guard_harness(&c, f, cwd)))
 		return rc;
 	/* What this kernel's Landlock can not say, and what holds it. */
-	if (f.ready && !f.inherited && cf_fence_abi_note(&f))
-		cf_err("note: harness: %s", cf_fence_abi_note(&f));
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && cf_fence_abi_note(f))
+		cf_err("note: harness: %s", cf_fence_abi_note(f));
 #else
 	cf_warn("harness: on macOS the harness's own reads of the secrets are not guarded yet "
 		"(SECURITY.md): only the programs it starts are fenced");
@@ -937,7 +940,7 @@ int cf_cmd_harness(int argc, char **argv)
 	ssize_t sn = self_exe(self, sizeof self);
 	if (sn > 0)
 		self[sn] = '\0';
-	if (cf_cli_export_options(&c, &f.pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
+	if (cf_cli_export_options(&c, pol, cwd, CF_SET_EXPORT) || cf_cli_preload(shim) ||
 #ifdef __linux__
 	    (priv[0] && export_tmpdir(priv)) ||
 #endif
@@ -946,7 +949,7 @@ int cf_cmd_harness(int argc, char **argv)
 		cf_err("can not set the environment: %s", strerror(errno));
 		return CF_EXIT_FAIL;
 	}
-	cf_fence_free(&f);
+	cf_fence_destroy(f);
 	warn_harness(c.cmd);
 	cf_cli_exec(c.cmd);
 }

@@ -303,21 +303,23 @@ const char *cf_cli_hint(enum cf_verdict v)
 
 int cf_cli_check_config(struct cf_cli *c, const struct cf_fence *f, const char *cwd)
 {
-	return cf_config_check_places(&c->cfg, &f->pol, cwd);
+	return cf_config_check_places(&c->cfg, cf_fence_policy(f), cwd);
 }
 
 int cf_cli_check_log(const struct cf_fence *f)
 {
-	if (!f->pol.log_refused)
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if (!pol->log_refused)
 		return 0;
 	cf_err("%s; choose a log file outside every writable location (--log, CREDFENCE_LOG). "
 	       "Nothing was run.",
-	       f->pol.log_refused);
+	       pol->log_refused);
 	return CF_EXIT_FAIL;
 }
 
 int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct cf_strv *lifts)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	struct cf_strv own = {0}, *l = lifts ? lifts : &own;
 	char cwd[PATH_MAX], why[2 * PATH_MAX + 256];
 	const char *bad = NULL;
@@ -341,7 +343,7 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 		rc = CF_EXIT_FAIL;
 	}
 	for (size_t i = 0; !rc && i < l->n; i++)
-		if (cf_protected_lift_refusal(&f->pol, cwd, l->v[i], why, sizeof why)) {
+		if (cf_protected_lift_refusal(pol, cwd, l->v[i], why, sizeof why)) {
 			cf_err("%s. Nothing was run.", why);
 			rc = CF_EXIT_FAIL;
 		}
@@ -351,7 +353,7 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 	 * (CREDFENCE_ALLOW_WRITE_PROTECTED), and takes effect where it exists. */
 	struct cf_protect_scope all;
 	char loc[PATH_MAX];
-	cf_protect_scope_of(&all, &f->pol, cwd, NULL);
+	cf_protect_scope_of(&all, pol, cwd, NULL);
 	for (size_t i = 0; !rc && i < l->n; i++)
 		if (cf_protected_lift_unborn(&all, l->v[i], loc, sizeof loc))
 			cf_warn("--allow-write-protected %s: it does not exist, and inside the "
@@ -365,31 +367,34 @@ int cf_cli_judge_lifts(const struct cf_cli *c, const struct cf_fence *f, struct 
 
 int cf_cli_check_allow_read(const struct cf_fence *f, const char *sub)
 {
-	if (f->pol.allow_read_refused) {
-		cf_err("%s: %s. Nothing was run.", sub, cf_cli_esc(f->pol.allow_read_refused));
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if (pol->allow_read_refused) {
+		cf_err("%s: %s. Nothing was run.", sub, cf_cli_esc(pol->allow_read_refused));
 		return CF_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < f->pol.allow_rows.n; i++)
+	for (size_t i = 0; i < pol->allow_rows.n; i++)
 		cf_warn("%s: --allow-read (CREDFENCE_ALLOW_READ) lifts the whole secret location %s: "
 			"fenced programs read everything in it, keys included; name the file they "
 			"need inside it instead (--allow-read %s/FILE) to keep the rest denied",
-			sub, cf_cli_esc(f->pol.allow_rows.v[i]), cf_cli_esc(f->pol.allow_rows.v[i]));
+			sub, cf_cli_esc(pol->allow_rows.v[i]), cf_cli_esc(pol->allow_rows.v[i]));
 	return 0;
 }
 
 void cf_cli_judge_workspace(const struct cf_cli *c, struct cf_fence *f)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	char dot[PATH_MAX];
-	if ((c->opts.workspace && *c->opts.workspace) || !f->ready || f->inherited ||
-	    !f->pol.workspace || !cf_policy_home_dotdir(&f->pol, f->pol.workspace, dot, sizeof dot))
+	if ((c->opts.workspace && *c->opts.workspace) || !cf_fence_ready(f) ||
+	    cf_fence_inherited(f) || !pol->workspace || !cf_policy_home_dotdir(pol, pol->workspace, dot, sizeof dot))
 		return;
-	if (f->pol.mode == CF_MODE_BEST_EFFORT) {
+	if (pol->mode == CF_MODE_BEST_EFFORT) {
 		cf_err("the workspace %s is the current directory and lies in the home dot-directory "
 		       "%s; going on with it (best-effort mode): %s",
-		       f->pol.workspace, dot, cf_cli_hint(CF_VERDICT_WORKSPACE));
+		       pol->workspace, dot, cf_cli_hint(CF_VERDICT_WORKSPACE));
 		return;
 	}
-	cf_fence_refuse(f, &(struct cf_why){.id = CF_WHY_WORKSPACE_DOT, .arg = {f->pol.workspace, dot}});
+	cf_fence_refuse(f,
+			&(struct cf_why){.id = CF_WHY_WORKSPACE_DOT, .arg = {pol->workspace, dot}});
 }
 
 const char *cf_cli_reason(const struct cf_fence *f)
@@ -403,7 +408,7 @@ void cf_cli_log(const struct cf_fence *f, int logfd, const char *program, bool a
 {
 	char buf[8192];
 	cf_fence_log(f, logfd, getpid(), program, applied, cf_cli_reason(f),
-		     applied ? f->res.rules : 0, buf, sizeof buf);
+		     applied ? cf_fence_rules(f) : 0, buf, sizeof buf);
 }
 
 void cf_cli_withhold_env(const struct cf_options *o, int logfd, const char *program)
@@ -464,7 +469,7 @@ void cf_cli_warn_root(const char *sub)
 void cf_cli_warn_container(const char *sub, const struct cf_fence *f)
 {
 	char why[1024];
-	if (f->ready && !f->inherited && cf_fence_container_gap(why, sizeof why))
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && cf_fence_container_gap(why, sizeof why))
 		cf_warn("%s: %s", sub, why);
 }
 

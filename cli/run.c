@@ -68,9 +68,10 @@ static int refuse_harness(const struct cf_cli *c, int argc, char **argv)
 /* Refuse (required) or warn and go on (best effort). Returns 0 to go on. */
 static int not_effective(const struct cf_fence *f, int logfd, const char *program)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	cf_cli_log(f, logfd, program, false);
-	if (f->pol.mode == CF_MODE_REQUIRED || cf_why_refuses_always(f->pol.why.id)) {
-		cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(f->pol.verdict));
+	if (pol->mode == CF_MODE_REQUIRED || cf_why_refuses_always(pol->why.id)) {
+		cf_err("%s; %s. Nothing was run.", cf_cli_reason(f), cf_cli_hint(pol->verdict));
 		return CF_EXIT_FAIL;
 	}
 	cf_err("%s; running without isolation (best-effort mode)", cf_cli_reason(f));
@@ -114,12 +115,12 @@ static int protect(struct cf_fence *f, int logfd, const char *program)
 		       why);
 		return CF_EXIT_FAIL;
 	}
-	if (f->ns.write_protect == CF_WRITE_PROTECT_REQUIRE) {
+	if (cf_fence_write_protect(f) == CF_WRITE_PROTECT_REQUIRE) {
 		cf_err("write protection can not be made: %s; run with --write-protect=warn to run "
 		       "with the read fence alone. Nothing was run.", why);
 		return CF_EXIT_FAIL;
 	}
-	if (cf_fence_protect_owed(f) && f->ns.write_protect != CF_WRITE_PROTECT_WARN) {
+	if (cf_fence_protect_owed(f) && cf_fence_write_protect(f) != CF_WRITE_PROTECT_WARN) {
 		/* Below a harness (relaunched by its shim): its namespace or
 		 * nothing, unless the user chose the fallback. */
 		char reason[sizeof why + 256], buf[8192];
@@ -132,8 +133,10 @@ static int protect(struct cf_fence *f, int logfd, const char *program)
 	cf_err("write protection is off: %s; the files that your own tools run later "
 	       "(.git/hooks, .git/config, ...) stay writable to the command, and metadata "
 	       "changes go through the supervisor%s", why,
-	       f->abi > 0 && f->abi < 3 ? "; and with this Landlock ABI, truncate() of your files "
-					  "outside the writable locations is not refused" : "");
+	       cf_fence_abi(f) > 0 && cf_fence_abi(f) < 3
+		       ? "; and with this Landlock ABI, truncate() of your files outside the "
+			 "writable locations is not refused"
+		       : "");
 	return 0;
 }
 #endif
@@ -141,22 +144,23 @@ static int protect(struct cf_fence *f, int logfd, const char *program)
 int cf_cmd_run(int argc, char **argv)
 {
 	struct cf_cli c;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	int rc = cf_cli_parse(&c, "run", argc, argv, true, false);
 	if (rc || (rc = cf_cli_finish(&c)) || (rc = refuse_harness(&c, argc, argv)))
 		return rc;
-	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &c.opts, environ, NULL)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_machinery(&f.pol, NULL)))
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if ((rc = cf_cli_check_machinery(pol, NULL)))
 		return rc;
-	if ((rc = cf_cli_check_config(&c, &f, NULL)) || (rc = cf_cli_check_log(&f)) ||
-	    (rc = cf_cli_judge_lifts(&c, &f, NULL)) || (rc = cf_cli_check_allow_read(&f, "run")))
+	if ((rc = cf_cli_check_config(&c, f, NULL)) || (rc = cf_cli_check_log(f)) ||
+	    (rc = cf_cli_judge_lifts(&c, f, NULL)) || (rc = cf_cli_check_allow_read(f, "run")))
 		return rc;
-	cf_cli_judge_workspace(&c, &f);
+	cf_cli_judge_workspace(&c, f);
 #ifdef __linux__
-	if (cf_fence_protect_prepare(&f, &c.opts, NULL)) {
+	if (cf_fence_protect_prepare(f, &c.opts, NULL)) {
 		cf_err("out of memory while planning the write protection");
 		return CF_EXIT_FAIL;
 	}
@@ -165,45 +169,45 @@ int cf_cmd_run(int argc, char **argv)
 	 * inside the harness's guard. The command gets neither the descriptors
 	 * nor their numbers. */
 	const char *ns_var = cf_var_name(CF_VAR_FENCED_NS);
-	cf_fence_protect_join(&f, getenv(ns_var));
+	cf_fence_protect_join(f, getenv(ns_var));
 	unsetenv(ns_var);
 #endif
-	int logfd = cf_fence_log_open(&f);
-	if (f.pol.log && logfd < 0) {
-		cf_err("can not open the log %s; choose a file you can write", f.pol.log);
+	int logfd = cf_fence_log_open(f);
+	if (pol->log && logfd < 0) {
+		cf_err("can not open the log %s; choose a file you can write", pol->log);
 		return CF_EXIT_FAIL;
 	}
 	/* The secrets leave this process before a supervisor or a waiter is
 	 * forked from it, once CMD is going to run. */
-	if (!f.ready) {
-		if ((rc = not_effective(&f, logfd, c.cmd[0])))
+	if (!cf_fence_ready(f)) {
+		if ((rc = not_effective(f, logfd, c.cmd[0])))
 			return rc;
 		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
 	} else {
 		cf_cli_withhold_env(&c.opts, logfd, c.cmd[0]);
-		cf_cli_warn_container("run", &f);
+		cf_cli_warn_container("run", f);
 #ifdef __linux__
 		/* In best-effort mode a failed restrict must leave nothing behind
 		 * (no_new_privs would stay), so ask a probe child first. */
-		if (f.pol.mode == CF_MODE_BEST_EFFORT && !f.inherited && cf_fence_probe(&f)) {
+		if (pol->mode == CF_MODE_BEST_EFFORT && !cf_fence_inherited(f) && cf_fence_probe(f)) {
 			/* the verdict says why */
-		} else if (cf_fence_needs_supervisor(&f) &&
-			   cf_fence_start_supervisor(&f, getpid(), logfd, true)) {
+		} else if (cf_fence_needs_supervisor(f) &&
+			   cf_fence_start_supervisor(f, getpid(), logfd, true)) {
 			/* the verdict says why */
-		} else if ((rc = protect(&f, logfd, c.cmd[0]))) {
+		} else if ((rc = protect(f, logfd, c.cmd[0]))) {
 			return rc;
-		} else if (cf_fence_apply(&f) == 0) {
-			cf_cli_log(&f, logfd, c.cmd[0], true);
+		} else if (cf_fence_apply(f) == 0) {
+			cf_cli_log(f, logfd, c.cmd[0], true);
 			/* What this kernel's Landlock can not say, and what holds it. */
-			if (!f.inherited && cf_fence_abi_note(&f))
-				cf_err("note: %s", cf_fence_abi_note(&f));
+			if (!cf_fence_inherited(f) && cf_fence_abi_note(f))
+				cf_err("note: %s", cf_fence_abi_note(f));
 		}
 #else
 		/* A sandbox the kernel refuses leaves nothing behind: no probe. */
-		if (cf_fence_apply(&f) == 0)
-			cf_cli_log(&f, logfd, c.cmd[0], true);
+		if (cf_fence_apply(f) == 0)
+			cf_cli_log(f, logfd, c.cmd[0], true);
 #endif
-		if (!f.ready && (rc = not_effective(&f, logfd, c.cmd[0])))
+		if (!cf_fence_ready(f) && (rc = not_effective(f, logfd, c.cmd[0])))
 			return rc;
 	}
 	if (logfd >= 0)
@@ -214,10 +218,12 @@ int cf_cmd_run(int argc, char **argv)
 	/* Its judge builds the policy from the environment: the options given
 	 * here (on the command line, in a policy file) go with it as twins, so
 	 * that a --deny X is explained in CMD too. */
-	const char *shim = f.ready && !shim_is_sanitized() ? cf_cli_fenced_shim(cf_cli_find_shim()) : NULL;
+	const char *shim = cf_fence_ready(f) && !shim_is_sanitized()
+				   ? cf_cli_fenced_shim(cf_cli_find_shim())
+				   : NULL;
 	char cwd[PATH_MAX];
 	if (shim && (cf_cli_preload(shim) ||
-		     cf_cli_export_options(&c, &f.pol, getcwd(cwd, sizeof cwd) ? cwd : NULL,
+		     cf_cli_export_options(&c, pol, getcwd(cwd, sizeof cwd) ? cwd : NULL,
 					   CF_SET_RUN))) {
 		cf_err("out of memory while setting the environment. Nothing was run.");
 		return CF_EXIT_FAIL;

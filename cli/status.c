@@ -112,7 +112,7 @@ static size_t env_count(const struct cf_options *o)
 }
 
 #ifndef __APPLE__
-/* Whether the harness's guard can be made here (cf_guard_probe): -ENOENT
+/* Whether the harness's guard can be made here (cf_fence_guard_probe): -ENOENT
  * when it was not asked (the fence is not ready, or inherited). */
 static int guard_rc = -ENOENT;
 static char guard_why[1024];
@@ -121,7 +121,7 @@ static char guard_why[1024];
 static void print_json(const struct cf_fence *f, const struct cf_options *o, const char *release,
 		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
-	const struct cf_policy *p = &f->pol;
+	const struct cf_policy *p = cf_fence_policy(f);
 	static char buf[1 << 20];
 	size_t len = 0, cap = sizeof buf;
 	cf_json_raw(buf, cap, &len, "{\"kernel\":");
@@ -130,7 +130,7 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 	cf_json_raw(buf, cap, &len, ",\"backend\":\"seatbelt\"");
 #else
 	cf_json_raw(buf, cap, &len, ",\"backend\":\"landlock\",\"abi\":");
-	cf_json_num(buf, cap, &len, f->abi);
+	cf_json_num(buf, cap, &len, cf_fence_abi(f));
 #endif
 	cf_json_raw(buf, cap, &len, ",\"home\":");
 	if (p->home)
@@ -161,17 +161,17 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 		cf_json_str(buf, cap, &len, p->writable.v[i]);
 	}
 	cf_json_raw(buf, cap, &len, "],\"rules\":");
-	cf_json_num(buf, cap, &len, (long long)f->res.rules);
+	cf_json_num(buf, cap, &len, (long long)cf_fence_rules(f));
 	cf_json_raw(buf, cap, &len, ",\"ipc\":");
 	cf_json_str(buf, cap, &len, ipc_how(f));
 #ifndef __APPLE__
-	if (f->ns.planned) {
+	if (cf_fence_protect_planned(f)) {
 		cf_json_raw(buf, cap, &len, ",\"metadata\":");
-		cf_json_str(buf, cap, &len, f->ns.off_why[0] ? "supervisor" : "mounts");
+		cf_json_str(buf, cap, &len, cf_fence_protect_off_why(f)[0] ? "supervisor" : "mounts");
 		cf_json_raw(buf, cap, &len, ",\"protected\":");
-		cf_json_num(buf, cap, &len, (long long)f->ns.held);
+		cf_json_num(buf, cap, &len, (long long)cf_fence_protect_held(f));
 		cf_json_raw(buf, cap, &len, ",\"write_protect\":");
-		cf_json_str(buf, cap, &len, f->ns.off_why[0] ? "off" : "on");
+		cf_json_str(buf, cap, &len, cf_fence_protect_off_why(f)[0] ? "off" : "on");
 	}
 #endif
 #ifndef __APPLE__
@@ -234,7 +234,7 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 	cf_json_raw(buf, cap, &len, ",\"policy_files\":");
 	cf_config_json(cfg, buf, cap, &len);
 	cf_json_raw(buf, cap, &len, ",\"verdict\":");
-	cf_json_str(buf, cap, &len, f->ready ? "applied" : "not effective");
+	cf_json_str(buf, cap, &len, cf_fence_ready(f) ? "applied" : "not effective");
 	cf_json_raw(buf, cap, &len, ",\"status\":");
 	cf_json_str(buf, cap, &len, cf_cli_reason(f));
 	cf_json_raw(buf, cap, &len, "}\n");
@@ -244,11 +244,11 @@ static void print_json(const struct cf_fence *f, const struct cf_options *o, con
 static void print_text(const struct cf_fence *f, const struct cf_options *o, const char *release,
 		       const char *shim, const char *shim_in, const struct cf_config *cfg)
 {
-	const struct cf_policy *p = &f->pol;
+	const struct cf_policy *p = cf_fence_policy(f);
 #ifdef __APPLE__
 	printf("credfence seatbelt read: kernel=%s\n", release);
 #else
-	printf("credfence landlock read: kernel=%s abi=%d\n", release, f->abi);
+	printf("credfence landlock read: kernel=%s abi=%d\n", release, cf_fence_abi(f));
 #endif
 	printf("home:         %s\n", p->home ? cf_cli_esc(p->home) : "(none)");
 	if (p->account_home)
@@ -264,23 +264,21 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 	printf("writable (%zu):\n", p->writable.n);
 	for (size_t i = 0; i < p->writable.n; i++)
 		printf("  %s\n", cf_cli_esc(p->writable.v[i]));
-	printf("rules:        %zu\n", f->res.rules);
+	printf("rules:        %zu\n", cf_fence_rules(f));
 	printf("ipc:          %s\n", ipc_how(f));
 #ifndef __APPLE__
 	if (cf_fence_abi_note(f))
 		printf("older ABI:    %s\n", cf_fence_abi_note(f));
-	if (f->ns.planned) {
+	if (cf_fence_protect_planned(f)) {
 		/* The private caches as planned (a dry run makes none). */
-		size_t priv = 0;
-		for (size_t i = 0; i < f->ns.plan.n_items; i++)
-			priv += f->ns.plan.items[i].row->private_copy;
-		if (!f->ns.off_why[0])
+		size_t priv = cf_fence_protect_private_copies(f);
+		if (!cf_fence_protect_off_why(f)[0])
 			printf("metadata:     read-only mounts outside the writable locations; %zu "
 			       "protected paths held read-only; %zu caches private to the fence\n",
-			       f->ns.held, priv);
+			       cf_fence_protect_held(f), priv);
 		else
 			printf("metadata:     supervisor; write protection off: %s\n",
-			       cf_cli_esc(f->ns.off_why));
+			       cf_cli_esc(cf_fence_protect_off_why(f)));
 	}
 #endif
 #ifndef __APPLE__
@@ -349,7 +347,7 @@ static void print_text(const struct cf_fence *f, const struct cf_options *o, con
 int cf_cmd_status(int argc, char **argv)
 {
 	struct cf_cli c;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	struct utsname u;
 	int rc = cf_cli_parse(&c, "status", argc, argv, false, true);
 	if (rc || (rc = cf_cli_finish(&c)))
@@ -358,32 +356,32 @@ int cf_cmd_status(int argc, char **argv)
 		cf_err("status: unexpected operand '%s'; status takes only options", c.paths[0]);
 		return CF_EXIT_FAIL;
 	}
-	if (cf_fence_prepare(&f, &c.opts, environ, NULL)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &c.opts, environ, NULL)) {
 		cf_err("out of memory while building the policy");
 		return CF_EXIT_FAIL;
 	}
-	if ((rc = cf_cli_check_config(&c, &f, NULL)))
+	if ((rc = cf_cli_check_config(&c, f, NULL)))
 		return rc;
-	cf_cli_judge_workspace(&c, &f);
+	cf_cli_judge_workspace(&c, f);
 	/* The kernel judges the fence, in a child that is thrown away. */
-	if (f.ready && !f.inherited)
-		(void)cf_fence_probe(&f);
+	if (cf_fence_ready(f) && !cf_fence_inherited(f))
+		(void)cf_fence_probe(f);
 #ifndef __APPLE__
 	char why[512];
-	if (f.ready && !f.inherited && !cf_fence_protect_prepare(&f, &c.opts, NULL))
-		(void)cf_fence_protect_probe(&f, why, sizeof why);
-	if (f.ready && !f.inherited)
-		guard_rc = cf_guard_probe(guard_why, sizeof guard_why);
+	if (cf_fence_ready(f) && !cf_fence_inherited(f) && !cf_fence_protect_prepare(f, &c.opts, NULL))
+		(void)cf_fence_protect_probe(f, why, sizeof why);
+	if (cf_fence_ready(f) && !cf_fence_inherited(f))
+		guard_rc = cf_fence_guard_probe(guard_why, sizeof guard_why);
 #endif
 	const char *release = uname(&u) == 0 ? u.release : "unknown";
 	const char *shim = cf_cli_find_shim();
-	const char *shim_in = shim ? writable_holding(&f.pol, shim) : NULL;
+	const char *shim_in = shim ? writable_holding(cf_fence_policy(f), shim) : NULL;
 	if (c.json)
-		print_json(&f, &c.opts, release, shim, shim_in, &c.cfg);
+		print_json(f, &c.opts, release, shim, shim_in, &c.cfg);
 	else
-		print_text(&f, &c.opts, release, shim, shim_in, &c.cfg);
-	rc = f.ready ? 0 : 1;
-	cf_fence_free(&f);
+		print_text(f, &c.opts, release, shim, shim_in, &c.cfg);
+	rc = cf_fence_ready(f) ? 0 : 1;
+	cf_fence_destroy(f);
 	cf_cli_free(&c);
 	return rc;
 }

@@ -3,12 +3,17 @@
  * macOS: a Seatbelt profile), ready to be applied. Prepared in normal
  * context; cf_fence_enter() is the part that runs in the child, before exec.
  *
- * The one header the CLI and the shim include from enforce/: one set of
- * calls for both systems. Behind it, each system's state of a fence
- * (linux/fence_state.h, darwin/fence_state.h), the harness marker
- * (marker.h), a process's facts (proc.h) and, on Linux, the harness's
- * guard (linux/harness_guard.h) and the supervisor of the IPC fence
- * (linux/supervisor.h). */
+ * The one header the CLI and the shim include from enforce/ (the door): one
+ * set of calls for both systems. struct cf_fence is opaque here; what it
+ * holds is each system's private header (linux/fence_state.h,
+ * darwin/fence_state.h), which only enforce/ and the tests include, as
+ * minijail keeps struct minijail in libminijail-private.h. Behind the
+ * calls: the Landlock ruleset, the IPC fence's supervisor, the harness's
+ * guard, the keeper of the harness's children's namespace and the wire
+ * formats between them; none of their headers is reached from here. With
+ * it come the harness marker (marker.h) and a process's facts (proc.h),
+ * both portable, and common/'s headers. tests/scripts/door.sh holds cli/
+ * and shim/ to it. */
 #ifndef CF_FENCE_H
 #define CF_FENCE_H
 
@@ -17,26 +22,51 @@
 #include <sys/types.h>
 
 #include "marker.h"
+#include "options.h"
 #include "policy.h"
 #include "proc.h"
+#include "verdict.h"
 #ifdef __APPLE__
-#include "darwin/fence_state.h"
+/* What entering a fence gave. Named as Linux's (the expansion's result,
+ * common/linux/expand.h) so that cf_fence_enter and cf_fence_words have one
+ * signature on both systems. */
+struct cf_expand_result {
+	size_t rules;         /* rules in the profile, for status and the log */
+	const char *refusal;  /* cf_fence_enter: the system's words for the
+				 refusal (cf_sb_apply) in the caller's BUF, or NULL */
+};
 #else
-#include "linux/fence_state.h"
-#include "linux/fenced_keep.h"
-#include "linux/harness_guard.h"
+#include "expand.h"
 #endif
 
-/* Judge and build. Returns 0 (look at f->ready, f->pol.verdict) or -ENOMEM.
+struct cf_fence;
+
+/* A fence not prepared yet (its memory zeroed, no descriptor held), for
+ * cf_fence_prepare; NULL when out of memory. Normal context. */
+struct cf_fence *cf_fence_new(void);
+/* F's resources (cf_fence_free) and F itself. F may be NULL. */
+void cf_fence_destroy(struct cf_fence *f);
+
+/* What a prepared fence says of itself. Each returns a field: callable
+ * between fork and exec.
+ * cf_fence_policy: the policy it was judged from (its verdict, mode,
+ * locations); cf_fence_ready: the verdict is "applied" so far;
+ * cf_fence_inherited: this process is fenced already (no new layer);
+ * cf_fence_rules: the rules the prepared fence holds. */
+const struct cf_policy *cf_fence_policy(const struct cf_fence *f);
+bool cf_fence_ready(const struct cf_fence *f);
+bool cf_fence_inherited(const struct cf_fence *f);
+size_t cf_fence_rules(const struct cf_fence *f);
+
+/* Judge and build. Returns 0 (look at cf_fence_ready, the policy's verdict) or -ENOMEM.
  * CWD may be NULL (then getcwd). On macOS it resolves the sandbox calls. */
 int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const envp[],
 		     const char *cwd);
-void cf_fence_free(struct cf_fence *f);
 
 /* Apply the prepared fence to the caller; on failure the verdict and reason
  * say why. Returns 0 or -errno. Normal context.
- * Linux: the ruleset, to the calling thread, with the IPC fence of the
- * supervisor named in f->ipc.addr (cf_fence_start_supervisor, or the options'
+ * Linux: the ruleset, to the calling thread, with the IPC fence of F's
+ * supervisor (cf_fence_start_supervisor, or the options'
  * CREDFENCE_SUPERVISOR). macOS: the profile, to the calling process. */
 int cf_fence_apply(struct cf_fence *f);
 
@@ -159,6 +189,30 @@ int cf_fence_resolve(void);
  * -EINVAL when the kernel can not be asked. credfence check. */
 int cf_fence_may_create(const char *path);
 #else
+/* More of what a prepared fence says of itself on Linux, each a field:
+ * cf_fence_abi: the Landlock ABI (> 0), or the -errno of its query;
+ * cf_fence_racy: a stamped directory changed within the last second, so
+ * its mtime may not show the next change (a launch checks in the child).
+ * The mount namespace of the fenced tree (cf_fence_protect_prepare):
+ * whether it is planned, the --write-protect asked (enum
+ * cf_write_protect), the protected paths it holds, those of them that are
+ * private copies, and why it is off ("" while it is on). */
+int cf_fence_abi(const struct cf_fence *f);
+bool cf_fence_racy(const struct cf_fence *f);
+bool cf_fence_protect_planned(const struct cf_fence *f);
+int cf_fence_write_protect(const struct cf_fence *f);
+size_t cf_fence_protect_held(const struct cf_fence *f);
+size_t cf_fence_protect_private_copies(const struct cf_fence *f);
+const char *cf_fence_protect_off_why(const struct cf_fence *f);
+
+/* F's prepared ruleset taken from it (F then holds -1: a child that still
+ * reads F builds its own), for the harness's fence cache to close once it
+ * replaced F; -1 when F holds none. Stored atomically: a vfork child of
+ * another thread may read it. Normal context. */
+int cf_fence_take_ruleset(struct cf_fence *f);
+/* Whether cf_fence_watch was tried for F already (set, or failed). */
+bool cf_fence_watch_tried(const struct cf_fence *f);
+
 /* Watch what cf_fence_current stats (linux/fence_watch.c: inotify on the
  * stamped directories, the mount table's poll, the supervisor's pidfd), so
  * that the harness's check at a launch is a poll. Set after the stamps were
@@ -288,6 +342,115 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n);
 /* Which mechanism refuses metadata changes outside the writable locations
  * for F: "mounts" (the namespace is made), else "supervisor". */
 const char *cf_fence_metadata_by(const struct cf_fence *f);
+
+/* A denial's report, from the shim in a fenced program to F's supervisor
+ * (issue 24): WRITE or a read of PATH (absolute) was refused, ROW is 1 +
+ * the index in cf_protected_table of the write protection that held it, 0
+ * none. The supervisor judges PATH against the fence's own lists and logs
+ * it: 0 the first time in the run, -EALREADY after, -EPERM when the fence
+ * does not deny it; -EBADF without a supervisor (nothing is logged),
+ * -ENAMETOOLONG when PATH does not fit. One raw system call. */
+int cf_fence_report_denial(bool write, unsigned row, const char *path);
+
+/* F's supervisor has ended: a failure code of cf_fence_enter and its kin
+ * (-CF_FENCE_SUPERVISOR_ENDED), which cf_fence_words words; a caller that
+ * saw the end itself passes it so. The IPC fence's CF_EIPC_ENDED. */
+#define CF_FENCE_SUPERVISOR_ENDED (16384 + 3072)
+
+/* F's supervisor: its pid (<= 0: none), and whether it is alive by
+ * /proc (its start time, not a zombie). Raw system calls and stack. */
+pid_t cf_fence_supervisor_pid(const struct cf_fence *f);
+bool cf_fence_supervisor_alive(const struct cf_fence *f);
+
+/* The next supervisor started (cf_fence_start_supervisor) serves a tree
+ * that runs as root without the capabilities a guarded harness gives up:
+ * it gives them up too, as it starts. Normal context. */
+void cf_fence_supervisor_without_root_caps(void);
+
+/* What the waiter of a supervisor started ABOVE does once the command has
+ * ended: FN(ARG) (credfence harness removes its private temporary
+ * directory). Set before the start; ARG must stay valid. */
+void cf_fence_at_end(void (*fn)(const char *), const char *arg);
+
+/* The harness's guard over its own reads (issue 11): a mount namespace of
+ * its own with the secret locations covered, the mount namespace of the
+ * fenced tree for its children made in a helper (this process keeps its
+ * descriptors: cf_fence_harness_ns_*), then a Landlock domain for the
+ * ptrace rule. Linux only; macOS has no guard yet. */
+struct cf_fence_guard_report {
+	size_t covered;  /* secret locations covered */
+	size_t absent;   /* not present at start: nothing to cover */
+	size_t may_read; /* left readable: --harness-may-read, the agents' own logins */
+	bool no_ns;      /* on failure: no mount namespace could be had at all */
+};
+/* A MAY_READ path (canonical) that lies strictly inside one of F's denied
+ * locations, which the guard can not honour (it covers a location as a
+ * whole): its index, or -1. */
+long cf_fence_guard_may_read_inside(const struct cf_fence *f, const struct cf_strv *may_read);
+/* Guard the calling process (single-threaded, about to exec the harness)
+ * for F, leaving readable what MAY_READ names, after
+ * cf_fence_protect_prepare. 0, or -errno with WHY (N bytes); REP says what
+ * was covered either way. The children's namespace failing does not fail
+ * the guard (cf_fence_harness_ns_off_why says why). */
+int cf_fence_guard_harness(struct cf_fence *f, const struct cf_strv *may_read,
+			   struct cf_fence_guard_report *rep, char *why, size_t n);
+/* Whether the guard could be made here, asked in a child that is thrown
+ * away (credfence status). 0, or -errno with WHY. */
+int cf_fence_guard_probe(char *why, size_t n);
+
+/* The mount namespace of the fenced tree that a harness's children enter
+ * (issues 22, 23 and 31): made by the guard (cf_fence_guard_harness) in
+ * credfence harness, adopted by the harness's shim from
+ * CREDFENCE_FENCED_NS. One a process, held in enforce/ (static storage:
+ * a vfork child reads it with the harness's memory). */
+
+/* Its value for CREDFENCE_FENCED_NS into BUF (N bytes); whether this
+ * process holds its descriptors; why it is off ("" when it is not);
+ * and, in credfence harness, its descriptors handed to F's supervisor,
+ * which gives them to a child that lost its own: 0, -ENOTCONN without a
+ * supervisor, or a failure code of the supervisor (> -4096: -errno).
+ * Normal context. */
+void cf_fence_harness_ns_value(char *buf, size_t n);
+bool cf_fence_harness_ns_held(void);
+const char *cf_fence_harness_ns_off_why(void);
+int cf_fence_harness_ns_give(const struct cf_fence *f);
+
+/* The harness's shim, in its constructor (normal context): read GIVEN
+ * (CREDFENCE_FENCED_NS, or NULL), move the descriptors out of the
+ * harness's way (high numbers, FD_CLOEXEC) and check them; started
+ * without them, take them from F's supervisor. WRITE_PROTECT: the
+ * harness's option. Returns the value the harness's environment should
+ * hold now: BUF (N bytes) when the numbers moved, else GIVEN. */
+const char *cf_fence_harness_ns_adopt(const struct cf_fence *f, const char *given,
+				      int write_protect, char *buf, size_t n);
+/* Then plan the protected paths again for F's policy, ALLOW and CWD (the
+ * guard bound them), for each child to check they still are held. 0 or
+ * -ENOMEM (then none is checked). */
+int cf_fence_harness_ns_plan(const struct cf_fence *f, const struct cf_strv *allow,
+			     const char *cwd);
+
+/* Between fork and exec, raw system calls and stack only, in a child of
+ * the harness before its fence: enter the namespace by the harness's
+ * descriptors or, when they are gone, by the supervisor's (closed again
+ * once entered). NS gets what the log says of it. 1: entered (REASON, CAP
+ * bytes, non-empty is a warning to say: a path lost and not held again);
+ * 0: not entered, go on (no namespace and write protection not required,
+ * or --write-protect=warn, or F inherited); -CF_FENCE_NS_REFUSED with
+ * REASON: the child must not run. LOSTWHY: room for NS's words. */
+#define CF_FENCE_NS_REFUSED 65536
+int cf_fence_harness_ns_enter(const struct cf_fence *f, struct cf_fence_ns_state *ns,
+			      char *reason, size_t cap, char *lostwhy, size_t lostcap);
+/* In a fenced child that goes on without an exec, in a descriptor table
+ * of its own: the namespace's descriptors closed (each only when it still
+ * is what was adopted). Raw system calls and stack. */
+void cf_fence_harness_ns_close_copies(void);
+/* Its descriptors (the namespaces and the keeper's socket) into OUT, -1
+ * each when none: what the shim's close_range spares. Raw. */
+void cf_fence_harness_ns_fds(int out[3]);
+/* The harness replacing its own image (or relaunching a child through
+ * credfence run) passes the descriptors on (ON: FD_CLOEXEC cleared) and
+ * takes them back after a failed exec. Raw system calls. */
+void cf_fence_harness_ns_pass(bool on);
 
 /* What F's Landlock ABI can not express and what holds it instead, in one
  * line for the start of a command and for credfence status (README.md,

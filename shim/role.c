@@ -103,7 +103,8 @@ static void hide_secrets_of_harness(void)
  * effort keeps the fence, with the current directory, and says so. */
 static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence *f)
 {
-	if (!f->ready)
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if (!cf_fence_ready(f))
 		return;
 	if (o->workspace && *o->workspace && o->workspace[0] != '/') {
 		/* Relative: taken from each process's own directory again. */
@@ -112,8 +113,8 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 	}
 	if (o->workspace && *o->workspace)
 		return;
-	const char *ws = f->pol.workspace ? f->pol.workspace : "(none)";
-	if (f->pol.mode == CF_MODE_BEST_EFFORT) {
+	const char *ws = pol->workspace ? pol->workspace : "(none)";
+	if (pol->mode == CF_MODE_BEST_EFFORT) {
 		fprintf(stderr,
 			"credfence: CREDFENCE_WORKSPACE is not set, so the workspace is the current "
 			"directory %s (best-effort); add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set\n",
@@ -130,7 +131,7 @@ static void judge_unpinned_workspace(const struct cf_options *o, struct cf_fence
 static void plan_protect(struct cf_fence *f, const struct cf_options *o)
 {
 #ifdef __linux__
-	if (!f->ready || f->inherited)
+	if (!cf_fence_ready(f) || cf_fence_inherited(f))
 		return;
 	if (cf_fence_protect_prepare(f, o, NULL)) {
 		fputs("credfence: out of memory while planning the write protection. Nothing was "
@@ -155,7 +156,7 @@ static void protect_self(struct cf_fence *f, const struct cf_options *o, int log
 #ifdef __linux__
 	char why[1536];
 	bool changed;
-	if (!f->ready || f->inherited)
+	if (!cf_fence_ready(f) || cf_fence_inherited(f))
 		return;
 	if (!cf_fence_protect(f, &changed, why, sizeof why)) {
 		if (why[0])
@@ -193,66 +194,67 @@ static void protect_self(struct cf_fence *f, const struct cf_options *o, int log
 void cf_shim_fence_self(void)
 {
 	struct cf_options o;
-	struct cf_fence f;
+	struct cf_fence *f = NULL;
 	char buf[8192], reason[CF_REASON_MAX];
 
 	if (cf_shim_options(&o))
 		_exit(125);
-	if (cf_fence_prepare(&f, &o, environ, NULL)) {
+	if (!(f = cf_fence_new()) || cf_fence_prepare(f, &o, environ, NULL)) {
 		fputs("credfence: out of memory while building the policy. Nothing was run.\n", stderr);
 		_exit(125);
 	}
-	if (f.inherited) {
+	const struct cf_policy *pol = cf_fence_policy(f);
+	if (cf_fence_inherited(f)) {
 		/* Covered by the fence in force: nothing to add, nothing to log. */
-		cf_fence_free(&f);
+		cf_fence_destroy(f);
 		cf_options_free(&o);
 		return;
 	}
-	if (f.pol.log_refused) {
+	if (pol->log_refused) {
 		/* Like a variable that is not valid: refused in either mode. */
 		fprintf(stderr,
 			"credfence: %s; set CREDFENCE_LOG to a file outside every writable location. "
 			"Nothing was run.\n",
-			f.pol.log_refused);
+			pol->log_refused);
 		_exit(125);
 	}
-	if (f.pol.allow_read_refused) {
-		fprintf(stderr, "credfence: %s. Nothing was run.\n", f.pol.allow_read_refused);
+	if (pol->allow_read_refused) {
+		fprintf(stderr, "credfence: %s. Nothing was run.\n", pol->allow_read_refused);
 		_exit(125);
 	}
-	judge_unpinned_workspace(&o, &f);
-	int logfd = cf_fence_log_open(&f);
+	judge_unpinned_workspace(&o, f);
+	int logfd = cf_fence_log_open(f);
 	drop_secrets_from_environ(&o, logfd);
-	plan_protect(&f, &o);
+	plan_protect(f, &o);
 	/* Its own supervisor, for this process and all it starts, above them as
 	 * for credfence run: this process stays as the waiter (exit status and
 	 * signals passed through) and the program goes on in its grandchild, so
 	 * that Yama's ptrace_scope 1 lets the supervisor reach it. */
-	if (cf_fence_needs_supervisor(&f))
-		(void)cf_fence_start_supervisor(&f, getpid(), logfd, true);
-	protect_self(&f, &o, logfd);
-	bool applied = f.ready && cf_fence_apply(&f) == 0;
+	if (cf_fence_needs_supervisor(f))
+		(void)cf_fence_start_supervisor(f, getpid(), logfd, true);
+	protect_self(f, &o, logfd);
+	bool applied = cf_fence_ready(f) && cf_fence_apply(f) == 0;
 	/* Worded only for someone to read it: this runs in every program. */
 	if (logfd >= 0 || !applied)
-		cf_fence_reason(&f, reason, sizeof reason);
+		cf_fence_reason(f, reason, sizeof reason);
 	if (logfd >= 0) {
-		cf_fence_log(&f, logfd, getpid(), CF_PROGNAME, applied, reason,
-			     applied ? f.res.rules : 0, buf, sizeof buf);
+		cf_fence_log(f, logfd, getpid(), CF_PROGNAME, applied, reason,
+			     applied ? cf_fence_rules(f) : 0, buf, sizeof buf);
 		close(logfd);
 	}
 	if (!applied) {
-		const char *hint = f.pol.verdict == CF_VERDICT_WORKSPACE
+		const char *hint = pol->verdict == CF_VERDICT_WORKSPACE
 					   ? "; add `" CF_PIN_WORKSPACE "` where LD_PRELOAD is set"
 					   : "";
-		if (f.pol.mode == CF_MODE_REQUIRED || cf_why_refuses_always(f.pol.why.id)) {
+		if (pol->mode == CF_MODE_REQUIRED || cf_why_refuses_always(pol->why.id)) {
 			fprintf(stderr, "credfence: %s%s. Nothing was run.\n", reason, hint);
 			_exit(125);
 		}
-		if (!f.pol.log)
+		if (!pol->log)
 			fprintf(stderr, "credfence: %s; running without isolation (best-effort)\n",
 				reason);
 	}
-	cf_fence_free(&f);
+	cf_fence_destroy(f);
 	cf_options_free(&o);
 	if (applied)
 		drop_shim_from_environ();
@@ -276,7 +278,7 @@ static bool keep(const char **s)
 
 void cf_shim_become_harness(void)
 {
-	struct cf_fence *f = calloc(1, sizeof *f);
+	struct cf_fence *f = cf_fence_new();
 	struct cf_options *o = &harness_opts;
 	if (!f || cf_shim_options(o) || !keep(&o->home) || !keep(&o->workspace) ||
 	    !keep(&o->log) || !keep(&o->account_home) || !keep(&o->supervisor) ||
@@ -295,25 +297,18 @@ void cf_shim_become_harness(void)
 	static char ns_value[600];
 	const char *ns_var = cf_var_name(CF_VAR_FENCED_NS);
 	const char *given = getenv(ns_var);
-	struct cf_fenced_keep *k = &cf_shim.keep;
-	const char *v = cf_fenced_keep_adopt(k, given, o->write_protect, ns_value, sizeof ns_value);
 	/* Started without them (a relaunch that closed them, or that dropped
-	 * the variable): the supervisor holds them (issue 31). */
-	if ((!given || k->made) && k->user_fd < 0 && cf_fence_supervisor(f) &&
-	    !cf_fenced_keep_recover(k, &f->ipc)) {
-		cf_fenced_keep_value(k, ns_value, sizeof ns_value);
-		v = ns_value;
-	}
+	 * the variable), it takes them from the supervisor (issue 31). */
+	const char *v = cf_fence_harness_ns_adopt(f, given, o->write_protect, ns_value,
+						  sizeof ns_value);
 	char *now = getenv(ns_var);
 	if (v == ns_value && now && strlen(now) == strlen(v))
 		memcpy(now, v, strlen(v));
 	/* What the guard bound, for each child to check that it still is:
 	 * out of memory, nothing is checked. */
-	static struct cf_protect_plan held;
 	char here[PATH_MAX];
 	if (getcwd(here, sizeof here))
-		(void)cf_fenced_keep_plan(&cf_shim.keep, &held, &f->pol, &o->allow_write_protected,
-					  here);
+		(void)cf_fence_harness_ns_plan(f, &o->allow_write_protected, here);
 #endif
 	cf_shim.harness_pid = getpid();
 	cf_shim.fence = f;

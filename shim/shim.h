@@ -54,11 +54,6 @@ struct cf_shim {
 	 * goes on without an exec closes (child.c). */
 	int watch_fds[4];
 #endif
-#ifndef __APPLE__
-	/* harness: the mount namespace of the fenced tree its children enter
-	 * (enforce/linux/fenced_keep.h), adopted in the constructor. */
-	struct cf_fenced_keep keep;
-#endif
 };
 
 extern struct cf_shim cf_shim;

@@ -1,7 +1,7 @@
 /* What a prepared fence holds on macOS: the policy judged and built into a
  * Seatbelt profile (common/profile.c), ready to be applied with
- * enforce/darwin/seatbelt.c. Included by enforce/fence.h, whose calls use it;
- * not to be included by itself.
+ * enforce/darwin/seatbelt.c. The private half of enforce/fence.h: enforce/
+ * and the tests include it, the CLI and the shim see struct cf_fence opaque.
  *
  * Unlike a Landlock ruleset, a profile names paths, not open directories, and
  * is compiled by the kernel when it is applied: nothing is listed ahead of
@@ -14,16 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fence.h"
 #include "policy.h"
 #include "profile.h"
-
-/* What entering a fence gave. Named as Linux's (the expansion's result) so
- * that cf_fence_enter and cf_fence_words have one signature on both systems. */
-struct cf_expand_result {
-	size_t rules;         /* rules in the profile, for status and the log */
-	const char *refusal;  /* cf_fence_enter: the system's words for the
-				 refusal (cf_sb_apply) in the caller's BUF, or NULL */
-};
 
 struct cf_fence {
 	struct cf_policy pol;
@@ -34,5 +27,8 @@ struct cf_fence {
 	bool inherited;   /* this process is sandboxed already by a sandbox that
 			     denies every secret of the policy: nothing is added */
 };
+
+/* F's resources, F's memory zeroed (cf_fence_destroy frees F too). */
+void cf_fence_free(struct cf_fence *f);
 
 #endif

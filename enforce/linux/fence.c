@@ -1,4 +1,4 @@
-#include "fence.h"
+#include "fence_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -202,6 +202,93 @@ int cf_fence_prepare(struct cf_fence *f, const struct cf_options *o, char *const
 	f->ruleset = rc;
 	f->ready = true;
 	return stamp_lookups(f);
+}
+
+struct cf_fence *cf_fence_new(void)
+{
+	struct cf_fence *f = calloc(1, sizeof *f);
+	if (f)
+		f->ruleset = -1;
+	return f;
+}
+
+void cf_fence_destroy(struct cf_fence *f)
+{
+	if (!f)
+		return;
+	cf_fence_free(f);
+	free(f);
+}
+
+const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
+{
+	return &f->pol;
+}
+
+bool cf_fence_ready(const struct cf_fence *f)
+{
+	return f->ready;
+}
+
+bool cf_fence_inherited(const struct cf_fence *f)
+{
+	return f->inherited;
+}
+
+size_t cf_fence_rules(const struct cf_fence *f)
+{
+	return f->res.rules;
+}
+
+int cf_fence_abi(const struct cf_fence *f)
+{
+	return f->abi;
+}
+
+bool cf_fence_racy(const struct cf_fence *f)
+{
+	return f->racy;
+}
+
+bool cf_fence_protect_planned(const struct cf_fence *f)
+{
+	return f->ns.planned;
+}
+
+int cf_fence_write_protect(const struct cf_fence *f)
+{
+	return f->ns.write_protect;
+}
+
+size_t cf_fence_protect_held(const struct cf_fence *f)
+{
+	return f->ns.held;
+}
+
+size_t cf_fence_protect_private_copies(const struct cf_fence *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ns.plan.n_items; i++)
+		n += f->ns.plan.items[i].row->private_copy;
+	return n;
+}
+
+const char *cf_fence_protect_off_why(const struct cf_fence *f)
+{
+	return f->ns.off_why;
+}
+
+int cf_fence_take_ruleset(struct cf_fence *f)
+{
+	int fd = f->ruleset;
+	/* atomic: read unlocked by those children (cf_fence_enter) */
+	__atomic_store_n(&f->ruleset, -1, __ATOMIC_RELAXED);
+	return fd;
+}
+
+bool cf_fence_watch_tried(const struct cf_fence *f)
+{
+	return f->watch || f->watch_tried;
 }
 
 void cf_fence_free(struct cf_fence *f)
@@ -525,6 +612,28 @@ void cf_fence_protect_join(struct cf_fence *f, const char *value)
 bool cf_fence_protect_owed(const struct cf_fence *f)
 {
 	return f->ns.planned && !f->inherited && f->join.made && !f->ns.in_force;
+}
+
+_Static_assert(CF_FENCE_SUPERVISOR_ENDED == CF_EIPC_ENDED, "fence.h names the IPC fence's code");
+
+pid_t cf_fence_supervisor_pid(const struct cf_fence *f)
+{
+	return f->ipc.sup_pid;
+}
+
+bool cf_fence_supervisor_alive(const struct cf_fence *f)
+{
+	return cf_ipc_supervisor_alive(&f->ipc);
+}
+
+void cf_fence_supervisor_without_root_caps(void)
+{
+	cf_ipc_serve_without_root_caps();
+}
+
+void cf_fence_at_end(void (*fn)(const char *), const char *arg)
+{
+	cf_supervisor_at_end(fn, arg);
 }
 
 void cf_fence_tell_user(const struct cf_fence *f, const char *program, const char *why)

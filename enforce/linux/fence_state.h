@@ -1,13 +1,15 @@
 /* What a prepared fence holds on Linux: the policy, its plan (the expansion,
  * common/linux/expand.h), the Landlock ruleset built from it and the IPC
- * fence of its supervisor. Included by enforce/fence.h, whose calls use it;
- * not to be included by itself. */
+ * fence of its supervisor. The private half of enforce/fence.h (as minijail's
+ * libminijail-private.h): enforce/ and the tests include it, the CLI and the
+ * shim see struct cf_fence opaque (tests/scripts/door.sh). */
 #ifndef CF_FENCE_STATE_H
 #define CF_FENCE_STATE_H
 
 #include <stdbool.h>
 
 #include "expand.h"
+#include "fence.h"
 #include "fenced_keep.h"
 #include "fenced_ns.h"
 #include "policy.h"
@@ -41,5 +43,10 @@ struct cf_fence {
 	bool ready;                /* the verdict is "applied" so far */
 	bool inherited;            /* this process is fenced already: no new layer */
 };
+
+/* F's resources (its ruleset, lists, supervisor's state, namespace), F's
+ * memory left zeroed and its ruleset -1: for a fence in storage of the
+ * caller's (cf_fence_destroy frees one of cf_fence_new). */
+void cf_fence_free(struct cf_fence *f);
 
 #endif

@@ -40,7 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "high_fd.h"
 #include "nolibc.h"
 #include "paths.h"

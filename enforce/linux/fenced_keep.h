@@ -56,6 +56,10 @@ struct cf_fenced_keep {
 	char off_why[512];         /* none: why ("" while there is one) */
 };
 
+/* The one of this process (harness_ns.c), behind fence.h's
+ * cf_fence_harness_ns_* calls and the guard's (cf_fence_guard_harness). */
+struct cf_fenced_keep *cf_harness_keep(void);
+
 /* The guard's step (normal context, one thread, after the covers, before
  * the guard's Landlock domain and capability drop): make the namespace
  * NS plans in a helper and keep its descriptors in K (inheritable: no

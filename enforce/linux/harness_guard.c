@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fence_state.h"
 #include "harness_guard.h"
 #include "secrets.h"
 #include "sys.h"
@@ -435,4 +436,26 @@ int cf_guard_probe(char *why, size_t n)
 		return snprintf(why, n, "the probe ended early"), -EIO;
 	snprintf(why, n, "%s", r.why);
 	return r.rc;
+}
+
+/* The door's calls (fence.h): the guard of F's policy, and the namespace
+ * of F's children kept in this process (harness_ns.c). */
+long cf_fence_guard_may_read_inside(const struct cf_fence *f, const struct cf_strv *may_read)
+{
+	return cf_guard_may_read_inside(&f->pol, may_read);
+}
+
+int cf_fence_guard_harness(struct cf_fence *f, const struct cf_strv *may_read,
+			   struct cf_fence_guard_report *rep, char *why, size_t n)
+{
+	struct cf_guard_report r;
+	int rc = cf_guard_harness_keep(&f->pol, may_read, &f->ns, cf_harness_keep(), &r, why, n);
+	*rep = (struct cf_fence_guard_report){.covered = r.covered, .absent = r.absent,
+					      .may_read = r.may_read, .no_ns = r.no_ns};
+	return rc;
+}
+
+int cf_fence_guard_probe(char *why, size_t n)
+{
+	return cf_guard_probe(why, n);
 }

@@ -19,24 +19,26 @@ int cf_shim_options(struct cf_options *o);
  * environment (a symlink on the way to a secret changed: the old profile
  * would deny the old target). Returns the fence to use; *MINE is set when it
  * was prepared here. NULL when preparing failed. */
-static struct cf_fence *fence_for_child(struct cf_fence *own, bool *mine)
+static struct cf_fence *fence_for_child(struct cf_fence **own, bool *mine)
 {
 	struct cf_fence *f = cf_shim.fence;
 	struct cf_options o;
 	*mine = false;
 	/* Not ready (best effort without isolation): a fresh one would say the same. */
-	if (!f->ready || cf_fence_current(f))
+	if (!cf_fence_ready(f) || cf_fence_current(f))
 		return f;
 	if (cf_shim_options(&o))
 		return NULL;
-	int rc = cf_fence_prepare(own, &o, environ, NULL);
+	*own = cf_fence_new();
+	int rc = *own ? cf_fence_prepare(*own, &o, environ, NULL) : -ENOMEM;
 	cf_options_free(&o);
 	if (rc) {
-		cf_fence_free(own);
+		cf_fence_destroy(*own);
+		*own = NULL;
 		return NULL;
 	}
 	*mine = true;
-	return own;
+	return *own;
 }
 
 bool cf_shim_harness_child(void)
@@ -65,7 +67,7 @@ int cf_shim_child_enter(const char *program)
 	if (cf_fence_fenced())
 		return 1;
 
-	struct cf_fence fresh, *f;
+	struct cf_fence *fresh = NULL, *f;
 	struct cf_expand_result res = {0};
 	bool mine;
 	char buf[8192], reason[1024 + PATH_MAX];
@@ -82,14 +84,14 @@ int cf_shim_child_enter(const char *program)
 	int logfd = cf_fence_log_open(f);
 	cf_fence_log(f, logfd, getpid(), program, rc == 0, reason, rc == 0 ? res.rules : 0, buf,
 		     sizeof buf);
-	if (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT)
+	if (rc == 0 || cf_fence_policy(f)->mode == CF_MODE_BEST_EFFORT)
 		(void)cf_event_env_write(logfd, getpid(), program, child_envp ? child_envp : environ,
 					 cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		close(logfd);
-	enum cf_mode mode = f->pol.mode;
+	enum cf_mode mode = cf_fence_policy(f)->mode;
 	if (mine)
-		cf_fence_free(&fresh);
+		cf_fence_destroy(fresh);
 	if (rc == 0)
 		return 1;
 	if (mode == CF_MODE_BEST_EFFORT)

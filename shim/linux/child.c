@@ -16,10 +16,6 @@
 #include "shim.h"
 #include "sys.h"
 
-/* enter_ns refused the child (never a -errno: above the errno range and
- * the IPC fence's codes). */
-#define CF_ENS_REFUSED 65536
-
 /* The status line for a failure RC of cf_fence_enter: the fence's words. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap)
@@ -37,126 +33,16 @@ void cf_shim_say(const char *reason, const char *tail)
 	(void)cf_sys3(SYS_writev, 2, iov, 3);
 }
 
-static const char by_mounts[] = "mounts";
-
-/* A..., joined into OUT (CAP bytes), cut to fit. */
-static void join(char *out, size_t cap, const char *a, const char *b, const char *c)
-{
-	const char *parts[3] = {a, b, c};
-	size_t n = 0;
-	for (size_t i = 0; i < 3; i++)
-		for (const char *p = parts[i]; p && *p && n + 1 < cap; p++)
-			out[n++] = *p;
-	out[n] = '\0';
-}
-
-/* A child of the harness enters the mount namespace the harness's guard
- * made for its children (fenced_keep.h), before its own fence: by the
- * descriptors the harness holds, or, when they are gone (a harness that
- * closed them, or put other files in their place), by those the supervisor
- * holds, asked over the connection whose peer is checked (issue 31). NS
- * gets what the log says of it. 0 to go on (in the namespace, or without
- * it where the harness has none and write protection is not "require", or
- * where the user chose --write-protect=warn), or -CF_ENS_REFUSED with
- * REASON: the child is left half-way, or it can not enter the harness's
- * namespace, or --write-protect=require and there is none. GOT: room for
- * the supervisor's copy of the namespace (the caller's stack). */
-static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		       size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got);
-
-/* The supervisor's descriptors are closed once entered: the launch's file
- * actions after the fence must find the numbers as the caller left them. */
-static int enter_ns(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		    size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got)
-{
-	got->user_fd = got->mnt_fd = got->keeper_fd = -1;
-	int rc = enter_ns_by(f, ns, reason, cap, lostwhy, lostcap, got);
-	int fds[3] = {got->user_fd, got->mnt_fd, got->keeper_fd};
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			cf_sys_close(fds[i]);
-	return rc;
-}
-
-static int enter_ns_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		       size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got)
-{
-	const struct cf_fenced_keep *k = &cf_shim.keep;
-	bool changed;
-	const char *why;
-	if (f->inherited)
-		return 0;
-	ns->held = k->held;
-	int rc = cf_fenced_keep_enter(k, &changed, &why);
-	if (rc && !changed && k->made) {
-		const char *fwhy;
-		if (!cf_fenced_keep_fetch(k, &f->ipc, got, &fwhy)) {
-			k = got;
-			ns->held = k->held;
-			rc = cf_fenced_keep_enter(k, &changed, &why);
-		} else {
-			join(lostwhy, lostcap, why, "; and from the supervisor: ", fwhy);
-			why = lostwhy;
-		}
-	}
-	if (!rc) {
-		ns->metadata = by_mounts;
-		const char *lost = cf_fenced_keep_lost(k);
-		if (!lost)
-			return 0;
-		/* Replaced from outside by a rename, or removed: its mount is
-		 * gone in this namespace too, and it can not be made again
-		 * here (the harness's Landlock domain refuses mounts). The
-		 * keeper can: asked, it binds it again, unless it is gone. */
-		int asked = cf_fenced_keep_ask(k);
-		if (!asked || !(lost = cf_fenced_keep_lost(k)))
-			return 0;
-		join(lostwhy, lostcap, lost, " was replaced or removed from outside since the harness "
-			     "started, and is no longer held read-only",
-		     asked == -EPIPE ? " (the keeper that binds it again is gone: start the harness "
-				       "again)"
-				     : " (the keeper that binds it again did not answer in time)");
-		ns->off_why = lostwhy;
-		if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
-			join(reason, cap, "write protection can not be kept for this child: ", lostwhy,
-			     "");
-			return -CF_ENS_REFUSED;
-		}
-		join(reason, cap, "warning: ", lostwhy, "");
-		cf_shim_say(reason, "\n");
-		return 0;
-	}
-	ns->metadata = "supervisor";
-	ns->held = 0;
-	ns->off_why = why;
-	if (changed) {
-		join(reason, cap, "this child was left half-way into the mount namespace of the "
-			     "fenced tree: ", why, "");
-		return -CF_ENS_REFUSED;
-	}
-	if (k->write_protect == CF_WRITE_PROTECT_REQUIRE) {
-		join(reason, cap, "write protection can not be made for this child: ", why,
-		     "; run the harness with --write-protect=warn to run it with the read fence "
-		     "alone");
-		return -CF_ENS_REFUSED;
-	}
-	if (k->made && k->write_protect != CF_WRITE_PROTECT_WARN) {
-		join(reason, cap, CF_WP_OWED_WORDS, why, CF_WP_OWED_HINT);
-		return -CF_ENS_REFUSED;
-	}
-	return 0;
-}
-
 /* The harness's descriptors in this fenced child (fence.h,
- * cf_fence_close_parents_fds): F's, and the namespaces and keeper socket
- * the shim keeps (fenced_keep.h), whose numbers fdkeep.c spares from a
- * close_range. */
+ * cf_fence_close_parents_fds): F's, and those of the namespace of the
+ * harness's children (cf_fence_harness_ns_fds), whose numbers fdkeep.c
+ * spares from a close_range. */
 static void close_harness_fds(const struct cf_fence *f)
 {
 	/* Only in a table of this child's own (it made it so). */
 	if (cf_fence_close_parents_fds(f) != 0)
 		return;
-	cf_fenced_keep_close_copies(&cf_shim.keep);
+	cf_fence_harness_ns_close_copies();
 	int w[4];
 	for (int i = 0; i < 4; i++)
 		w[i] = __atomic_load_n(&cf_shim.watch_fds[i], __ATOMIC_ACQUIRE);
@@ -170,8 +56,8 @@ static void close_harness_fds(const struct cf_fence *f)
 int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool checked,
 			     const struct cf_child_env *ce)
 {
+	const struct cf_policy *pol = cf_fence_policy(f);
 	char buf[8192], reason[1024 + PATH_MAX], lostwhy[1024];
-	struct cf_fenced_keep got;
 	struct cf_expand_result res = {0};
 	/* Opened before the namespace: the log lies outside every writable
 	 * location, read-only in it. */
@@ -180,17 +66,22 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 	 * holds its address now, and nothing runs unfenced for it. */
 	bool ended = __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE);
 	struct cf_fence_ns_state ns = {NULL, 0, NULL};
-	int rc = !f->ready ? -EPERM
-		 : ended   ? -CF_EIPC_ENDED
-			   : enter_ns(f, &ns, reason, sizeof reason, lostwhy, sizeof lostwhy, &got);
+	int rc = !cf_fence_ready(f) ? -EPERM
+		 : ended   ? -CF_FENCE_SUPERVISOR_ENDED
+			   : cf_fence_harness_ns_enter(f, &ns, reason, sizeof reason, lostwhy,
+						       sizeof lostwhy);
+	bool in_ns = rc > 0;
+	if (in_ns && reason[0])
+		cf_shim_say(reason, "\n"); /* a path lost: the warning */
+	if (in_ns)
+		rc = 0;
 	if (!rc)
-		rc = ns.metadata == by_mounts
-			     ? cf_fence_enter_in_ns(f, checked, buf, sizeof buf, &res)
+		rc = in_ns ? cf_fence_enter_in_ns(f, checked, buf, sizeof buf, &res)
 		     : checked ? cf_fence_enter_checked(f, buf, sizeof buf, &res)
 			       : cf_fence_enter(f, buf, sizeof buf, &res);
-	else if (rc == -CF_ENS_REFUSED)
-		goto refused; /* worded by enter_ns */
-	if (rc == -CF_EIPC_ENDED && !ended)
+	else if (rc == -CF_FENCE_NS_REFUSED)
+		goto refused; /* worded by cf_fence_harness_ns_enter */
+	if (rc == -CF_FENCE_SUPERVISOR_ENDED && !ended)
 		cf_shim_supervisor_ended_log(f, logfd); /* found here first: a vfork child, a raw clone */
 	if (rc)
 		cf_shim_reason(f, rc, &res, reason, sizeof reason);
@@ -198,10 +89,10 @@ refused:;
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
 	cf_fence_log_ns(f, &ns, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
 			rc == 0 ? res.rules : 0, buf, sizeof buf);
-	if (ce && ce->judged && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+	if (ce && ce->judged && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
 		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
 					      buf, sizeof buf);
-	else if (ce && (rc == 0 || f->pol.mode == CF_MODE_BEST_EFFORT))
+	else if (ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
 		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
 	if (logfd >= 0)
 		cf_sys_close(logfd);
@@ -213,14 +104,14 @@ refused:;
 			close_harness_fds(f);
 		return 1;
 	}
-	if (f->pol.mode == CF_MODE_BEST_EFFORT && rc != -CF_ENS_REFUSED &&
+	if (pol->mode == CF_MODE_BEST_EFFORT && rc != -CF_FENCE_NS_REFUSED &&
 	    !cf_fence_refuses_always(f, rc))
 		return 0;
 	cf_shim_say(reason, ". Nothing was run.\n");
 	/* This stderr is the harness's, which shows it to the model: the
 	 * user's terminal is the supervisor's to write. */
-	if (rc == -CF_ENS_REFUSED)
-		cf_ipc_say(&f->ipc, program, reason);
+	if (rc == -CF_FENCE_NS_REFUSED)
+		cf_fence_tell_user(f, program, reason);
 	return -EPERM;
 }
 
@@ -306,7 +197,7 @@ static int refused_before(int pid, const struct cf_fence *f)
 	    __atomic_load_n(&last_refusal.fence, __ATOMIC_RELAXED) != f ||
 	    cf_shim_now_ns() - __atomic_load_n(&last_refusal.at_ns, __ATOMIC_RELAXED) > CF_REFUSAL_NS)
 		return 1; /* no record: fence and report */
-	return f->pol.mode == CF_MODE_BEST_EFFORT ? 0 : -EPERM;
+	return cf_fence_policy(f)->mode == CF_MODE_BEST_EFFORT ? 0 : -EPERM;
 }
 
 static int refusal(int pid, const struct cf_fence *f, int answer)
@@ -457,9 +348,9 @@ int cf_shim_relaunch(const char *file, bool search, char *const argv[], struct c
 	 * these descriptors (CREDFENCE_FENCED_NS is among the harness's
 	 * options): inside the guard it can not make one. This child's
 	 * descriptor table is its own (no CLONE_FILES). */
-	cf_fenced_keep_pass(&cf_shim.keep, true);
+	cf_fence_harness_ns_pass(true);
 	int rc = (int)cf_sys3(SYS_execve, s->launcher, av, ev);
-	cf_fenced_keep_pass(&cf_shim.keep, false);
+	cf_fence_harness_ns_pass(false);
 	return rc;
 }
 
@@ -611,9 +502,9 @@ int cf_shim_child_call(const struct cf_child *c)
 	 * (its shim finds the descriptors again by CREDFENCE_FENCED_NS). */
 	bool own = harness && cf_sys0(SYS_getpid) == cf_shim.harness_pid;
 	if (own)
-		cf_fenced_keep_pass(&cf_shim.keep, true);
+		cf_fence_harness_ns_pass(true);
 	rc = make_call(c, c->envp);
 	if (own)
-		cf_fenced_keep_pass(&cf_shim.keep, false);
+		cf_fence_harness_ns_pass(false);
 	return rc;
 }

@@ -30,8 +30,8 @@ static int kept_in(unsigned first, unsigned last, unsigned out[3])
 {
 	if (!__atomic_load_n(&cf_shim.ready, __ATOMIC_ACQUIRE) || cf_shim.role != CF_ROLE_HARNESS)
 		return 0;
-	const struct cf_fenced_keep *k = &cf_shim.keep;
-	int fds[3] = {k->user_fd, k->mnt_fd, k->keeper_fd};
+	int fds[3];
+	cf_fence_harness_ns_fds(fds);
 	int n = 0;
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2 && (unsigned)fds[i] >= first && (unsigned)fds[i] <= last)

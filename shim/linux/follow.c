@@ -130,7 +130,8 @@ static void find_script(const struct cf_fence *f)
 	struct file_id sid;
 	if (!script || !id_of(AT_FDCWD, script, 0, &sid, &regular) || !regular)
 		return;
-	int rc = cf_policy_outside_writable(&f->pol, script, cwd, canon, sizeof canon, why, sizeof why);
+	int rc = cf_policy_outside_writable(cf_fence_policy(f), script, cwd, canon, sizeof canon,
+					    why, sizeof why);
 	if (rc) {
 		if (rc == -EACCES)
 			fprintf(stderr, "credfence: warning: the harness's script %s, so a fenced program "
@@ -156,8 +157,9 @@ static void find_programs(const struct cf_fence *f, const struct cf_options *o)
 		char canon[PATH_MAX], why[PATH_MAX * 4];
 		bool regular;
 		const char *p = o->harness_programs.v[i];
-		if (p[0] != '/' || cf_policy_outside_writable(&f->pol, p, "/", canon, sizeof canon, why,
-							       sizeof why) ||
+		if (p[0] != '/' ||
+		    cf_policy_outside_writable(cf_fence_policy(f), p, "/", canon, sizeof canon, why,
+					       sizeof why) ||
 		    !id_of(AT_FDCWD, canon, 0, &fl.programs[fl.n_programs], &regular) || !regular)
 			continue;
 		fl.n_programs++;
@@ -300,9 +302,9 @@ int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const 
 	env[k++] = marker;
 	env[k] = NULL;
 	/* The harness again keeps the namespace its children enter. */
-	cf_fenced_keep_pass(&cf_shim.keep, true);
+	cf_fence_harness_ns_pass(true);
 	long rc = cf_sys5(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH);
-	cf_fenced_keep_pass(&cf_shim.keep, false);
+	cf_fence_harness_ns_pass(false);
 	cf_sys_close(fd);
 	return (int)rc;
 }
@@ -354,7 +356,7 @@ int cf_shim_judge_own_exec(int dirfd, const char *path, int flags)
 	if (!is_static || o->static_harness > 0)
 		return 0;
 	const char *shown = path && *path ? path : "a program";
-	if (cf_shim.fence && cf_shim.fence->pol.mode == CF_MODE_BEST_EFFORT) {
+	if (cf_shim.fence && cf_fence_policy(cf_shim.fence)->mode == CF_MODE_BEST_EFFORT) {
 		fprintf(stderr, "credfence: warning: the harness replaces itself with %s, which "
 				"loads no shim (statically linked, or another ELF class or machine): "
 				"its children are not fenced unless they load the shim "

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "denial.h"
-#include "denial_wire.h"
 #include "fence.h"
 #include "judge.h"
 #include "options.h"
@@ -223,14 +222,10 @@ static bool report(const char *abs, enum cf_judge_access acc, const struct cf_pr
 {
 	/* The row: for a file the plan found, which the supervisor can see is
 	 * held but not why (sup_denied.c). */
-	struct cf_denial_report r = {
-		.access = acc != ACC_READ,
-		.reserved = row ? (uint32_t)(row - cf_protected_table) + 1 : 0};
-	size_t n = strlen(abs);
-	if (n >= sizeof r.path)
+	long said = cf_fence_report_denial(acc != ACC_READ,
+					   row ? (unsigned)(row - cf_protected_table) + 1 : 0, abs);
+	if (said == -ENAMETOOLONG)
 		return true;
-	memcpy(r.path, abs, n + 1);
-	long said = cf_sys3(SYS_ioctl, -1, CF_DENIAL_IOCTL, &r);
 	return said == 0 || said == -EBADF;
 }
 

@@ -378,16 +378,16 @@ int cf_shim_launch(pid_t *pid, int *pidfd, const char *file, bool search,
 	/* A child whose environment moves a secret elsewhere than the harness's
 	 * gets a fence built from its own: here, before the launch, it can be.
 	 * This launch owns it. */
-	struct cf_fence own;
-	int rc = cf_fence_prepare(&own, cf_shim_harness_options(), envp, NULL);
+	struct cf_fence *own = cf_fence_new();
+	int rc = own ? cf_fence_prepare(own, cf_shim_harness_options(), envp, NULL) : -ENOMEM;
 	if (rc == 0) {
-		l.fence = &own;
-		l.checked = own.ready && !own.racy;
+		l.fence = own;
+		l.checked = cf_fence_ready(own) && !cf_fence_racy(own);
 		err = spawn(&l, pid, pidfd);
 	} else {
 		err = -rc;
 	}
-	cf_fence_free(&own);
+	cf_fence_destroy(own);
 	return err;
 }
 

@@ -70,7 +70,7 @@ static bool current(const struct cf_fence *f)
 	 * the real harness, a home that changes between launches) would not
 	 * win back. */
 	struct cf_fence *cur = __atomic_load_n(&cf_shim.fence, __ATOMIC_ACQUIRE);
-	if (cur == f && !f->watch && !f->watch_tried) {
+	if (cur == f && !cf_fence_watch_tried(f)) {
 		if (checked_once == f && cf_fence_watch(cur) == 0) {
 			int fds[4];
 			cf_fence_watch_fds(cur, fds);
@@ -102,8 +102,7 @@ static bool fits(const struct cf_fence *f)
 
 static void free_generation(struct generation g)
 {
-	cf_fence_free(g.fence);
-	free(g.fence);
+	cf_fence_destroy(g.fence);
 	cf_envsnap_free(g.snap);
 }
 
@@ -126,7 +125,7 @@ static void free_old(time_t now)
  * into *OUT (the caller owns it). false when out of memory: nothing held. */
 static bool build(struct generation *out)
 {
-	struct cf_fence *f = calloc(1, sizeof *f);
+	struct cf_fence *f = cf_fence_new();
 	struct cf_envsnap *s;
 	if (!f)
 		return false;
@@ -135,8 +134,7 @@ static bool build(struct generation *out)
 		*out = (struct generation){.fence = f, .snap = s};
 		return true;
 	}
-	cf_fence_free(f);
-	free(f);
+	cf_fence_destroy(f);
 	return false;
 }
 
@@ -165,13 +163,9 @@ static void bury(struct retired *slot, struct generation old, time_t now)
 	pthread_mutex_lock(&watch_lock);
 	cf_fence_unwatch(old.fence);
 	pthread_mutex_unlock(&watch_lock);
-	if (old.fence->ruleset >= 0) {
-		int fd = old.fence->ruleset;
-		/* atomic: read unlocked by those children (enforce/linux/fence.c) */
-		__atomic_store_n(&old.fence->ruleset, -1, __ATOMIC_RELAXED);
-		if (is_ruleset(fd))
-			close(fd);
-	}
+	int fd = cf_fence_take_ruleset(old.fence);
+	if (fd >= 0 && is_ruleset(fd))
+		close(fd);
 	*slot = (struct retired){.g = old, .when = now, .next = graveyard};
 	graveyard = slot;
 }

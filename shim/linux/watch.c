@@ -28,7 +28,7 @@ void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
 	if (__atomic_exchange_n(&cf_shim.supervisor_ended, 1, __ATOMIC_ACQ_REL))
 		return; /* told already */
 	cf_json_raw(line, sizeof line, &len, "credfence: the IPC supervisor of this harness (pid ");
-	cf_json_num(line, sizeof line, &len, f->ipc.sup_pid);
+	cf_json_num(line, sizeof line, &len, cf_fence_supervisor_pid(f));
 	cf_json_raw(line, sizeof line, &len, ") has ended; every command the harness starts from now "
 					     "on is refused. Start the harness again.\n");
 	(void)cf_sys3(SYS_write, 2, line, len);
@@ -39,7 +39,7 @@ void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
 	cf_json_raw(line, sizeof line, &len, "{\"event\":\"supervisor_ended\",\"pid\":");
 	cf_json_num(line, sizeof line, &len, cf_shim.harness_pid ? cf_shim.harness_pid : pid);
 	cf_json_raw(line, sizeof line, &len, ",\"supervisor\":");
-	cf_json_num(line, sizeof line, &len, f->ipc.sup_pid);
+	cf_json_num(line, sizeof line, &len, cf_fence_supervisor_pid(f));
 	cf_json_raw(line, sizeof line, &len, "}\n");
 	(void)cf_sys3(SYS_write, fd, line, len);
 	if (fd != logfd)
@@ -48,13 +48,14 @@ void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
 
 void cf_shim_watch_supervisor(const struct cf_fence *f)
 {
-	if (cf_shim.role != CF_ROLE_HARNESS || !f || f->inherited || f->ipc.sup_pid <= 0 ||
+	if (cf_shim.role != CF_ROLE_HARNESS || !f || cf_fence_inherited(f) ||
+	    cf_fence_supervisor_pid(f) <= 0 ||
 	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE))
 		return;
 	/* Its pidfd, polled, where the fence's watch holds one; else its
 	 * /proc/PID/stat (8.5 us, docs/bench.md). */
 	int alive = cf_shim_supervisor_watched(f);
-	if (alive == 1 || (alive < 0 && cf_ipc_supervisor_alive(&f->ipc)))
+	if (alive == 1 || (alive < 0 && cf_fence_supervisor_alive(f)))
 		return;
 	int e = errno;
 	cf_shim_supervisor_ended(f);

@@ -94,7 +94,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "shim.h"
 #include "supervisor_wire.h"
 #include "ttyfilter.h"

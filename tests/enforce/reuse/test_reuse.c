@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fence_state.h"
 #include "fixture.h"
 #include "proc.h"
 #include "linux/supervisor.h"
