@@ -908,6 +908,31 @@ Test(fenced_ns, the_supervisor_gives_the_namespace_to_no_process_inside_it)
 	cr_expect(has_line(o.out, "REFUSED EALREADY"), OUT_FMT, OUT_ARGS(o));
 }
 
+/* Only the harness's keeper (the process the supervisor forked, which
+ * becomes the harness) gives the supervisor a namespace, and only once: the
+ * harness itself finds it given already by its guard (EEXIST), and a
+ * program the harness starts as itself (--harness-program: unfenced, a
+ * descendant of the supervisor, so it reaches it) is refused as not the
+ * keeper (EPERM), so no process but the guard could swap in a namespace
+ * of its own making. Each answer is the supervisor's (seed 41's
+ * sup_handover.c:193, the refusal made 0, and ipc.c:1013, the answer not
+ * read: both say "GIVEN"). */
+Test(fenced_ns, only_the_keeper_gives_the_supervisor_a_namespace)
+{
+	cf_test_require_landlock();
+	repo();
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", CF_NSASK, "give"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GIVE REFUSED EEXIST"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", NULL,
+			CF_ARGV("--harness-program", CF_NSASK, "--", "/bin/sh", "-c",
+				CF_NSASK " give; echo status=$?"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GIVE REFUSED EPERM") && has_line(o.out, "status=0"), OUT_FMT,
+		  OUT_ARGS(o));
+}
+
 /* A harness that closed them in itself before each way in: every launch
  * path gets the namespace from the supervisor. */
 static void closed_first(const char *way, const char *how)
