@@ -2071,6 +2071,27 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 	cf_ipc_free(&s.ipc);
 }
 
+/* A start time of 0 is none: /proc gives 0 for a process it can not
+ * name, so an address that says 0 names no identity to check, even with
+ * the real supervisor's pid and random part in it, and is refused as the
+ * old form is (seed 41's ipc.c:625, the 0 made 1: the address was taken
+ * and the child refused for another reason). */
+Test(ipc_engine, a_supervisor_address_with_start_time_0_has_no_identity)
+{
+	struct sup s;
+	sup_start(&s, NULL);
+	int pid;
+	unsigned long long start;
+	char rnd[24], forged[CF_IPC_ADDR_MAX];
+	cr_assert_eq(sscanf(s.addr, "credfence-sup-%d-%llu-%23s", &pid, &start, rnd), 3, "%s",
+		     s.addr);
+	snprintf(forged, sizeof forged, "credfence-sup-%d-0-%s", pid, rnd);
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, forged), 0);
+	int rc = enter_result(&s);
+	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EINVAL), "%s: %d %s", forged, rc, ipc_words(rc));
+	cf_ipc_free(&s.ipc);
+}
+
 /* ---- the metadata ioctls, by the one table (supervisor_wire.h) ---- */
 
 #define IOC_ROW(name, cmd, what) {#name, cmd, #what[0] == 'T'},
