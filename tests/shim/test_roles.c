@@ -64,6 +64,55 @@ Test(shim_roles, self_mode_shell_builtins)
 	cf_fx_env_free(env);
 }
 
+/* A process in self mode goes on as the keeper of its own supervisor
+ * (role.c: the program runs on in its grandchild, without an exec), so it
+ * must hold none of the supervisor's descriptors: with its listening
+ * socket, a fenced process could accept connections made to the
+ * supervisor, which pass the identity check (SO_PEERCRED names the process
+ * that called listen), and receive what is sent to it (seed 41's
+ * supervisor.c:406, the keeper's close(ls) removed). Python, in self mode
+ * itself, lists the listening sockets it holds. */
+Test(shim_roles, a_self_mode_process_holds_no_listener_of_its_supervisor)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
+	char **env = st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
+						 kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
+						 kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
+						 kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)py, "-c",
+			  "import os, socket\n"
+			  "n = 0\n"
+			  "for fd in sorted(int(f) for f in os.listdir('/proc/self/fd')):\n"
+			  "    try:\n"
+			  "        s = socket.socket(fileno=fd)\n"
+			  "    except OSError:\n"
+			  "        continue\n"
+			  "    try:\n"
+			  "        if s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):\n"
+			  "            n += 1\n"
+			  "            print('LISTENER', fd, s.getsockname())\n"
+			  "    finally:\n"
+			  "        s.detach()\n"
+			  "print('LISTENERS', n)\n"
+			  "try:\n"
+			  "    open(os.environ['CF_T_KEY']).close()\n"
+			  "    print('KEY read')\n"
+			  "except PermissionError:\n"
+			  "    print('KEY denied')\n"));
+	st_dump("self mode python", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "LISTENERS 0\n"), "%s", o.out);
+	/* It did fence itself, with a supervisor of its own. */
+	cr_expect(strstr(o.out, "KEY denied\n"), "%s", o.out);
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
+		     st_log_lines(&t, "\"verdict\":\"applied\""));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
 Test(shim_roles, depth_20_nested_bash)
 {
 	char *nest = cf_fx_slurp(st_src("scripts/nest.sh"));
