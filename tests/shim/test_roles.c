@@ -210,6 +210,61 @@ Test(shim_roles, best_effort_runs_and_logs)
 	cf_fx_out_free(&o);
 }
 
+/* Best effort runs a child unfenced only where isolation is not
+ * effective; a harness whose IPC supervisor has ended (killed: the
+ * harness's parent, above it) refuses every child in best-effort mode
+ * too, as nothing more can be fenced under it, whether write protection
+ * is required or not: posix_spawn fails with EPERM and nothing starts
+ * (seed 41's fence.c:307, `||` made `&&` in cf_fence_refuses_always: the
+ * end the harness found before the launch was no longer decoded as one
+ * that refuses always, and posix_spawn reported a child started, which
+ * refused itself later and ended with 125). The Python harness waits for
+ * the end, then starts each child by posix_spawn (the shim's own launch:
+ * the harness looks first). */
+Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
+{
+	static const char *const modes[] = {"--write-protect=require", "--write-protect=warn"};
+	char **env = st_env(&t, NULL);
+	for (size_t m = 0; m < 2; m++) {
+		struct cf_fx_out o;
+		st_harness(&o, &t, env,
+			   (const char *[]){"--best-effort", modes[m], "--log", t.log, NULL},
+			   CF_ARGV("/usr/bin/python3", "-c",
+				   "import os, time\n"
+				   "p = os.getppid()\n"
+				   "os.kill(p, 9)\n"
+				   "for i in range(500):\n"
+				   "    try:\n"
+				   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
+				   "    except OSError:\n"
+				   "        break\n"
+				   "    if s == 'Z':\n"
+				   "        break\n"
+				   "    time.sleep(0.01)\n"
+				   "for name, f in (('key', 'CF_T_KEY'), ('allowed', 'CF_T_ALLOWED')):\n"
+				   "    a = ['/bin/cat', os.environ[f]]\n"
+				   "    try:\n"
+				   "        st = os.waitpid(os.posix_spawn(a[0], a, os.environ), 0)[1]\n"
+				   "        print(name, 'ran', st, flush=True)\n"
+				   "    except OSError as e:\n"
+				   "        print(name, 'refused', e.errno, flush=True)\n"
+				   "print('harness-done', flush=True)\n"));
+		st_dump(modes[m], &o);
+		/* Its exit status is the supervisor's to pass on: not known. */
+		cr_expect(strstr(o.out, "harness-done\n"), "%s: %s", modes[m], o.out);
+		cf_fx_assert_no_marker(&t.fx, &o);
+		cr_expect(strstr(o.out, "key refused 1\n") && strstr(o.out, "allowed refused 1\n") &&
+				  !strstr(o.out, ST_ALLOWED_TEXT),
+			  "%s: a child was started:\n%s", modes[m], o.out);
+		cr_expect_eq(st_count(o.err, "the IPC supervisor has ended; nothing more can be "
+					     "fenced under it (start the harness or command again). "
+					     "Nothing was run.\n"),
+			     2, "%s: %s", modes[m], o.err);
+		cf_fx_out_free(&o);
+	}
+	cf_fx_env_free(env);
+}
+
 /* The harness's plan goes stale and can no longer be made effective at a
  * launch (a directory beside a secret outgrows --max-entries): in required
  * mode every spawn path fails with EPERM and nothing runs. */
