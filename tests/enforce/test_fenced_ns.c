@@ -933,6 +933,41 @@ Test(fenced_ns, only_the_keeper_gives_the_supervisor_a_namespace)
 		  OUT_ARGS(o));
 }
 
+/* Without a keeper (its socket pair refused: seccomp-fault), the guard
+ * gives the supervisor the namespace's two descriptors alone. A harness
+ * relaunched without its descriptors takes them back from the supervisor,
+ * and with them no keeper: not descriptor 0. Its own exec that then fails
+ * (a file without #!) passes its kept descriptors back to close-on-exec,
+ * and must leave its standard input alone: a child it starts afterwards
+ * still has one (seed 41's fenced_keep.c:520, `-1` made `-0`: the keeper
+ * taken for descriptor 0, made close-on-exec, and every later child
+ * started without a standard input). */
+Test(fenced_ns, a_harness_that_recovers_no_keeper_keeps_its_standard_input)
+{
+	char noshebang[PATH_MAX], nsv[PATH_MAX + 32], fault[64];
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(noshebang, sizeof noshebang, "%s/no-shebang", fx.root);
+	cf_fx_write(noshebang, "echo ran\n");
+	cr_assert_eq(chmod(noshebang, 0755), 0);
+	cf_fx_fmt(nsv, sizeof nsv, "CF_T_NOSHEBANG=%s", noshebang);
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", SYS_socketpair, EPERM);
+	char **env = cf_fx_env(&fx, (const char *[]){nsv, NULL});
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV(CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(), "harness", "--home", fx.home,
+			  "--workspace", fx.ws, "--", CF_NSHARNESS, "reexec-failexec",
+			  "if [ -e /proc/$$/fd/0 ]; then echo STDIN-OPEN; else echo STDIN-CLOSED; fi; "
+			  "echo \"NS=$CREDFENCE_FENCED_NS\""));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* The control: the relaunch took the namespace back, with no keeper
+	 * (its number -1 in the variable the harness's shim rewrote). */
+	cr_expect(strstr(o.out, "\nNS=00") && strstr(o.out, ",-0001,0\n"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "FAILEXEC ENOEXEC"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "STDIN-OPEN"), OUT_FMT, OUT_ARGS(o));
+}
+
 /* A harness that closed them in itself before each way in: every launch
  * path gets the namespace from the supervisor. */
 static void closed_first(const char *way, const char *how)
