@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shimtest.h"
@@ -263,6 +264,44 @@ Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
 		cf_fx_out_free(&o);
 	}
 	cf_fx_env_free(env);
+}
+
+/* A child whose exec returns without running anything and without an
+ * error (a seccomp policy that answers execve with SECCOMP_RET_ERRNO and
+ * data 0 makes the call return 0) is a failed launch: the shim's
+ * posix_spawn says ECHILD and reaps it, never that a child started (seed
+ * 41's launch.c:312, `rc < 0` made `rc <= 0`: posix_spawn returned 0 for
+ * a child that ran nothing and ended with 127). The Python harness
+ * installs that policy on itself, then spawns. */
+Test(shim_roles, a_spawn_whose_exec_returns_0_fails_with_echild)
+{
+	struct cf_fx_out o;
+	char nr[32];
+	cf_fx_fmt(nr, sizeof nr, "CF_T_EXECVE=%d", (int)SYS_execve);
+	char **env = st_env(&t, (const char *[]){nr, NULL});
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import ctypes, os, struct\n"
+			   "libc = ctypes.CDLL(None, use_errno=True)\n"
+			   "nr = int(os.environ['CF_T_EXECVE'])\n"
+			   "ins = [(0x20, 0, 0, 0), (0x15, 0, 1, nr),\n"
+			   "       (0x06, 0, 0, 0x00050000), (0x06, 0, 0, 0x7fff0000)]\n"
+			   "buf = ctypes.create_string_buffer(b''.join(struct.pack('HBBI', *i) for i in ins))\n"
+			   "class Prog(ctypes.Structure):\n"
+			   "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+			   "prog = Prog(len(ins), ctypes.addressof(buf))\n"
+			   "assert libc.prctl(38, 1, 0, 0, 0) == 0\n"
+			   "assert libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0\n"
+			   "try:\n"
+			   "    pid = os.posix_spawn('/bin/true', ['true'], os.environ)\n"
+			   "    print('spawned', os.waitpid(pid, 0)[1], flush=True)\n"
+			   "except OSError as e:\n"
+			   "    print('refused', e.errno, flush=True)\n"));
+	cf_fx_env_free(env);
+	st_dump("a spawn whose exec returns 0", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "refused 10\n"), "not ECHILD (10):\n%s", o.out);
+	cf_fx_out_free(&o);
 }
 
 /* The harness's plan goes stale and can no longer be made effective at a
