@@ -266,6 +266,44 @@ Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
 	cf_fx_env_free(env);
 }
 
+/* The harness watches its supervisor itself, at each launch: once it has
+ * ended, the harness says so and logs it, also when the launch is one no
+ * fenced child makes (a program named with --harness-program, the harness
+ * again, which is not fenced and so never finds the end itself). Seed 41's
+ * watch.c:51, the harness's check negated: the end went unsaid until a
+ * fenced child met it. */
+Test(shim_roles, the_harness_tells_its_supervisor_ended_at_its_next_launch)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env,
+		   (const char *[]){"--harness-program", "/bin/true", "--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, time\n"
+			   "p = os.getppid()\n"
+			   "os.kill(p, 9)\n"
+			   "for i in range(500):\n"
+			   "    try:\n"
+			   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
+			   "    except OSError:\n"
+			   "        break\n"
+			   "    if s == 'Z':\n"
+			   "        break\n"
+			   "    time.sleep(0.01)\n"
+			   "pid = os.posix_spawn('/bin/true', ['true'], os.environ)\n"
+			   "print('again', os.waitpid(pid, 0)[1], flush=True)\n"));
+	cf_fx_env_free(env);
+	st_dump("the harness again, its supervisor killed", &o);
+	cr_expect(strstr(o.out, "again 0\n"), "the harness again did not run:\n%s", o.out);
+	cr_expect_eq(st_count(o.err, "credfence: the IPC supervisor of this harness (pid "), 1,
+		     "not said once:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_expect(log && st_count(log, "{\"event\":\"supervisor_ended\"") == 1, "the log: %s",
+		  log ? log : "(none)");
+	free(log);
+	cf_fx_out_free(&o);
+}
+
 /* A child whose exec returns without running anything and without an
  * error (a seccomp policy that answers execve with SECCOMP_RET_ERRNO and
  * data 0 makes the call return 0) is a failed launch: the shim's
