@@ -18,7 +18,10 @@
  * which the shim does not see; /bin/sh then fences itself (self mode).
  * reexec: the harness closes every descriptor above 2 one by one and
  * execs itself again (the harness again, as a relaunch), then forks as
- * "fork". CF_T_CLOSE_FIRST=1: the harness closes every descriptor above 2
+ * "fork". reexec-failexec: the same, and the new image first makes an exec
+ * of its own that fails (CF_T_NOSHEBANG, an executable file without #!:
+ * ENOEXEC; "FAILEXEC ERRNO-NAME"), then forks as "fork".
+ * CF_T_CLOSE_FIRST=1: the harness closes every descriptor above 2
  * one by one in itself before any way, so that each launch finds the
  * namespace's descriptors gone (issue 31: they come from the supervisor).
  *
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
 		close_above_2();
 	if (argc != 3) {
 		fprintf(stderr, "usage: cf-nsharness fork|vfork|spawn|system|popen|closefds|closerange|"
-				"clobber|moved|dlnext|reexec SCRIPT\n");
+				"clobber|moved|dlnext|reexec|reexec-failexec SCRIPT\n");
 		return 2;
 	}
 	const char *how = argv[1];
@@ -106,6 +109,14 @@ int main(int argc, char **argv)
 	pid_t pid = -1;
 	int st;
 	fflush(stdout);
+	if (!strcmp(how, "failexec")) {
+		const char *f = getenv("CF_T_NOSHEBANG");
+		char *fav[] = {(char *)(f ? f : "/nonexistent-cf"), NULL};
+		execve(fav[0], fav, environ);
+		printf("FAILEXEC %s\n", strerrorname_np(errno));
+		fflush(stdout);
+		how = "fork";
+	}
 	if (!strcmp(how, "system")) {
 		st = system(argv[2]);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
@@ -120,14 +131,14 @@ int main(int argc, char **argv)
 			fputs(line, stdout);
 		st = pclose(p);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	} else if (!strcmp(how, "reexec")) {
+	} else if (!strcmp(how, "reexec") || !strcmp(how, "reexec-failexec")) {
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 		if (n <= 0)
 			return 127;
 		self[n] = '\0';
 		close_above_2();
-		char *again[] = {self, "fork", argv[2], NULL};
+		char *again[] = {self, strcmp(how, "reexec") ? "failexec" : "fork", argv[2], NULL};
 		execve(self, again, environ);
 		fprintf(stderr, "cf-nsharness: execve %s: %s\n", self, strerror(errno));
 		return 127;

@@ -908,6 +908,66 @@ Test(fenced_ns, the_supervisor_gives_the_namespace_to_no_process_inside_it)
 	cr_expect(has_line(o.out, "REFUSED EALREADY"), OUT_FMT, OUT_ARGS(o));
 }
 
+/* Only the harness's keeper (the process the supervisor forked, which
+ * becomes the harness) gives the supervisor a namespace, and only once: the
+ * harness itself finds it given already by its guard (EEXIST), and a
+ * program the harness starts as itself (--harness-program: unfenced, a
+ * descendant of the supervisor, so it reaches it) is refused as not the
+ * keeper (EPERM), so no process but the guard could swap in a namespace
+ * of its own making. Each answer is the supervisor's (seed 41's
+ * sup_handover.c:193, the refusal made 0, and ipc.c:1013, the answer not
+ * read: both say "GIVEN"). */
+Test(fenced_ns, only_the_keeper_gives_the_supervisor_a_namespace)
+{
+	cf_test_require_landlock();
+	repo();
+	cf_fx_credfence(&o, &fx, "harness", NULL, CF_ARGV("--", CF_NSASK, "give"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GIVE REFUSED EEXIST"), OUT_FMT, OUT_ARGS(o));
+	cf_fx_out_free(&o);
+	cf_fx_credfence(&o, &fx, "harness", NULL,
+			CF_ARGV("--harness-program", CF_NSASK, "--", "/bin/sh", "-c",
+				CF_NSASK " give; echo status=$?"));
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "GIVE REFUSED EPERM") && has_line(o.out, "status=0"), OUT_FMT,
+		  OUT_ARGS(o));
+}
+
+/* Without a keeper (its socket pair refused: seccomp-fault), the guard
+ * gives the supervisor the namespace's two descriptors alone. A harness
+ * relaunched without its descriptors takes them back from the supervisor,
+ * and with them no keeper: not descriptor 0. Its own exec that then fails
+ * (a file without #!) passes its kept descriptors back to close-on-exec,
+ * and must leave its standard input alone: a child it starts afterwards
+ * still has one (seed 41's fenced_keep.c:520, `-1` made `-0`: the keeper
+ * taken for descriptor 0, made close-on-exec, and every later child
+ * started without a standard input). */
+Test(fenced_ns, a_harness_that_recovers_no_keeper_keeps_its_standard_input)
+{
+	char noshebang[PATH_MAX], nsv[PATH_MAX + 32], fault[64];
+	cf_test_require_landlock();
+	repo();
+	cf_fx_fmt(noshebang, sizeof noshebang, "%s/no-shebang", fx.root);
+	cf_fx_write(noshebang, "echo ran\n");
+	cr_assert_eq(chmod(noshebang, 0755), 0);
+	cf_fx_fmt(nsv, sizeof nsv, "CF_T_NOSHEBANG=%s", noshebang);
+	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", SYS_socketpair, EPERM);
+	char **env = cf_fx_env(&fx, (const char *[]){nsv, NULL});
+	cf_fx_out_free(&o);
+	cf_fx_run(&o, fx.ws, env, NULL,
+		  CF_ARGV(CF_SECCOMP_FAULT, fault, (char *)cf_fx_bin(), "harness", "--home", fx.home,
+			  "--workspace", fx.ws, "--", CF_NSHARNESS, "reexec-failexec",
+			  "if [ -e /proc/$$/fd/0 ]; then echo STDIN-OPEN; else echo STDIN-CLOSED; fi; "
+			  "echo \"NS=$CREDFENCE_FENCED_NS\""));
+	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* The control: the relaunch took the namespace back, with no keeper
+	 * (its number -1 in the variable the harness's shim rewrote). */
+	cr_expect(strstr(o.out, "\nNS=00") && strstr(o.out, ",-0001,0\n"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "FAILEXEC ENOEXEC"), OUT_FMT, OUT_ARGS(o));
+	cr_expect(has_line(o.out, "STDIN-OPEN"), OUT_FMT, OUT_ARGS(o));
+}
+
 /* A harness that closed them in itself before each way in: every launch
  * path gets the namespace from the supervisor. */
 static void closed_first(const char *way, const char *how)

@@ -1534,6 +1534,45 @@ Test(ipc_engine, a_caller_with_other_credentials_is_refused)
 	cf_ipc_free(&s.ipc);
 }
 
+static int child_drops_and_connects(void *arg)
+{
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		return 2;
+	sh->e[0] = try_connect(arg, NULL, 0);
+	return 0;
+}
+
+/* A connect to an abstract name the policy allows, by a caller that
+ * dropped to nobody: refused, as the chmod above, and logged with its
+ * reason, so that the user sees why an allowed socket was refused (seed
+ * 41's sup_socket.c:207, the log line removed: refused without a word). */
+Test(ipc_engine, a_connect_by_a_caller_with_other_credentials_is_refused_and_logged)
+{
+	struct sup s;
+	struct server sv;
+	char name[64], want[128];
+	if (geteuid() != 0)
+		cf_test_unavailable("needs root to drop to another user");
+	cf_fx_fmt(name, sizeof name, "@cf-creds-%d", (int)getpid());
+	server_start(&sv, name, "hello");
+	run(NULL, child_drops_and_connects, name); /* the control: nobody may connect to it */
+	cr_assert_eq(sh->e[0], 0, "control: %s", strerror(sh->e[0]));
+	sup_start(&s, (const char *[]){name, NULL});
+	int before = atomic_load(&sv.accepts);
+	run(&s, child_drops_and_connects, name);
+	cr_expect_eq(sh->e[0], EACCES, "connect by a caller that dropped to nobody: %s",
+		     strerror(sh->e[0]));
+	cr_expect_eq(atomic_load(&sv.accepts), before, "the server saw the connection");
+	snprintf(want, sizeof want, "\"%s\"", name);
+	const char *log = log_text(&s);
+	cr_expect(strstr(log, "\"ipc_denied\"") && strstr(log, want) &&
+			  strstr(log, "\"reason\":\"credentials\""),
+		  "log: %s", log);
+	server_stop(&sv);
+	cf_ipc_free(&s.ipc);
+}
+
 /* ---- an idle client does not end the supervisor ---- */
 
 static int child_chmod(void *arg)
@@ -2068,6 +2107,27 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 		  ipc_words(-(CF_EIPC_IDENTITY + EPERM)));
 	close(ls);
 	close(ls2);
+	cf_ipc_free(&s.ipc);
+}
+
+/* A start time of 0 is none: /proc gives 0 for a process it can not
+ * name, so an address that says 0 names no identity to check, even with
+ * the real supervisor's pid and random part in it, and is refused as the
+ * old form is (seed 41's ipc.c:625, the 0 made 1: the address was taken
+ * and the child refused for another reason). */
+Test(ipc_engine, a_supervisor_address_with_start_time_0_has_no_identity)
+{
+	struct sup s;
+	sup_start(&s, NULL);
+	int pid;
+	unsigned long long start;
+	char rnd[24], forged[CF_IPC_ADDR_MAX];
+	cr_assert_eq(sscanf(s.addr, "credfence-sup-%d-%llu-%23s", &pid, &start, rnd), 3, "%s",
+		     s.addr);
+	snprintf(forged, sizeof forged, "credfence-sup-%d-0-%s", pid, rnd);
+	cr_assert_eq(cf_ipc_set_addr(&s.ipc, forged), 0);
+	int rc = enter_result(&s);
+	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EINVAL), "%s: %d %s", forged, rc, ipc_words(rc));
 	cf_ipc_free(&s.ipc);
 }
 

@@ -517,9 +517,17 @@ Test(write_holds, pre_commit_corepack_and_dlx_caches_are_private)
 	static const char *const dirs[] = {".cache/pre-commit", ".cache/node/corepack",
 					   ".cache/pnpm/dlx"};
 	cf_fx_rmtree(cf_fx_at(fx.home, ".cache/pre-commit"));
+	mode_t mask = umask(022);
 	sh_fenced(NULL, "for d in .cache/pre-commit .cache/node/corepack .cache/pnpm/dlx; do\n"
 			"  echo x > \"$HOME/$d/db.db\" && echo \"wrote $d\"; done\n");
+	umask(mask);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	/* Made as mkdir -p makes it, for the user's pre-commit to use
+	 * afterwards: 0755 less the umask (seed 41's fenced_ns.c:134, 0754). */
+	struct stat made;
+	cr_assert_eq(stat(cf_fx_at(fx.home, ".cache/pre-commit"), &made), 0);
+	cr_expect(S_ISDIR(made.st_mode) && (made.st_mode & 07777) == 0755, "mode %o",
+		  (unsigned)(made.st_mode & 07777));
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
 		struct stat st;
 		cr_expect(has_line(o.out, "wrote %s", dirs[i]), OUT_FMT, OUT_ARGS(o));

@@ -215,6 +215,13 @@ static long child_call(const struct exec_case *c, int *err)
 		if (le)
 			t[3 + c->extra] = P, a[3 + c->extra] = &ev;
 		r = call(fn, I, true, 2, n, t, a);
+	} else if (!strcmp(fn, "execle-noarg")) {
+		/* No argument at all: the NULL first, then the envp (callers do
+		 * pass an empty argv; the kernel then gives argv[0] ""). */
+		void *nul = NULL;
+		void *a[] = {&path, &nul, &ev};
+		ffi_type *t[] = {P, P, P};
+		r = call("execle", I, true, 2, 3, t, a);
 	} else if (!strcmp(fn, "fexecve")) {
 		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 		void *a[] = {&fd, &av, &ev};
@@ -342,6 +349,13 @@ static void exec_family(void)
 	for (size_t i = 0; i < 3; i++)
 		for (int extra = 0; extra <= 64; extra++)
 			exec_case(&(struct exec_case){var[i], var[i], T_PROBE, extra}, true, 0);
+	/* execle with no argument: the list ends at once, and the envp after
+	 * it reaches the child (seed 41's exec.c:128: one argument counted
+	 * too many, the envp was taken for it). The shim's own: glibc's
+	 * execle reads an argument after the first whatever it is, so the
+	 * free run would pass the envp as argv[1] and garbage as the envp. */
+	if (fenced)
+		exec_case(&(struct exec_case){"execle-noarg", "execle-noarg", T_PROBE, 0}, true, 0);
 	/* The ENOEXEC shell fallback of the PATH searching forms. */
 	exec_case(&(struct exec_case){"execvp", "execvp", T_SCRIPT, 0}, true, 0);
 	exec_case(&(struct exec_case){"execvpe", "execvpe", T_SCRIPT, 0}, true, 0);

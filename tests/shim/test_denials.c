@@ -643,6 +643,50 @@ Test(shim_denials, a_protected_rename_by_each_call_is_explained)
 	cf_fx_out_free(&o);
 }
 
+/* A change of a protected file's times (EROFS: the read-only mount) is
+ * explained by each call that makes one by path (utimes, utime; touch
+ * uses utimensat), once (seed 41's denied.c:771: the explanation after
+ * utimes removed). */
+Test(shim_denials, a_protected_times_change_by_each_call_is_explained)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	git_repo();
+	for (int i = 1; i <= 2; i++) {
+		char p[PATH_MAX + 32];
+		snprintf(p, sizeof p, "%s/.git/hooks/t%d", t.fx.ws, i);
+		cf_fx_write(p, "#!/bin/sh\n");
+	}
+	char script[PATH_MAX + 1024];
+	snprintf(script, sizeof script,
+		 "%s - <<'EOF'\n"
+		 "import ctypes\n"
+		 "libc = ctypes.CDLL(None, use_errno=True)\n"
+		 "h = b'.git/hooks/'\n"
+		 "calls = [('utimes', lambda: libc.utimes(h + b't1', None)),\n"
+		 "         ('utime', lambda: libc.utime(h + b't2', None))]\n"
+		 "for name, call in calls:\n"
+		 "    print(name, call(), ctypes.get_errno())\n"
+		 "EOF\n",
+		 py);
+	struct cf_fx_out o;
+	run_sh(&o, NULL, script, NULL);
+	st_dump("protected times", &o);
+	for (int i = 1; i <= 2; i++) {
+		static const char *const call[] = {"", "utimes", "utime"};
+		char want[3 * PATH_MAX + 256];
+		snprintf(want, sizeof want, "%s -1 %d\n", call[i], EROFS);
+		cr_expect(strstr(o.out, want), "%s was not refused with EROFS:\n%s", call[i], o.out);
+		snprintf(want, sizeof want,
+			 NOTICE "write of %s/.git/hooks/t%d (runs unfenced later: git hooks); to "
+			 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
+			 "%s/.git/hooks/t%d\n", t.fx.ws, i, t.fx.ws, t.fx.ws, i);
+		cr_expect_eq(st_count(o.err, want), 1, "one notice for %s:\n%s", call[i], o.err);
+	}
+	cr_expect_eq(st_count(o.err, NOTICE), 2, "one notice each:\n%s", o.err);
+	assert_clean(&o);
+	cf_fx_out_free(&o);
+}
+
 /* A submodule sm in the workspace (a git repository): its git directory
  * .git/modules/sm, which no name of the table covers; the plan finds its
  * config and hooks from .git (common/git_layout.h). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shimtest.h"
@@ -58,6 +59,55 @@ Test(shim_roles, self_mode_shell_builtins)
 	st_assert_cases(&t, &o, 7, 2, false);
 	cr_expect(strstr(o.out, "PROBE 0\n"), "cf-probe under env -i was not fenced (see its status)");
 	/* One application of the fence: the bash that loaded the shim. */
+	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
+		     st_log_lines(&t, "\"verdict\":\"applied\""));
+	cf_fx_out_free(&o);
+	cf_fx_env_free(env);
+}
+
+/* A process in self mode goes on as the keeper of its own supervisor
+ * (role.c: the program runs on in its grandchild, without an exec), so it
+ * must hold none of the supervisor's descriptors: with its listening
+ * socket, a fenced process could accept connections made to the
+ * supervisor, which pass the identity check (SO_PEERCRED names the process
+ * that called listen), and receive what is sent to it (seed 41's
+ * supervisor.c:406, the keeper's close(ls) removed). Python, in self mode
+ * itself, lists the listening sockets it holds. */
+Test(shim_roles, a_self_mode_process_holds_no_listener_of_its_supervisor)
+{
+	const char *py = cf_test_require_tool("/usr/bin/python3");
+	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
+	char **env = st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
+						 kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
+						 kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
+						 kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	struct cf_fx_out o;
+	cf_fx_run(&o, t.fx.ws, env, NULL,
+		  CF_ARGV((char *)py, "-c",
+			  "import os, socket\n"
+			  "n = 0\n"
+			  "for fd in sorted(int(f) for f in os.listdir('/proc/self/fd')):\n"
+			  "    try:\n"
+			  "        s = socket.socket(fileno=fd)\n"
+			  "    except OSError:\n"
+			  "        continue\n"
+			  "    try:\n"
+			  "        if s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):\n"
+			  "            n += 1\n"
+			  "            print('LISTENER', fd, s.getsockname())\n"
+			  "    finally:\n"
+			  "        s.detach()\n"
+			  "print('LISTENERS', n)\n"
+			  "try:\n"
+			  "    open(os.environ['CF_T_KEY']).close()\n"
+			  "    print('KEY read')\n"
+			  "except PermissionError:\n"
+			  "    print('KEY denied')\n"));
+	st_dump("self mode python", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "LISTENERS 0\n"), "%s", o.out);
+	/* It did fence itself, with a supervisor of its own. */
+	cr_expect(strstr(o.out, "KEY denied\n"), "%s", o.out);
 	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
 		     st_log_lines(&t, "\"verdict\":\"applied\""));
 	cf_fx_out_free(&o);
@@ -158,6 +208,137 @@ Test(shim_roles, best_effort_runs_and_logs)
 	cr_expect_geq(ne, 3, "%zu not-effective lines, expected one for credfence and each child", ne);
 	cr_expect_eq(st_log_lines(&t, "overlaps secret"), ne, "a line without the reason");
 	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 0);
+	cf_fx_out_free(&o);
+}
+
+/* Best effort runs a child unfenced only where isolation is not
+ * effective; a harness whose IPC supervisor has ended (killed: the
+ * harness's parent, above it) refuses every child in best-effort mode
+ * too, as nothing more can be fenced under it, whether write protection
+ * is required or not: posix_spawn fails with EPERM and nothing starts
+ * (seed 41's fence.c:307, `||` made `&&` in cf_fence_refuses_always: the
+ * end the harness found before the launch was no longer decoded as one
+ * that refuses always, and posix_spawn reported a child started, which
+ * refused itself later and ended with 125). The Python harness waits for
+ * the end, then starts each child by posix_spawn (the shim's own launch:
+ * the harness looks first). */
+Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
+{
+	static const char *const modes[] = {"--write-protect=require", "--write-protect=warn"};
+	char **env = st_env(&t, NULL);
+	for (size_t m = 0; m < 2; m++) {
+		struct cf_fx_out o;
+		st_harness(&o, &t, env,
+			   (const char *[]){"--best-effort", modes[m], "--log", t.log, NULL},
+			   CF_ARGV("/usr/bin/python3", "-c",
+				   "import os, time\n"
+				   "p = os.getppid()\n"
+				   "os.kill(p, 9)\n"
+				   "for i in range(500):\n"
+				   "    try:\n"
+				   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
+				   "    except OSError:\n"
+				   "        break\n"
+				   "    if s == 'Z':\n"
+				   "        break\n"
+				   "    time.sleep(0.01)\n"
+				   "for name, f in (('key', 'CF_T_KEY'), ('allowed', 'CF_T_ALLOWED')):\n"
+				   "    a = ['/bin/cat', os.environ[f]]\n"
+				   "    try:\n"
+				   "        st = os.waitpid(os.posix_spawn(a[0], a, os.environ), 0)[1]\n"
+				   "        print(name, 'ran', st, flush=True)\n"
+				   "    except OSError as e:\n"
+				   "        print(name, 'refused', e.errno, flush=True)\n"
+				   "print('harness-done', flush=True)\n"));
+		st_dump(modes[m], &o);
+		/* Its exit status is the supervisor's to pass on: not known. */
+		cr_expect(strstr(o.out, "harness-done\n"), "%s: %s", modes[m], o.out);
+		cf_fx_assert_no_marker(&t.fx, &o);
+		cr_expect(strstr(o.out, "key refused 1\n") && strstr(o.out, "allowed refused 1\n") &&
+				  !strstr(o.out, ST_ALLOWED_TEXT),
+			  "%s: a child was started:\n%s", modes[m], o.out);
+		cr_expect_eq(st_count(o.err, "the IPC supervisor has ended; nothing more can be "
+					     "fenced under it (start the harness or command again). "
+					     "Nothing was run.\n"),
+			     2, "%s: %s", modes[m], o.err);
+		cf_fx_out_free(&o);
+	}
+	cf_fx_env_free(env);
+}
+
+/* The harness watches its supervisor itself, at each launch: once it has
+ * ended, the harness says so and logs it, also when the launch is one no
+ * fenced child makes (a program named with --harness-program, the harness
+ * again, which is not fenced and so never finds the end itself). Seed 41's
+ * watch.c:51, the harness's check negated: the end went unsaid until a
+ * fenced child met it. */
+Test(shim_roles, the_harness_tells_its_supervisor_ended_at_its_next_launch)
+{
+	struct cf_fx_out o;
+	char **env = st_env(&t, NULL);
+	st_harness(&o, &t, env,
+		   (const char *[]){"--harness-program", "/bin/true", "--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import os, time\n"
+			   "p = os.getppid()\n"
+			   "os.kill(p, 9)\n"
+			   "for i in range(500):\n"
+			   "    try:\n"
+			   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
+			   "    except OSError:\n"
+			   "        break\n"
+			   "    if s == 'Z':\n"
+			   "        break\n"
+			   "    time.sleep(0.01)\n"
+			   "pid = os.posix_spawn('/bin/true', ['true'], os.environ)\n"
+			   "print('again', os.waitpid(pid, 0)[1], flush=True)\n"));
+	cf_fx_env_free(env);
+	st_dump("the harness again, its supervisor killed", &o);
+	cr_expect(strstr(o.out, "again 0\n"), "the harness again did not run:\n%s", o.out);
+	cr_expect_eq(st_count(o.err, "credfence: the IPC supervisor of this harness (pid "), 1,
+		     "not said once:\n%s", o.err);
+	char *log = cf_fx_slurp(t.log);
+	cr_expect(log && st_count(log, "{\"event\":\"supervisor_ended\"") == 1, "the log: %s",
+		  log ? log : "(none)");
+	free(log);
+	cf_fx_out_free(&o);
+}
+
+/* A child whose exec returns without running anything and without an
+ * error (a seccomp policy that answers execve with SECCOMP_RET_ERRNO and
+ * data 0 makes the call return 0) is a failed launch: the shim's
+ * posix_spawn says ECHILD and reaps it, never that a child started (seed
+ * 41's launch.c:312, `rc < 0` made `rc <= 0`: posix_spawn returned 0 for
+ * a child that ran nothing and ended with 127). The Python harness
+ * installs that policy on itself, then spawns. */
+Test(shim_roles, a_spawn_whose_exec_returns_0_fails_with_echild)
+{
+	struct cf_fx_out o;
+	char nr[32];
+	cf_fx_fmt(nr, sizeof nr, "CF_T_EXECVE=%d", (int)SYS_execve);
+	char **env = st_env(&t, (const char *[]){nr, NULL});
+	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
+		   CF_ARGV("/usr/bin/python3", "-c",
+			   "import ctypes, os, struct\n"
+			   "libc = ctypes.CDLL(None, use_errno=True)\n"
+			   "nr = int(os.environ['CF_T_EXECVE'])\n"
+			   "ins = [(0x20, 0, 0, 0), (0x15, 0, 1, nr),\n"
+			   "       (0x06, 0, 0, 0x00050000), (0x06, 0, 0, 0x7fff0000)]\n"
+			   "buf = ctypes.create_string_buffer(b''.join(struct.pack('HBBI', *i) for i in ins))\n"
+			   "class Prog(ctypes.Structure):\n"
+			   "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+			   "prog = Prog(len(ins), ctypes.addressof(buf))\n"
+			   "assert libc.prctl(38, 1, 0, 0, 0) == 0\n"
+			   "assert libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0\n"
+			   "try:\n"
+			   "    pid = os.posix_spawn('/bin/true', ['true'], os.environ)\n"
+			   "    print('spawned', os.waitpid(pid, 0)[1], flush=True)\n"
+			   "except OSError as e:\n"
+			   "    print('refused', e.errno, flush=True)\n"));
+	cf_fx_env_free(env);
+	st_dump("a spawn whose exec returns 0", &o);
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "refused 10\n"), "not ECHILD (10):\n%s", o.out);
 	cf_fx_out_free(&o);
 }
 
