@@ -925,9 +925,14 @@ Test(fenced_ns, only_the_keeper_gives_the_supervisor_a_namespace)
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "GIVE REFUSED EEXIST"), OUT_FMT, OUT_ARGS(o));
 	cf_fx_out_free(&o);
+	/* A --harness-program must lie outside every writable location: the
+	 * build tree may be under /tmp (CI clones there), so a copy in the
+	 * fixture's root. */
+	const char *ask = cf_fx_helper_for(&fx, CF_NSASK, getuid(), getgid());
+	char line[PATH_MAX + 64];
+	snprintf(line, sizeof line, "'%s' give; echo status=$?", ask);
 	cf_fx_credfence(&o, &fx, "harness", NULL,
-			CF_ARGV("--harness-program", CF_NSASK, "--", "/bin/sh", "-c",
-				CF_NSASK " give; echo status=$?"));
+			CF_ARGV("--harness-program", (char *)ask, "--", "/bin/sh", "-c", line));
 	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(has_line(o.out, "GIVE REFUSED EPERM") && has_line(o.out, "status=0"), OUT_FMT,
 		  OUT_ARGS(o));
