@@ -83,34 +83,6 @@ struct cf_fence *cf_fence_new(void)
 	return calloc(1, sizeof(struct cf_fence));
 }
 
-void cf_fence_destroy(struct cf_fence *f)
-{
-	if (!f)
-		return;
-	cf_fence_free(f);
-	free(f);
-}
-
-const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
-{
-	return &f->pol;
-}
-
-bool cf_fence_ready(const struct cf_fence *f)
-{
-	return f->ready;
-}
-
-bool cf_fence_inherited(const struct cf_fence *f)
-{
-	return f->inherited;
-}
-
-size_t cf_fence_rules(const struct cf_fence *f)
-{
-	return f->res.rules;
-}
-
 void cf_fence_free(struct cf_fence *f)
 {
 	cf_profile_free(&f->pf);

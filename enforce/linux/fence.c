@@ -212,34 +212,6 @@ struct cf_fence *cf_fence_new(void)
 	return f;
 }
 
-void cf_fence_destroy(struct cf_fence *f)
-{
-	if (!f)
-		return;
-	cf_fence_free(f);
-	free(f);
-}
-
-const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
-{
-	return &f->pol;
-}
-
-bool cf_fence_ready(const struct cf_fence *f)
-{
-	return f->ready;
-}
-
-bool cf_fence_inherited(const struct cf_fence *f)
-{
-	return f->inherited;
-}
-
-size_t cf_fence_rules(const struct cf_fence *f)
-{
-	return f->res.rules;
-}
-
 int cf_fence_abi(const struct cf_fence *f)
 {
 	return f->abi;
