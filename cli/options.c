@@ -427,7 +427,7 @@ int cf_cli_hide_env(const struct cf_options *o)
 	struct cf_env_rules r;
 	unsigned long lo, hi;
 	cf_options_env_rules(o, &r);
-	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, &r, lo, hi)) {
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, &r, NULL, lo, hi)) {
 		cf_err("out of memory while moving the secret variables. Nothing was run.");
 		return CF_EXIT_FAIL;
 	}

@@ -2,6 +2,7 @@
  * word and keep row says where it comes from: the tool's own documentation
  * of the variable it reads, or the public rule set that names it. The value
  * shapes are in env_shapes.c. */
+#include "env_memo.h"
 #include "secret_env.h"
 #include "env_shapes.h"
 
@@ -788,12 +789,15 @@ bool cf_env_rule_valid(const char *s, bool pattern)
 	return word;
 }
 
-int cf_env_move_secrets(char **env, const struct cf_env_rules *r, unsigned long lo,
-			unsigned long hi)
+int cf_env_move_secrets(char **env, const struct cf_env_rules *r, const struct cf_env_memo *m,
+			unsigned long lo, unsigned long hi)
 {
 	for (size_t i = 0; env && env[i]; i++) {
 		unsigned long at = (unsigned long)env[i];
-		if (at < lo || at >= hi || cf_env_secret(env[i], r) == CF_ENV_PASS)
+		if (at < lo || at >= hi)
+			continue;
+		int v = cf_env_memo_find(m, env[i]);
+		if (v >= 0 ? v == 0 : cf_env_secret(env[i], r) == CF_ENV_PASS)
 			continue;
 		char *copy = strdup(env[i]);
 		if (!copy)

@@ -191,9 +191,11 @@ size_t cf_env_drop_secrets(char **env, const struct cf_env_rules *r, unsigned lo
 /* Normal context. ENV keeps every entry, but each one R withholds that lies
  * in [LO, HI) is copied to the heap (ENV then points at the copy) and
  * overwritten with NUL bytes where it was: a process that keeps its secrets
- * (the harness) without /proc/PID/environ showing them. 0, or -ENOMEM with
+ * (the harness) without /proc/PID/environ showing them. M (NULL: none) gives
+ * the verdicts it holds (env_memo.h), made by the same R. 0, or -ENOMEM with
  * ENV as it was from that entry on. */
-int cf_env_move_secrets(char **env, const struct cf_env_rules *r, unsigned long lo,
-			unsigned long hi);
+struct cf_env_memo;
+int cf_env_move_secrets(char **env, const struct cf_env_rules *r, const struct cf_env_memo *m,
+			unsigned long lo, unsigned long hi);
 
 #endif

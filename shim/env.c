@@ -193,6 +193,11 @@ void cf_env_memo_init(char *const *envp)
 	env_memo = cf_env_memo_build(envp, &env_rules);
 }
 
+const struct cf_env_memo *cf_env_memo_current(void)
+{
+	return env_memo;
+}
+
 /* Whether E is withheld: the memo's verdict for the harness's own bytes,
  * the judgement for any other. */
 static bool is_secret(const char *e)

@@ -90,7 +90,7 @@ static void drop_secrets_from_environ(const struct cf_options *o, int logfd)
 static void hide_secrets_of_harness(void)
 {
 	unsigned long lo, hi;
-	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, cf_env_rules(), lo, hi)) {
+	if (cf_proc_self_env_area(&lo, &hi) == 0 && cf_env_move_secrets(environ, cf_env_rules(), cf_env_memo_current(), lo, hi)) {
 		fputs("credfence: out of memory while moving the harness's secret variables. "
 		      "Nothing was run.\n", stderr);
 		_exit(125);
@@ -287,8 +287,9 @@ void cf_shim_become_harness(void)
 		_exit(125);
 	}
 	cf_env_rules_init(o);
-	hide_secrets_of_harness();
+	/* Judged once: the memo's verdicts also say what to move. */
 	cf_env_memo_init(environ);
+	hide_secrets_of_harness();
 #ifndef __APPLE__
 	/* Its descriptors moved out of the harness's way; the variable then
 	 * names them where they are now, for the harness's own exec, written

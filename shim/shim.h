@@ -221,6 +221,8 @@ const struct cf_env_rules *cf_env_rules(void);
  * at its start) judged once; a child's entry of the same bytes then takes
  * that verdict (common/env_memo.h). Out of memory: every entry is judged. */
 void cf_env_memo_init(char *const *envp);
+/* That memo, or NULL. */
+const struct cf_env_memo *cf_env_memo_current(void);
 /* Whether the calling process is a child of the harness (not the harness
  * replacing its own image): its environment loses the secrets. Raw syscalls. */
 bool cf_shim_harness_child(void);

@@ -77,6 +77,29 @@ Test(env_memo, it_judges_by_the_users_rules)
 	cf_env_memo_free(ruled);
 }
 
+/* The harness moves its secrets out of its first environment by the memo's
+ * verdicts, judged once (cf_env_move_secrets with a memo): what the memo
+ * keeps stays where it is, what it withholds is moved and overwritten. */
+Test(env_memo, the_harness_moves_what_the_memo_withholds)
+{
+	char a[] = "DB_PASS=fake-db-password", b[] = "GITHUB_TOKEN=fake-token";
+	char *env[] = {a, b, NULL};
+	char *keep[] = {"DB_PASS"};
+	struct cf_env_rules r = {.keep = keep, .n_keep = 1};
+	struct cf_env_memo *m = cf_env_memo_build(env, &r);
+	cr_assert(m);
+	/* No rules given to the move itself: the verdicts are the memo's. */
+	unsigned long x = (unsigned long)a, y = (unsigned long)b;
+	unsigned long lo = x < y ? x : y, hi = (x > y ? x : y) + sizeof a + sizeof b;
+	cr_assert_eq(cf_env_move_secrets(env, NULL, m, lo, hi), 0);
+	cr_expect_eq(env[0], a, "kept by the memo's --keep-env, yet moved");
+	cr_assert_neq(env[1], b);
+	cr_expect_str_eq(env[1], "GITHUB_TOKEN=fake-token");
+	cr_expect_eq(b[0], '\0');
+	free(env[1]);
+	cf_env_memo_free(m);
+}
+
 /* An entry of the same length and ends as a known one, that differs only in
  * the middle, is not known: the harness changed it since its start (a
  * GitHub token where there was none), and it is judged again. */

@@ -665,7 +665,7 @@ Test(secret_env, move_keeps_and_overwrites)
 {
 	char a[] = "PATH=/bin", b[] = "GITHUB_TOKEN=" TAG;
 	char *env[] = {a, b, NULL};
-	cr_assert_eq(cf_env_move_secrets(env, NULL, (unsigned long)b, (unsigned long)b + 1), 0);
+	cr_assert_eq(cf_env_move_secrets(env, NULL, NULL, (unsigned long)b, (unsigned long)b + 1), 0);
 	cr_expect_eq(env[0], a);
 	cr_assert_neq(env[1], b);
 	cr_expect_str_eq(env[1], "GITHUB_TOKEN=" TAG);
