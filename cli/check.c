@@ -94,7 +94,7 @@ static int pipe_cloexec(int fds[2])
 }
 
 /* The sockets the fence lets a program connect to although they were bound
- * outside it: the supervisor's rule (enforce/linux/supervisor.h), judged by identity. A socket
+ * outside it: the supervisor's rule (enforce/linux/notify/supervisor.h), judged by identity. A socket
  * bound by a fenced program is reachable from its tree too, but `check` has no
  * such tree. */
 static const struct cf_strv *check_allowed;

@@ -21,7 +21,7 @@ static const char *writable_holding(const struct cf_policy *p, const char *path)
 	return NULL;
 }
 
-/* How the IPC and metadata fence is enforced on this kernel (enforce/linux/supervisor.h). */
+/* How the IPC and metadata fence is enforced on this kernel (enforce/linux/notify/supervisor.h). */
 static const char *ipc_how(const struct cf_fence *f)
 {
 #ifdef __APPLE__

@@ -41,7 +41,7 @@ const struct cf_secret_row cf_secret_table[] = {
 	ROW(".config/rclone", "rclone remotes and their secrets"),
 	/* Coding agents' own logins: a model-written command must not take the
 	 * user's model-provider tokens. The harness reads them: its own
-	 * reads are guarded (enforce/linux/harness_guard.h), but a harness signs in with these. */
+	 * reads are guarded (enforce/linux/mountns/harness_guard.h), but a harness signs in with these. */
 	AGENT_IN(".claude/.credentials.json", "Claude Code login tokens", "CLAUDE_CONFIG_DIR",
 		 ".credentials.json"),
 	AGENT_IN(".codex/auth.json", "Codex (OpenAI) login tokens", "CODEX_HOME", "auth.json"),

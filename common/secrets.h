@@ -20,7 +20,7 @@ struct cf_secret_row {
 	enum cf_reloc reloc;
 	const char *leaf;  /* for CF_RELOC_JOIN */
 	bool agent_login;  /* a coding agent's own login: the harness may read it
-			      (enforce/linux/harness_guard.h), its children never */
+			      (enforce/linux/mountns/harness_guard.h), its children never */
 };
 
 extern const struct cf_secret_row cf_secret_table[];

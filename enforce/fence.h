@@ -103,7 +103,7 @@ bool cf_fence_current(const struct cf_fence *f);
  * macOS (no IPC fence there yet, SECURITY.md). */
 bool cf_fence_needs_supervisor(const struct cf_fence *f);
 
-/* Start a supervisor (linux/supervisor.h) for F, serving until KEEPER has
+/* Start a supervisor (linux/notify/supervisor.h) for F, serving until KEEPER has
  * exited and no fenced process is left; its denials go to LOGFD. ABOVE: as
  * the ancestor of everything it serves (cf_supervisor_start_above: this
  * process becomes the waiter and the call returns in its grandchild; KEEPER
@@ -276,7 +276,7 @@ void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *n
 		     pid_t pid, const char *program, bool applied, const char *reason, size_t rules,
 		     char *buf, size_t bufsz);
 
-/* The mount namespace of the fenced tree (linux/fenced_ns.h): read-only
+/* The mount namespace of the fenced tree (linux/mountns/fenced_ns.h): read-only
  * mounts outside the writable locations (metadata changes there fail with
  * EROFS, and the IPC fence stops trapping them), read-only binds over the
  * protected paths inside them (common/protected.h). Plan it for a ready F

@@ -311,7 +311,7 @@ static int place_devices(struct cf_plan *pl, const struct cf_policy *p)
 		rc = add_own_terminal(pl, p, fd);
 	/* Landlock checks every open of a pty's slave, even the one
 	 * ioctl(TIOCGPTPEER) makes; the supervisor makes that one for a fenced
-	 * program (enforce/linux/supervisor_pty.h). Opening a slave by its name needs
+	 * program (enforce/linux/notify/supervisor_pty.h). Opening a slave by its name needs
 	 * all of /dev/pts, which is every terminal of the user. */
 	if (!rc && p->allow_ptys)
 		rc = add_device(pl, p, "/dev/pts");

@@ -14,11 +14,11 @@
 #include "event.h"
 #include "json.h"
 #include "paths.h"
-#include "landlock.h"
+#include "landlock/landlock.h"
 #include "protected_match.h"
-#include "sup_denied.h"
+#include "notify/sup_denied.h"
 #include "sys.h"
-#include "userns.h"
+#include "mountns/userns.h"
 
 
 /* A directory changed so shortly before it was read that a next change could

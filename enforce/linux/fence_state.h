@@ -10,10 +10,10 @@
 
 #include "expand.h"
 #include "fence.h"
-#include "fenced_keep.h"
-#include "fenced_ns.h"
+#include "mountns/fenced_keep.h"
+#include "mountns/fenced_ns.h"
 #include "policy.h"
-#include "supervisor.h"
+#include "notify/supervisor.h"
 
 /* A lookup stamp its ancestor's stamp covers (not taken). */
 #define CF_STAMP_SKIP 2

@@ -96,8 +96,8 @@
 
 #include "fence_state.h"
 #include "shim.h"
-#include "supervisor_wire.h"
-#include "ttyfilter.h"
+#include "notify/supervisor_wire.h"
+#include "notify/ttyfilter.h"
 #include "../enforce/ipc_reference.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */

@@ -7,7 +7,7 @@
  * status`, with the one command that turns it on.
  *
  * Each way a machine refuses, through the test build's switch
- * (CF_TEST_USERNS, enforce/linux/userns.c), which fails as the real case
+ * (CF_TEST_USERNS, enforce/linux/mountns/userns.c), which fails as the real case
  * fails: sysctl (Debian's kernel.unprivileged_userns_clone=0: EPERM),
  * maxns (user.max_user_namespaces=0: ENOSPC), seccomp (a container's
  * default profile: EPERM, root included), apparmor (Ubuntu 23.10 and
@@ -39,7 +39,7 @@ static const char *const faults[] = {"sysctl", "maxns", "seccomp", "apparmor"};
 	"chmod 600 \"$HOME/notes.txt\"; echo \"CHMOD rc=$?\"\n"                                \
 	"echo built > out.txt; echo \"WS-WRITE rc=$?\"\n"
 
-/* The remedy each way names (enforce/linux/userns.c, cf_userns_remedy). */
+/* The remedy each way names (enforce/linux/mountns/userns.c, cf_userns_remedy). */
 static const char *remedy(const char *fault)
 {
 	if (strcmp(fault, "sysctl") == 0)

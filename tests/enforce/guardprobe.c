@@ -1,5 +1,5 @@
 /* cf-guardprobe: a "harness" started by credfence harness, attacking the
- * guard over its own reads (enforce/linux/harness_guard.h) in every way a harness's file
+ * guard over its own reads (enforce/linux/mountns/harness_guard.h) in every way a harness's file
  * tools, or a model steering them, could try. One line per attempt:
  * "NAME RESULT", RESULT the errno name of the failure, or "read" followed by
  * what was read (so that a leak shows its marker in the output).

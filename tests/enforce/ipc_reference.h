@@ -1,4 +1,4 @@
-/* The IPC filter as enforce/linux/ipc.c wrote it before it was built as a
+/* The IPC filter as enforce/linux/notify/ipc.c wrote it before it was built as a
  * search tree (main at 9ec1a32, a table of 174 instructions), kept word for
  * word as the reference that tests/enforce/test_ipc_filter.c holds the built
  * program to, and that cf-bench's "ipcfilter" row installs as "before".
@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf.h"
-#include "sup_denied.h"
-#include "supervisor_wire.h"
+#include "notify/bpf.h"
+#include "notify/sup_denied.h"
+#include "notify/supervisor_wire.h"
 
 #if defined(__x86_64__)
 #define CF_HAVE_IPC_REFERENCE 1

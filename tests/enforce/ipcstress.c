@@ -29,9 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor.h"
+#include "notify/supervisor.h"
 #include "strv.h"
-#include "supervisor_wire.h"
+#include "notify/supervisor_wire.h"
 
 /* The status line of an IPC failure ERR. */
 static const char *ipc_words(int err)

@@ -1,6 +1,6 @@
 /* cf-nsask: asks the supervisor that CREDFENCE_SUPERVISOR names for the
  * mount namespace of the harness's children, as a child that lost its
- * descriptors does (enforce/linux/supervisor.h, cf_ipc_ns_get). Prints
+ * descriptors does (enforce/linux/notify/supervisor.h, cf_ipc_ns_get). Prints
  * "GOT N" (N descriptors received) or "REFUSED ERRNO-NAME"; exits 1 when
  * it got them, 0 when refused, 2 without an address.
  *
@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "supervisor.h"
-#include "supervisor_wire.h"
+#include "notify/supervisor.h"
+#include "notify/supervisor_wire.h"
 
 static int ask(const struct cf_ipc *ipc, int fds[3])
 {

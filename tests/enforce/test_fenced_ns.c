@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "fenced_keep.h"
+#include "mountns/fenced_keep.h"
 #include "protected.h"
 
 CF_SUITE_STATE()

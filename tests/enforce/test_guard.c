@@ -1,5 +1,5 @@
 /* Issue 11: the harness's own reads. credfence harness starts cf-guardprobe
- * as the harness; it attacks the covers (enforce/linux/harness_guard.h) in every way its
+ * as the harness; it attacks the covers (enforce/linux/mountns/harness_guard.h) in every way its
  * file tools, or a model steering them, could: plain, "..", /proc/self/root,
  * /proc/PID/root of the processes above it and of pid 1, a directory fd,
  * openat2, a raw syscall, io_uring, a symlink and a hard link from the
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "harness_guard.h"
+#include "mountns/harness_guard.h"
 
 #ifndef CF_GUARDPROBE
 #error "CF_GUARDPROBE comes from meson"

@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "supervisor.h"
+#include "notify/supervisor.h"
 #include "proc.h"
-#include "supervisor_wire.h"
+#include "notify/supervisor_wire.h"
 
 /* The status line of an IPC failure ERR (a buffer of this file's own). */
 static const char *ipc_words(int err)
@@ -2308,7 +2308,7 @@ Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
 #include <sys/resource.h>
 
 #include "policy.h"
-#include "sup_denied.h"
+#include "notify/sup_denied.h"
 
 /* The records of the denied secrets and of the write protection's scope
  * take the blob up to CF_IPC_BLOB_MAX less 4 KiB, the rest being the other

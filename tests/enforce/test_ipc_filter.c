@@ -1,4 +1,4 @@
-/* The IPC filter as built by enforce/linux/ipc.c (cf_ipc_filter_build), held
+/* The IPC filter as built by enforce/linux/notify/ipc.c (cf_ipc_filter_build), held
  * to the program it replaced (ipc_reference.h): the same answer for every
  * (arch, nr, args) that can matter, in both modes, but for the changes
  * listed in changed(), run in an interpreter of this file; the search tree short for every native number; and the kernel
@@ -27,7 +27,7 @@
 
 #include "fixture.h"
 #include "ipc_reference.h"
-#include "supervisor_wire.h"
+#include "notify/supervisor_wire.h"
 
 #ifdef CF_HAVE_IPC_REFERENCE
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "landlock.h"
+#include "landlock/landlock.h"
 
 #define R_EXEC (1ULL << 0)
 #define R_WRITE_FILE (1ULL << 1)

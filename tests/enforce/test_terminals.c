@@ -21,9 +21,9 @@
 
 #include "enforce_test.h"
 #include "expand.h"
-#include "landlock.h"
+#include "landlock/landlock.h"
 #include "policy.h"
-#include "ttyfilter.h"
+#include "notify/ttyfilter.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)

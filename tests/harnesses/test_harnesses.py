@@ -128,7 +128,7 @@ NO_READ_TOOL = {"codex": "Codex 0.171.0 offers no file-reading tool (its tools: 
                          "multi_agent_v1, request_user_input): it reads files only through its shell"}
 
 # The way each agent's nouserns run refuses namespaces (CF_TEST_USERNS, a test
-# build's switch: enforce/linux/userns.c). Root passes Debian's sysctl and
+# build's switch: enforce/linux/mountns/userns.c). Root passes Debian's sysctl and
 # Ubuntu's rule (CAP_SYS_ADMIN): as root every agent gets the container's way.
 NOUSERNS = {"claude": "apparmor", "codex": "sysctl", "gemini": "maxns", "opencode": "seccomp"}
 

@@ -487,7 +487,7 @@ char **cf_fx_env(const struct cf_fx *fx, const char *const *extra)
 	snprintf(buf, sizeof buf, "HOME=%s", fx->home);
 	env_put(&env, &n, buf);
 	/* A run of the suite with user namespaces refused (a test build's
-	 * switch, enforce/linux/userns.c): the programs under test take it. */
+	 * switch, enforce/linux/mountns/userns.c): the programs under test take it. */
 	if (getenv("CF_TEST_USERNS")) {
 		snprintf(buf, sizeof buf, "CF_TEST_USERNS=%s", getenv("CF_TEST_USERNS"));
 		env_put(&env, &n, buf);
@@ -505,7 +505,7 @@ char **cf_fx_env(const struct cf_fx *fx, const char *const *extra)
 		env_put(&env, &n, buf);
 	}
 	/* A run of the suite at an older Landlock ABI (a test build's switch,
-	 * enforce/linux/landlock.c): the programs under test take it too. */
+	 * enforce/linux/landlock/landlock.c): the programs under test take it too. */
 	if (getenv("CF_TEST_LANDLOCK_ABI")) {
 		snprintf(buf, sizeof buf, "CF_TEST_LANDLOCK_ABI=%s", getenv("CF_TEST_LANDLOCK_ABI"));
 		env_put(&env, &n, buf);

@@ -27,7 +27,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "denial_wire.h"
+#include "notify/denial_wire.h"
 
 static void say(const char *call, int ok)
 {

@@ -2,7 +2,7 @@
  * finding 1).
  *
  *   cf-reach harness   run as the harness: keeps its own login CF_T_OWN (the
- *                      one secret a harness reads, enforce/linux/harness_guard.h) open
+ *                      one secret a harness reads, enforce/linux/mountns/harness_guard.h) open
  *                      and in memory, puts its marker in its environment, runs
  *                      a second thread, then starts `cf-reach attack` once by
  *                      each launch path: posix_spawn, posix_spawnp, system,

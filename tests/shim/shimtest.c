@@ -158,7 +158,7 @@ void st_assert_cases(const struct st *t, const struct cf_fx_out *o, size_t n, si
 	if (harness_reads)
 		cr_expect(st_count(all, "HARNESS_READ ok") >= 1 && !strstr(all, "HARNESS_READ bad"),
 			  "the harness could not read its own login");
-	/* Nor any secret (enforce/linux/harness_guard.h), whatever the harness is written in. */
+	/* Nor any secret (enforce/linux/mountns/harness_guard.h), whatever the harness is written in. */
 	cr_expect(!strstr(all, "HARNESS_DENIED bad"), "the harness read the key itself");
 	size_t cases = 0;
 	for (const char *p = all; (p = strstr(p, "CASE ")); p++) {

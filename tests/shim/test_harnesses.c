@@ -120,7 +120,7 @@ Test(shim_harness, git_alias_and_hook)
 	cf_fx_out_free(&o);
 
 	/* git itself, the harness, is not fenced, but reads no secret
-	 * (enforce/linux/harness_guard.h); its own login it reads. */
+	 * (enforce/linux/mountns/harness_guard.h); its own login it reads. */
 	st_harness(&o, &t, env, NULL, CF_ARGV((char *)git, "hash-object", (char *)t.key));
 	cr_expect_neq(o.status, 0, "git hash-object of the key under the harness: %s", o.out);
 	cr_expect(strstr(o.err, "Permission denied"), "%s", o.err);

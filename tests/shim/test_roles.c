@@ -486,7 +486,7 @@ Test(shim_roles, a_path_search_stops_at_eloop_as_execvp_does)
  * secret (GNUPGHOME) and forks: the fork handler finds the cached fence
  * built from another environment and rebuilds it under the cache's lock,
  * and a fence prepared in a fenced process asks in a child of its own
- * whether the enclosing fence has a supervisor (enforce/linux/ipc.c,
+ * whether the enclosing fence has a supervisor (enforce/linux/notify/ipc.c,
  * in_child). That child's fork must not run the handler again, which
  * would wait for the lock forever. A watchdog in the harness kills the
  * script after 30 s. */

@@ -1,6 +1,6 @@
 /* Real programs that make terminals of their own, inside credfence run with
  * no option (issue 19): the supervisor gives them the slave of each new pty
- * (enforce/linux/supervisor_pty.h). A tool that is missing skips locally and fails
+ * (enforce/linux/notify/supervisor_pty.h). A tool that is missing skips locally and fails
  * under CI=true (scripts/setup installs them). node-pty works the same way
  * (glibc's openpty), but needs a native build: checked by hand, not here. */
 #include <criterion/criterion.h>

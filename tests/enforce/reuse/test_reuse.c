@@ -23,7 +23,7 @@
 #include "fence_state.h"
 #include "fixture.h"
 #include "proc.h"
-#include "linux/supervisor.h"
+#include "linux/notify/supervisor.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)

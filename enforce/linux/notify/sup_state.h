@@ -1,4 +1,4 @@
-/* The supervisor's state (enforce/linux/supervisor.c and its sup_*.c parts),
+/* The supervisor's state (enforce/linux/notify/supervisor.c and its sup_*.c parts),
  * private to them: one struct sup per supervisor process, made as it starts
  * and passed to every part, and the records each part works on.
  *

@@ -1,4 +1,4 @@
-/* The supervisor's side of a denial's report (enforce/linux/denial_wire.h): the
+/* The supervisor's side of a denial's report (enforce/linux/notify/denial_wire.h): the
  * secrets it judges by, and the judgement. */
 #ifndef CF_SUP_DENIED_H
 #define CF_SUP_DENIED_H

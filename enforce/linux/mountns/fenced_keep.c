@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "high_fd.h"
-#include "supervisor.h"
-#include "supervisor_wire.h"
+#include "notify/supervisor.h"
+#include "notify/supervisor_wire.h"
 #include "sys.h"
 #include "userns.h"
 

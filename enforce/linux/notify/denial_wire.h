@@ -1,5 +1,5 @@
 /* A denial's report, from the shim in a fenced program to the supervisor
- * (issue 24; the supervisor's side is enforce/linux/sup_denied.h): the shim
+ * (issue 24; the supervisor's side is enforce/linux/notify/sup_denied.h): the shim
  * reports a read or write it was refused with
  * ioctl(-1, CF_DENIAL_IOCTL, &report); the IPC filter traps exactly that
  * call (fd -1, this command) and the supervisor judges the path against the

@@ -39,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness_guard.h"
+#include "mountns/harness_guard.h"
 #include "proc.h"
 #include "sup_caller.h"
 #include "sup_serve.h"

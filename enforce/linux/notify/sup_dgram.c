@@ -26,7 +26,7 @@
 
 #include "sup_caller.h"
 #include "sys.h"
-#include "userns.h"
+#include "mountns/userns.h"
 
 #ifndef SIOCGSKNS
 #define SIOCGSKNS 0x894C

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "errwords.h"
-#include "supervisor.h"
+#include "notify/supervisor.h"
 #include "json.h"
 #include "sys.h"
-#include "ttyfilter.h"
+#include "notify/ttyfilter.h"
 
 /* Our own copies of the UAPI, so that headers older than the kernel still build. */
 #define LL_CREATE_RULESET_VERSION (1U << 0)

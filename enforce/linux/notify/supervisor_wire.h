@@ -1,5 +1,5 @@
-/* The IPC fence's wire format, private to enforce/linux/ipc.c (the child side),
- * the supervisor (enforce/linux/supervisor.c and its sup_*.c parts) and their
+/* The IPC fence's wire format, private to enforce/linux/notify/ipc.c (the child side),
+ * the supervisor (enforce/linux/notify/supervisor.c and its sup_*.c parts) and their
  * tests: what the two sides agree on.
  *
  * The blob (cf_ipc_prepare): the magic "cfipc1" and its NUL, then records,
