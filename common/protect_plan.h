@@ -1,6 +1,6 @@
 /* Which concrete paths the table of protected files (protected.h) names for
  * a policy and a working directory: the plan of the mount namespace of the
- * fenced tree (enforce/linux/mountns/fenced_ns.h). Built in normal context; the
+ * fenced tree (enforce/linux/mountns/tree_ns.h). Built in normal context; the
  * lists are what the namespace's maker walks, with no allocation, before
  * exec. Portable (lstat and readdir only). */
 #ifndef CF_PROTECT_PLAN_H

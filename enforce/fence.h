@@ -256,7 +256,7 @@ int cf_fence_enter_checked(const struct cf_fence *f, char *buf, size_t bufsz,
 			   struct cf_expand_result *res);
 
 /* cf_fence_enter (CHECKED: as cf_fence_enter_checked) for a child that has
- * entered the mount namespace of the fenced tree (fenced_keep.h: a child
+ * entered the mount namespace of the fenced tree (shared_ns.h: a child
  * of the harness): the IPC fence then leaves metadata calls to the
  * kernel's read-only mounts. */
 int cf_fence_enter_in_ns(const struct cf_fence *f, bool checked, char *buf, size_t bufsz,
@@ -276,7 +276,7 @@ void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *n
 		     pid_t pid, const char *program, bool applied, const char *reason, size_t rules,
 		     char *buf, size_t bufsz);
 
-/* The mount namespace of the fenced tree (linux/mountns/fenced_ns.h): read-only
+/* The mount namespace of the fenced tree (linux/mountns/tree_ns.h): read-only
  * mounts outside the writable locations (metadata changes there fail with
  * EROFS, and the IPC fence stops trapping them), read-only binds over the
  * protected paths inside them (common/protected.h). Plan it for a ready F
@@ -290,7 +290,7 @@ int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, con
  * launch the shim did not see), runs inside the harness's guard, whose
  * Landlock domain refuses every mount: it can not make the namespace, but
  * may enter the one the guard made for the harness's children
- * (fenced_keep.h), by the descriptors VALUE (CREDFENCE_FENCED_NS, or NULL)
+ * (shared_ns.h), by the descriptors VALUE (CREDFENCE_FENCED_NS, or NULL)
  * names. They are checked to be those namespaces and moved out of the way
  * with FD_CLOEXEC (the command does not get them); cf_fence_protect then
  * enters them instead of making one. When they are not there (a harness

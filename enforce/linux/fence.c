@@ -273,7 +273,7 @@ void cf_fence_free(struct cf_fence *f)
 	free(f->lists_json);
 	cf_ipc_free(&f->ipc);
 	if (f->ns.planned)
-		cf_fenced_ns_free(&f->ns);
+		cf_tree_ns_free(&f->ns);
 	if (f->joining) {
 		close(f->join.user_fd);
 		close(f->join.mnt_fd);
@@ -427,7 +427,7 @@ int cf_fence_close_parents_fds(const struct cf_fence *f)
 	if (rs > 2 && cf_ll_is_ruleset(rs))
 		cf_sys_close(rs);
 	if (f->joining)
-		cf_fenced_keep_close_copies(&f->join);
+		cf_shared_ns_close_copies(&f->join);
 	return 0;
 }
 
@@ -473,7 +473,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	if (f->inherited)
 		return 0;
 	/* F may be the harness's shared copy: this child's own copy of the IPC
-	 * fence says whether it is in the namespace (fenced_keep.h). */
+	 * fence says whether it is in the namespace (shared_ns.h). */
 	struct cf_ipc ipc = f->ipc;
 	ipc.meta_by_mounts = ipc.meta_by_mounts || by_mounts;
 	if (f->abi <= 0)
@@ -545,7 +545,7 @@ int cf_fence_protect_prepare(struct cf_fence *f, const struct cf_options *o, con
 		return 0;
 	if (!cwd)
 		cwd = getcwd(here, sizeof here) ? here : "/";
-	return cf_fenced_ns_prepare(&f->ns, &f->pol, &o->allow_write_protected, o->write_protect,
+	return cf_tree_ns_prepare(&f->ns, &f->pol, &o->allow_write_protected, o->write_protect,
 				    cwd);
 }
 
@@ -559,7 +559,7 @@ static void join_above(struct cf_fence *f)
 	size_t n = cf_ipc_supervisors_above(names, 4);
 	for (size_t i = 0; i < n; i++) {
 		struct cf_ipc sup = {0};
-		if (cf_ipc_set_addr(&sup, names[i]) || cf_fenced_keep_recover(&f->join, &sup))
+		if (cf_ipc_set_addr(&sup, names[i]) || cf_shared_ns_recover(&f->join, &sup))
 			continue;
 		(void)cf_ipc_set_addr(&f->ipc, names[i]);
 		return;
@@ -570,12 +570,12 @@ void cf_fence_protect_join(struct cf_fence *f, const char *value)
 {
 	char buf[600];
 	/* Moved to FD_CLOEXEC whatever the plan: the command never gets them. */
-	cf_fenced_keep_adopt(&f->join, value, f->ns.write_protect, buf, sizeof buf);
+	cf_shared_ns_adopt(&f->join, value, f->ns.write_protect, buf, sizeof buf);
 	/* Not there: a supervisor given by the environment (a harness's, not
 	 * one of ours yet) holds them when its harness made them. */
 	if ((!value || f->join.made) && f->join.user_fd < 0 && f->ns.planned && !f->inherited &&
 	    f->ipc.addr[0])
-		(void)cf_fenced_keep_recover(&f->join, &f->ipc);
+		(void)cf_shared_ns_recover(&f->join, &f->ipc);
 	else if (!value && f->ns.planned && !f->inherited && !f->ipc.addr[0])
 		join_above(f);
 	f->joining = f->join.user_fd >= 0 && f->join.mnt_fd >= 0;
@@ -623,7 +623,7 @@ void cf_fence_tell_user(const struct cf_fence *f, const char *program, const cha
 static int join(struct cf_fence *f, bool *changed, char *why, size_t n)
 {
 	const char *words;
-	int rc = cf_fenced_keep_enter(&f->join, changed, &words);
+	int rc = cf_shared_ns_enter(&f->join, changed, &words);
 	if (rc) {
 		if (!*changed)
 			return 1;
@@ -631,7 +631,7 @@ static int join(struct cf_fence *f, bool *changed, char *why, size_t n)
 		return rc;
 	}
 	f->join.plan = &f->ns.plan;
-	const char *lost = cf_fenced_keep_lost(&f->join);
+	const char *lost = cf_shared_ns_lost(&f->join);
 	f->ns.in_force = true;
 	f->ns.held = f->join.held;
 	f->ipc.meta_by_mounts = true;
@@ -660,12 +660,12 @@ int cf_fence_protect(struct cf_fence *f, bool *changed, char *why, size_t n)
 		if (jr <= 0)
 			return jr;
 	}
-	int rc = cf_fenced_ns_enter(&f->ns);
+	int rc = cf_tree_ns_enter(&f->ns);
 	if (rc) {
 		/* Up to the read-only step (all or nothing) the namespace is a
 		 * copy of the one we came from: the command may run in it. */
 		*changed = f->ns.fail_step > CF_NS_RDONLY;
-		cf_fenced_ns_words(&f->ns, rc, why, n);
+		cf_tree_ns_words(&f->ns, rc, why, n);
 		if (f->join.made && !*changed) {
 			/* Below a harness that has one: say why it was not
 			 * entered first. */
@@ -703,10 +703,10 @@ int cf_fence_protect_probe(struct cf_fence *f, char *why, size_t n)
 	if (pid == 0) {
 		close(p[0]);
 		f->ns.dry = true;
-		r.rc = cf_fenced_ns_enter(&f->ns);
+		r.rc = cf_tree_ns_enter(&f->ns);
 		r.held = f->ns.held;
 		if (r.rc)
-			cf_fenced_ns_words(&f->ns, r.rc, r.why, sizeof r.why);
+			cf_tree_ns_words(&f->ns, r.rc, r.why, sizeof r.why);
 		(void)!write(p[1], &r, sizeof r);
 		_exit(0);
 	}

@@ -10,8 +10,8 @@
 
 #include "expand.h"
 #include "fence.h"
-#include "mountns/fenced_keep.h"
-#include "mountns/fenced_ns.h"
+#include "mountns/shared_ns.h"
+#include "mountns/tree_ns.h"
 #include "policy.h"
 #include "notify/supervisor.h"
 
@@ -35,9 +35,9 @@ struct cf_fence {
 	bool watch_tried;          /* cf_fence_watch was called: not again */
 	char *lists_json;          /* "denied":[...],"writable":[...] for the log */
 	struct cf_ipc ipc;         /* the IPC fence: its supervisor and this fence's lists */
-	struct cf_fenced_ns ns;    /* the mount namespace of the fenced tree, when planned
+	struct cf_tree_ns ns;    /* the mount namespace of the fenced tree, when planned
 				      (cf_fence_protect_prepare) */
-	struct cf_fenced_keep join; /* a relaunched harness child: the namespace the
+	struct cf_shared_ns join; /* a relaunched harness child: the namespace the
 				       harness's guard made (cf_fence_protect_join) */
 	bool joining;              /* JOIN holds its descriptors */
 	bool ready;                /* the verdict is "applied" so far */

@@ -1,6 +1,6 @@
 /* A harness that closes every descriptor in its child before the exec
  * would close the ones that child needs to enter the mount namespace of the
- * fenced tree (enforce/linux/mountns/fenced_keep.h: the two namespaces and the
+ * fenced tree (enforce/linux/mountns/shared_ns.h: the two namespaces and the
  * keeper's socket), and the child would run without write protection.
  * CPython's subprocess does it by default (close_fds=True: close_range(3,
  * ~0U) between its fork and its exec), so every Python harness's children

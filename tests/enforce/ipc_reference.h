@@ -247,7 +247,7 @@ static const struct sock_filter ref_ipcfilter[I_COUNT] = {
 };
 
 
-/* In the mount namespace of the fenced tree (fenced_ns.h) every mount but
+/* In the mount namespace of the fenced tree (tree_ns.h) every mount but
  * the writable locations is read-only: the kernel itself refuses a metadata
  * change outside them with EROFS, and inside them it is allowed anyway. The
  * metadata calls then go to the kernel directly; the sockets stay trapped,

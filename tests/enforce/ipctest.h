@@ -37,7 +37,7 @@ struct ipct {
 	pid_t pids[IPCT_MAX_PIDS];
 	int n_pids;
 	bool no_userns; /* CF_TEST_NO_USERNS=1: the supervisor, not read-only
-			   mounts, refuses metadata (enforce/linux/mountns/fenced_ns.h) */
+			   mounts, refuses metadata (enforce/linux/mountns/tree_ns.h) */
 };
 
 #define IPCT_PLAIN_TEXT "PLAIN-NOT-SECRET"

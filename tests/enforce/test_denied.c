@@ -48,7 +48,7 @@ Test(denied, every_default_location)
 	for (size_t i = 0; i < fx.n; i++) {
 		cr_expect(has_line(o.out, "read %s: EACCES", fx.s[i].key), "%s readable?\n%s",
 			  fx.s[i].rel, o.out);
-		/* EROFS: the mount namespace of the fenced tree (fenced_ns.h) refuses
+		/* EROFS: the mount namespace of the fenced tree (tree_ns.h) refuses
 		 * a write outside the writable locations before Landlock does. */
 		cr_expect(has_line(o.out, "write %s: EACCES", fx.s[i].key) ||
 				  has_line(o.out, "write %s: EROFS", fx.s[i].key), "%s writable?",

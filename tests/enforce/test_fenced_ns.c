@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "enforce_test.h"
-#include "mountns/fenced_keep.h"
+#include "mountns/shared_ns.h"
 #include "protected.h"
 
 CF_SUITE_STATE()
@@ -624,7 +624,7 @@ Test(fenced_ns, a_harness_refused_for_its_threads_says_so)
 }
 
 /* A harness whose descriptor table is full when its shim adopts the
- * namespace's two descriptors (cf_fenced_keep_adopt moves each to a high
+ * namespace's two descriptors (cf_shared_ns_adopt moves each to a high
  * number: half the limit and up, so 0 and up under a limit of 1). FULL: no
  * slot free, so the first move fails with EMFILE and frees its slot, and
  * the second succeeds into it (under a limit of 1 the user namespace's
@@ -669,8 +669,8 @@ static void adopt_with_a_full_table(int report, bool full, rlim_t limit)
 		close(fill[--n]);
 	else if (!full)
 		close(0); /* a limit of 1: stdin's slot */
-	struct cf_fenced_keep k;
-	const char *v = cf_fenced_keep_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
+	struct cf_shared_ns k;
+	const char *v = cf_shared_ns_adopt(&k, value, CF_WRITE_PROTECT_WARN, buf, sizeof buf);
 	while (n)
 		close(fill[--n]);
 	if (v || k.user_fd >= 0 || k.mnt_fd >= 0)
@@ -944,7 +944,7 @@ Test(fenced_ns, only_the_keeper_gives_the_supervisor_a_namespace)
  * and with them no keeper: not descriptor 0. Its own exec that then fails
  * (a file without #!) passes its kept descriptors back to close-on-exec,
  * and must leave its standard input alone: a child it starts afterwards
- * still has one (seed 41's fenced_keep.c:520, `-1` made `-0`: the keeper
+ * still has one (seed 41's shared_ns.c:520, `-1` made `-0`: the keeper
  * taken for descriptor 0, made close-on-exec, and every later child
  * started without a standard input). */
 Test(fenced_ns, a_harness_that_recovers_no_keeper_keeps_its_standard_input)
@@ -1474,7 +1474,7 @@ Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
 
 /* While a harness runs, the user's own `git config` outside renames
  * config.lock over .git/config: the kernel detaches the read-only bind in
- * the children's namespace too. The keeper (fenced_keep.h) binds the new
+ * the children's namespace too. The keeper (shared_ns.h) binds the new
  * file again: a child started after, and one already running before, can
  * not write it. KILL: the test kills the keeper first (the control: the
  * old warning, or under require a refusal). WAY: "bash" (a bash harness

@@ -418,7 +418,7 @@ static int child_remounts(const char *dir, bool filtered, int *e)
 	strcpy(low, dir);
 	struct mount_attr_ *attr = (struct mount_attr_ *)(low + 2048);
 	memset(attr, 0, sizeof *attr);
-	attr->attr_set = MOUNT_ATTR_RDONLY; /* the mount read-only, as fenced_ns.c makes them */
+	attr->attr_set = MOUNT_ATTR_RDONLY; /* the mount read-only, as tree_ns.c makes them */
 	if (syscall(SYS_mount_setattr, AT_FDCWD, dir, 0, attr, sizeof *attr) != 0)
 		return 3;
 	attr->attr_set = 0;

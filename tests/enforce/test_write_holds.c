@@ -523,7 +523,7 @@ Test(write_holds, pre_commit_corepack_and_dlx_caches_are_private)
 	umask(mask);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	/* Made as mkdir -p makes it, for the user's pre-commit to use
-	 * afterwards: 0755 less the umask (seed 41's fenced_ns.c:134, 0754). */
+	 * afterwards: 0755 less the umask (seed 41's tree_ns.c:134, 0754). */
 	struct stat made;
 	cr_assert_eq(stat(cf_fx_at(fx.home, ".cache/pre-commit"), &made), 0);
 	cr_expect(S_ISDIR(made.st_mode) && (made.st_mode & 07777) == 0755, "mode %o",

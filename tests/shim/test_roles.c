@@ -549,7 +549,7 @@ Test(shim_roles, a_child_that_goes_on_without_its_exec_holds_no_harness_descript
 	st_dump("a bash harness's child that runs a script without #!", &o);
 	cr_expect_eq(o.status, 0);
 	/* The control: the harness keeps the namespaces and the keeper's
-	 * socket from 768 up (fenced_keep.c), by bash's own glob. */
+	 * socket from 768 up (shared_ns.c), by bash's own glob. */
 	cr_expect(strstr(o.out, "HARNESS 768\n"), "the control: the harness keeps no descriptor "
 		  "at 768:\n%s", o.out);
 	cr_expect(strstr(o.out, "\nEX 0 ") && strstr(o.out, "\nFD 0 ") && strstr(o.out, "\ndone\n"),

@@ -304,13 +304,13 @@ static int without_ns(int rc, int cause, struct cf_guard_report *rep, char *why,
 }
 
 int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may_read,
-			  struct cf_fenced_ns *ns, struct cf_fenced_keep *keep,
+			  struct cf_tree_ns *ns, struct cf_shared_ns *keep,
 			  struct cf_guard_report *rep, char *why, size_t n)
 {
 	int mnt = -1, rc, step;
 	memset(rep, 0, sizeof *rep);
 	if (keep)
-		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
+		*keep = (struct cf_shared_ns){.user_fd = -1, .mnt_fd = -1,
 						.off_why = "the harness's guard failed before it"};
 	if ((rc = cf_userns_own(&step))) {
 		cf_userns_words(rc, step, why, n);
@@ -371,9 +371,9 @@ int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may
 	 * included, and the guard may still open its namespaces (its
 	 * Landlock domain would refuse /proc/PID/ns of a process outside). */
 	if (keep && ns && ns->planned)
-		(void)cf_fenced_keep_make(keep, ns);
+		(void)cf_shared_ns_make(keep, ns);
 	else if (keep)
-		*keep = (struct cf_fenced_keep){.user_fd = -1, .mnt_fd = -1,
+		*keep = (struct cf_shared_ns){.user_fd = -1, .mnt_fd = -1,
 						.off_why = "nothing was planned for it"};
 	if ((rc = ptrace_domain(why, n)))
 		return rc;

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fenced_keep.h"
+#include "shared_ns.h"
 #include "policy.h"
 
 struct cf_guard_report {
@@ -58,11 +58,11 @@ int cf_guard_harness(const struct cf_policy *pol, const struct cf_strv *may_read
 
 /* The same, and between the covers and the Landlock domain, the mount
  * namespace of the fenced tree that NS plans, for the harness's children
- * (fenced_keep.h), into KEEP (NS NULL or not planned: none, KEEP->off_why
+ * (shared_ns.h), into KEEP (NS NULL or not planned: none, KEEP->off_why
  * says so). That namespace failing does not fail the guard: KEEP->off_why
  * says why, and the caller judges it by --write-protect. */
 int cf_guard_harness_keep(const struct cf_policy *pol, const struct cf_strv *may_read,
-			  struct cf_fenced_ns *ns, struct cf_fenced_keep *keep,
+			  struct cf_tree_ns *ns, struct cf_shared_ns *keep,
 			  struct cf_guard_report *rep, char *why, size_t n);
 
 /* Whether the guard could be made here, asked in a child that is thrown

@@ -1,8 +1,8 @@
 /* The mount namespace of the fenced tree for a harness's children
- * (fenced_keep.h), as one process holds it: credfence harness, whose guard
+ * (shared_ns.h), as one process holds it: credfence harness, whose guard
  * makes it, and the harness's shim, which adopts it and whose children
  * enter it. The door's calls (fence.h, cf_fence_harness_ns_*) over the one
- * struct cf_fenced_keep of the process, kept here in static storage so
+ * struct cf_shared_ns of the process, kept here in static storage so
  * that neither the CLI nor the shim names the keeper: a vfork child reads
  * it, as it read the shim's own static before, and nothing here allocates
  * between fork and exec. */
@@ -11,21 +11,21 @@
 #include <stddef.h>
 
 #include "fence_state.h"
-#include "fenced_keep.h"
+#include "shared_ns.h"
 #include "sys.h"
 
 /* Zero, as the shim's static was: nothing here before the constructor (or
  * the guard) fills it. */
-static struct cf_fenced_keep keep;
+static struct cf_shared_ns keep;
 
-struct cf_fenced_keep *cf_harness_keep(void)
+struct cf_shared_ns *cf_harness_keep(void)
 {
 	return &keep;
 }
 
 void cf_fence_harness_ns_value(char *buf, size_t n)
 {
-	cf_fenced_keep_value(&keep, buf, n);
+	cf_shared_ns_value(&keep, buf, n);
 }
 
 bool cf_fence_harness_ns_held(void)
@@ -40,18 +40,18 @@ const char *cf_fence_harness_ns_off_why(void)
 
 int cf_fence_harness_ns_give(const struct cf_fence *f)
 {
-	return cf_fence_supervisor(f) ? cf_fenced_keep_give(&keep, &f->ipc) : -ENOTCONN;
+	return cf_fence_supervisor(f) ? cf_shared_ns_give(&keep, &f->ipc) : -ENOTCONN;
 }
 
 const char *cf_fence_harness_ns_adopt(const struct cf_fence *f, const char *given,
 				      int write_protect, char *buf, size_t n)
 {
-	const char *v = cf_fenced_keep_adopt(&keep, given, write_protect, buf, n);
+	const char *v = cf_shared_ns_adopt(&keep, given, write_protect, buf, n);
 	/* Started without them (a relaunch that closed them, or that dropped
 	 * the variable): the supervisor holds them (issue 31). */
 	if ((!given || keep.made) && keep.user_fd < 0 && cf_fence_supervisor(f) &&
-	    !cf_fenced_keep_recover(&keep, &f->ipc)) {
-		cf_fenced_keep_value(&keep, buf, n);
+	    !cf_shared_ns_recover(&keep, &f->ipc)) {
+		cf_shared_ns_value(&keep, buf, n);
 		v = buf;
 	}
 	return v;
@@ -61,12 +61,12 @@ int cf_fence_harness_ns_plan(const struct cf_fence *f, const struct cf_strv *all
 			     const char *cwd)
 {
 	static struct cf_protect_plan held;
-	return cf_fenced_keep_plan(&keep, &held, &f->pol, allow, cwd);
+	return cf_shared_ns_plan(&keep, &held, &f->pol, allow, cwd);
 }
 
 void cf_fence_harness_ns_close_copies(void)
 {
-	cf_fenced_keep_close_copies(&keep);
+	cf_shared_ns_close_copies(&keep);
 }
 
 void cf_fence_harness_ns_fds(int out[3])
@@ -78,7 +78,7 @@ void cf_fence_harness_ns_fds(int out[3])
 
 void cf_fence_harness_ns_pass(bool on)
 {
-	cf_fenced_keep_pass(&keep, on);
+	cf_shared_ns_pass(&keep, on);
 }
 
 /* A..., joined into OUT (CAP bytes), cut to fit. */
@@ -100,21 +100,21 @@ static void join(char *out, size_t cap, const char *a, const char *b, const char
  * supervisor's copy of the namespace (this stack). As
  * cf_fence_harness_ns_enter. */
 static int enter_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char *reason,
-		    size_t cap, char *lostwhy, size_t lostcap, struct cf_fenced_keep *got)
+		    size_t cap, char *lostwhy, size_t lostcap, struct cf_shared_ns *got)
 {
-	const struct cf_fenced_keep *k = &keep;
+	const struct cf_shared_ns *k = &keep;
 	bool changed;
 	const char *why;
 	if (f->inherited)
 		return 0;
 	ns->held = k->held;
-	int rc = cf_fenced_keep_enter(k, &changed, &why);
+	int rc = cf_shared_ns_enter(k, &changed, &why);
 	if (rc && !changed && k->made) {
 		const char *fwhy;
-		if (!cf_fenced_keep_fetch(k, &f->ipc, got, &fwhy)) {
+		if (!cf_shared_ns_fetch(k, &f->ipc, got, &fwhy)) {
 			k = got;
 			ns->held = k->held;
-			rc = cf_fenced_keep_enter(k, &changed, &why);
+			rc = cf_shared_ns_enter(k, &changed, &why);
 		} else {
 			join(lostwhy, lostcap, why, "; and from the supervisor: ", fwhy);
 			why = lostwhy;
@@ -122,15 +122,15 @@ static int enter_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 	}
 	if (!rc) {
 		ns->metadata = "mounts";
-		const char *lost = cf_fenced_keep_lost(k);
+		const char *lost = cf_shared_ns_lost(k);
 		if (!lost)
 			return 1;
 		/* Replaced from outside by a rename, or removed: its mount is
 		 * gone in this namespace too, and it can not be made again
 		 * here (the harness's Landlock domain refuses mounts). The
 		 * keeper can: asked, it binds it again, unless it is gone. */
-		int asked = cf_fenced_keep_ask(k);
-		if (!asked || !(lost = cf_fenced_keep_lost(k)))
+		int asked = cf_shared_ns_ask(k);
+		if (!asked || !(lost = cf_shared_ns_lost(k)))
 			return 1;
 		join(lostwhy, lostcap, lost, " was replaced or removed from outside since the harness "
 			     "started, and is no longer held read-only",
@@ -172,7 +172,7 @@ static int enter_by(const struct cf_fence *f, struct cf_fence_ns_state *ns, char
 int cf_fence_harness_ns_enter(const struct cf_fence *f, struct cf_fence_ns_state *ns,
 			      char *reason, size_t cap, char *lostwhy, size_t lostcap)
 {
-	struct cf_fenced_keep got;
+	struct cf_shared_ns got;
 	got.user_fd = got.mnt_fd = got.keeper_fd = -1;
 	if (cap)
 		reason[0] = '\0';

@@ -2,7 +2,7 @@
  * unless it runs as root, where it keeps its ids; the mounts become slaves
  * (the host's later mounts still show, ours never travel back). Used by the
  * harness's guard (harness_guard.h) and by the mount namespace of the fenced
- * tree (fenced_ns.h). Private to enforce/. */
+ * tree (tree_ns.h). Private to enforce/. */
 #ifndef CF_USERNS_H
 #define CF_USERNS_H
 
@@ -71,7 +71,7 @@ int cf_userns_own(int *step);
 
 /* TEXT written to PATH (a /proc file: one write): 0 or -errno. Raw system
  * calls and stack only. The id maps of another process go through it too
- * (fenced_keep.c writes its helper's). */
+ * (shared_ns.c writes its helper's). */
 int cf_userns_write(const char *path, const char *text);
 
 /* The caller's mounts made slaves of the namespace it came from (the last
@@ -94,7 +94,7 @@ int cf_userns_words(int rc, int step, char *why, size_t n);
 
 /* The cause of RC at STEP and its remedy appended to WHY (N bytes) when
  * one of the machine's settings explains it (a mount refused in a user
- * namespace made under Ubuntu's rule, for fenced_ns.c). Normal context. */
+ * namespace made under Ubuntu's rule, for tree_ns.c). Normal context. */
 void cf_userns_cause_words(int rc, int step, char *why, size_t n);
 
 #endif

@@ -360,7 +360,7 @@ static const uint32_t compat_deny[] = {COMPAT_DENY(NR_OF)};
 static const uint32_t ioc_cmd[] = {CF_META_IOCTLS(IOC_CMD)};
 static const uint8_t ioc_to[] = {CF_META_IOCTLS(IOC_TO)};
 
-/* In the mount namespace of the fenced tree (fenced_ns.h) every mount but
+/* In the mount namespace of the fenced tree (tree_ns.h) every mount but
  * the writable locations is read-only: the kernel itself refuses a metadata
  * change outside them with EROFS, and inside them it is allowed anyway. The
  * metadata calls then go to the kernel directly; the sockets stay trapped,

@@ -154,7 +154,7 @@ static int recv_fds(int s, int *err, int *fds, int max)
 
 static int start(struct sup_dgram *d)
 {
-	/* The test switch of fenced_ns.h: act as where user namespaces are
+	/* The test switch of tree_ns.h: act as where user namespaces are
 	 * refused. */
 	const char *t = getenv("CF_TEST_NO_USERNS");
 	if (t && strcmp(t, "1") == 0)

@@ -211,7 +211,7 @@ static int ns_give(struct sup *sup, int cfd, const struct cf_ns_wire *w, int *fd
 /* Whether the caller on CFD is in the namespace already: every fenced
  * process that entered it is, and has no use for its descriptors (the user
  * namespace gives back every capability in it, which a child of the
- * harness takes back at once: cf_fenced_keep_enter). A child that lost
+ * harness takes back at once: cf_shared_ns_enter). A child that lost
  * them asks from the mount namespace of the harness's guard. */
 static bool caller_inside(const struct sup *sup, int cfd)
 {

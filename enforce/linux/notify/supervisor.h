@@ -64,7 +64,7 @@ struct cf_ipc {
 	bool sup_beside;            /* the supervisor need not be an ancestor of the caller
 				       (cf_supervisor_start; tests): false unless set */
 	bool meta_by_mounts;        /* metadata calls are left to the kernel: the caller is in
-				       the mount namespace of the fenced tree (fenced_ns.h) */
+				       the mount namespace of the fenced tree (tree_ns.h) */
 	bool dgram_by_sup;          /* Landlock ABI below 6: the supervisor makes the Unix
 				       datagram sockets (sup_dgram.h) */
 	char *blob;                 /* the fence's own lists, encoded by cf_ipc_prepare */
@@ -99,7 +99,7 @@ int cf_ipc_enter(const struct cf_ipc *ipc);
 int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
 int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending);
 
-/* The mount namespace of a harness's children (fenced_keep.h), held by the
+/* The mount namespace of a harness's children (shared_ns.h), held by the
  * supervisor (supervisor_wire.h, issue 31). Raw system calls and stack:
  * callable between fork and exec.
  * cf_ipc_ns_get: ask the supervisor of IPC, after the identity check of

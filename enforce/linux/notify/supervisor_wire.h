@@ -22,7 +22,7 @@
 #define CF_IPC_BLOB_MAX 60000
 
 /* The mount namespace of the fenced tree of a harness's children
- * (fenced_keep.h), on the same socket and after the same identity check
+ * (shared_ns.h), on the same socket and after the same identity check
  * (issue 31): a child that lost the descriptors its harness held (a harness
  * that closes every descriptor, a static harness that keeps only 0-2, a
  * launch the shim did not see) gets them from the supervisor.

@@ -2,11 +2,11 @@
  * (issues 22 and 23). A harness runs inside its guard (harness_guard.h),
  * whose Landlock domain refuses mount and move_mount to everything it
  * starts, so a child of the harness can not make the namespace of
- * fenced_ns.h itself. It is made once, by the guard, before the harness
+ * tree_ns.h itself. It is made once, by the guard, before the harness
  * enters its domain: a helper process makes a user namespace (always, root
  * included: a root harness gives up CAP_SYS_ADMIN and could not enter a
  * mount namespace of the initial user namespace) and in it the namespace
- * of fenced_ns.h, the guard's covers included. The guard keeps a
+ * of tree_ns.h, the guard's covers included. The guard keeps a
  * descriptor of each namespace and lets the helper die; the descriptors
  * stay open across the exec into the harness and keep the namespaces
  * alive. Their numbers and inode numbers reach the shim in
@@ -19,7 +19,7 @@
  * to its working directory and gives up the capabilities the user
  * namespace gave it. What it starts inherits the namespaces.
  *
- * The helper is not killed: it stays as the keeper (fenced_keeper.c),
+ * The helper is not killed: it stays as the keeper (keeper.c),
  * reparented away from the harness (a double fork), in the children's user
  * namespace with every capability there and in no Landlock domain (so that
  * neither the harness nor a child can trace it). A bound file the user
@@ -29,15 +29,15 @@
  * that finds a path lost at its entry asks the keeper (one byte on a
  * socket the harness holds) and waits for its answer before it goes on.
  * The keeper exits when the harness exits (a pidfd). */
-#ifndef CF_FENCED_KEEP_H
-#define CF_FENCED_KEEP_H
+#ifndef CF_SHARED_NS_H
+#define CF_SHARED_NS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fenced_ns.h"
+#include "tree_ns.h"
 
-struct cf_fenced_keep {
+struct cf_shared_ns {
 	int user_fd, mnt_fd;       /* -1: none */
 	unsigned long long user_ino, mnt_ino; /* the namespaces' inode numbers */
 	unsigned long long dev;    /* and the device of the namespace file system */
@@ -46,7 +46,7 @@ struct cf_fenced_keep {
 				      capabilities less the three the guard drops */
 	int write_protect;         /* enum cf_write_protect of the harness */
 	/* The paths held read-only, as the harness planned them at its start
-	 * (cf_fenced_keep_plan): each child checks that each is still a mount
+	 * (cf_shared_ns_plan): each child checks that each is still a mount
 	 * point. NULL: not checked. */
 	const struct cf_protect_plan *plan;
 	bool made;                 /* the harness's guard made it (CREDFENCE_FENCED_NS names
@@ -58,21 +58,21 @@ struct cf_fenced_keep {
 
 /* The one of this process (harness_ns.c), behind fence.h's
  * cf_fence_harness_ns_* calls and the guard's (cf_fence_guard_harness). */
-struct cf_fenced_keep *cf_harness_keep(void);
+struct cf_shared_ns *cf_harness_keep(void);
 
 /* The guard's step (normal context, one thread, after the covers, before
  * the guard's Landlock domain and capability drop): make the namespace
  * NS plans in a helper and keep its descriptors in K (inheritable: no
  * O_CLOEXEC). 0, or -errno with K->off_why set; the calling process is
  * unchanged either way. */
-int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns);
+int cf_shared_ns_make(struct cf_shared_ns *k, struct cf_tree_ns *ns);
 
 /* K as the value of CREDFENCE_FENCED_NS ("USERFD,MNTFD,USERINO,MNTINO,DEV,
  * HELD,ROOT,KEEPERFD,KEEPERPID", the descriptors in five digits, or "off:WHY") into BUF. Five
  * digits: the shim writes the numbers it moves them to over the value in
  * place (a shell reads the environment main() was given, not environ
  * after a setenv). */
-void cf_fenced_keep_value(const struct cf_fenced_keep *k, char *buf, size_t n);
+void cf_shared_ns_value(const struct cf_shared_ns *k, char *buf, size_t n);
 
 /* The shim of the harness, normal context (its constructor): read VALUE
  * (CREDFENCE_FENCED_NS, or NULL) into K, move the descriptors to high
@@ -82,7 +82,7 @@ void cf_fenced_keep_value(const struct cf_fenced_keep *k, char *buf, size_t n);
  * none, and off_why says why. WRITE_PROTECT: the harness's option. Returns
  * the value the harness's environment should hold now (the new numbers),
  * in BUF. */
-const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, int write_protect,
+const char *cf_shared_ns_adopt(struct cf_shared_ns *k, const char *value, int write_protect,
 				 char *buf, size_t n);
 
 /* Between fork and exec, in a child of the harness, before its Landlock
@@ -91,38 +91,38 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
  * *CHANGED false when nothing changed (the descriptors are gone or are not
  * the namespaces: fall back), true when the child is left half-way (it
  * must not run). */
-int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const char **why);
+int cf_shared_ns_enter(const struct cf_shared_ns *k, bool *changed, const char **why);
 
 /* In a child that has entered (and must not keep them): K's descriptors in
  * this child's table closed, each only when it still is what K says (the
  * namespaces by inode, the keeper's end a socket). Raw calls and stack
  * only; K not written. */
-void cf_fenced_keep_close_copies(const struct cf_fenced_keep *k);
+void cf_shared_ns_close_copies(const struct cf_shared_ns *k);
 
-/* The guard's step after cf_fenced_keep_make (normal context): hand K's
+/* The guard's step after cf_shared_ns_make (normal context): hand K's
  * descriptors to the supervisor of IPC (supervisor_wire.h), which gives
  * them to each child that lost its own. 0 or a code of supervisor.h. */
 struct cf_ipc;
-int cf_fenced_keep_give(const struct cf_fenced_keep *k, const struct cf_ipc *ipc);
+int cf_shared_ns_give(const struct cf_shared_ns *k, const struct cf_ipc *ipc);
 
 /* Between fork and exec, raw system calls and stack only: K's namespace
  * (K->made) from the supervisor of IPC, after its identity check, into
  * OUT (a copy of K with the descriptors received, close-on-exec; inode
  * numbers that differ from K's are refused). 0, or -errno with *WHY (a
  * fixed string). */
-int cf_fenced_keep_fetch(const struct cf_fenced_keep *k, const struct cf_ipc *ipc,
-			 struct cf_fenced_keep *out, const char **why);
+int cf_shared_ns_fetch(const struct cf_shared_ns *k, const struct cf_ipc *ipc,
+			 struct cf_shared_ns *out, const char **why);
 
 /* Normal context: K (adopted, or never given: VALUE NULL) without its
  * descriptors takes them from the supervisor of IPC, moved high as
- * cf_fenced_keep_adopt moves them; K->made is set when the supervisor
+ * cf_shared_ns_adopt moves them; K->made is set when the supervisor
  * holds one. 0, or -errno with K->off_why set. */
-int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc);
+int cf_shared_ns_recover(struct cf_shared_ns *k, const struct cf_ipc *ipc);
 
 /* Normal context, the harness's constructor: plan the protected paths
  * again for POL, ALLOW and CWD into PLAN (the guard bound them), for K's
  * children to check. 0 or -ENOMEM (then none is checked). */
-int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
+int cf_shared_ns_plan(struct cf_shared_ns *k, struct cf_protect_plan *plan,
 			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd);
 
 /* In a child that entered K's namespace, raw system calls and stack only:
@@ -130,24 +130,24 @@ int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
  * file replaced from outside by a rename (your own `git config` renames
  * config.lock over .git/config) or removed loses its mount in every
  * namespace: it is writable in this one until the keeper binds it again
- * (cf_fenced_keep_ask). */
-const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k);
+ * (cf_shared_ns_ask). */
+const char *cf_shared_ns_lost(const struct cf_shared_ns *k);
 
-/* In a child whose entry found a path lost (cf_fenced_keep_lost), raw
+/* In a child whose entry found a path lost (cf_shared_ns_lost), raw
  * system calls and stack only: ask the keeper to hold its plan again and
  * wait for its answer, until the plan holds or CF_KEEPER_WAIT_MS have
  * passed. 0: held again; -EPIPE: no keeper (gone, or none); -ETIMEDOUT. */
 #define CF_KEEPER_WAIT_MS 500
-int cf_fenced_keep_ask(const struct cf_fenced_keep *k);
+int cf_shared_ns_ask(const struct cf_shared_ns *k);
 
-/* The keeper's loop (fenced_keeper.c), in the helper's grandchild: PP is
+/* The keeper's loop (keeper.c), in the helper's grandchild: PP is
  * the plan it made the namespace from, HARNESS a pidfd of the harness,
  * SOCK its end of the socket. Never returns. */
-void cf_fenced_keeper(const struct cf_protect_plan *pp, int harness, int sock)
+void cf_keeper(const struct cf_protect_plan *pp, int harness, int sock)
 	__attribute__((noreturn));
 
 /* The harness replacing its own image keeps the descriptors (ON: clear
  * FD_CLOEXEC) or takes them back (after a failed exec). Raw system calls. */
-void cf_fenced_keep_pass(const struct cf_fenced_keep *k, bool on);
+void cf_shared_ns_pass(const struct cf_shared_ns *k, bool on);
 
 #endif

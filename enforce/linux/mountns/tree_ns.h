@@ -15,8 +15,8 @@
  * IPC fence's filter refuses mount_setattr, which Landlock lets through to a
  * holder of CAP_SYS_ADMIN (root keeps it over exec). What the fenced
  * process starts inherits the namespace. Reached through enforce/fence.h. */
-#ifndef CF_FENCED_NS_H
-#define CF_FENCED_NS_H
+#ifndef CF_TREE_NS_H
+#define CF_TREE_NS_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -45,13 +45,13 @@ enum cf_ns_step {
 	CF_NS_KEEP_RW,    /* a lifted path kept writable inside its read-only row */
 };
 
-struct cf_fenced_ns {
+struct cf_tree_ns {
 	bool planned;
 	bool dry;         /* make no placeholder (a probe: credfence status) */
 	int write_protect;
 	struct cf_protect_plan plan;
 	char cwd[PATH_MAX];
-	/* what cf_fenced_ns_enter did */
+	/* what cf_tree_ns_enter did */
 	bool in_force;    /* the namespace is made */
 	size_t held;      /* protected paths bound read-only */
 	size_t private_n; /* caches given a private copy */
@@ -63,27 +63,27 @@ struct cf_fenced_ns {
 };
 
 /* Normal context: plan for POL from CWD. 0 or -ENOMEM. */
-int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
+int cf_tree_ns_prepare(struct cf_tree_ns *ns, const struct cf_policy *pol,
 			 const struct cf_strv *allow, int write_protect, const char *cwd);
-void cf_fenced_ns_free(struct cf_fenced_ns *ns);
+void cf_tree_ns_free(struct cf_tree_ns *ns);
 
 /* Make the namespace in the calling process (one thread), and the
  * placeholders (empty directories, mode 0755). Raw system calls
  * and stack only. 0, or -errno with fail_step and fail_at set; up to step
  * CF_NS_RDONLY the process is in a copy of the namespace it came from (or
  * still in that one), and may go on without the protection. */
-int cf_fenced_ns_enter(struct cf_fenced_ns *ns);
+int cf_tree_ns_enter(struct cf_tree_ns *ns);
 
-/* The steps of cf_fenced_ns_enter after the user namespace, for a caller
- * that made the namespace itself (fenced_keep.c: a helper of the harness's
+/* The steps of cf_tree_ns_enter after the user namespace, for a caller
+ * that made the namespace itself (shared_ns.c: a helper of the harness's
  * guard). Same context and results. */
-int cf_fenced_ns_mount(struct cf_fenced_ns *ns);
+int cf_tree_ns_mount(struct cf_tree_ns *ns);
 
-/* One step of cf_fenced_ns_mount: a read-only bind of PATH over itself,
- * in the caller's mount namespace (fenced_keep.c's keeper binds a row
+/* One step of cf_tree_ns_mount: a read-only bind of PATH over itself,
+ * in the caller's mount namespace (shared_ns.c's keeper binds a row
  * again with it). Raw system calls and stack. 1 bound, 0 not there (or a
  * symlink), or -errno. */
-int cf_fenced_ns_bind_ro(const char *path);
+int cf_tree_ns_bind_ro(const char *path);
 
 /* A private copy of the cache directory PATH in the caller's mount
  * namespace: a tmpfs over it, then an overlay of PATH (lower, as it was)
@@ -92,20 +92,20 @@ int cf_fenced_ns_bind_ro(const char *path);
  * user namespace). Where overlay can not be mounted, the empty tmpfs
  * stays: a private cache that starts empty. Raw system calls and stack.
  * 1 overlay, 2 empty tmpfs, 0 not there (or a symlink), or -errno. */
-int cf_fenced_ns_private(const char *path);
+int cf_tree_ns_private(const char *path);
 
 /* The mount an item of the plan gets: a read-only bind, or for a private
- * copy cf_fenced_ns_private. Same results (1 or 2 held). */
-int cf_fenced_ns_hold(const struct cf_protect_item *it);
+ * copy cf_tree_ns_private. Same results (1 or 2 held). */
+int cf_tree_ns_hold(const struct cf_protect_item *it);
 
 /* The placeholder of an absent item IT (make set): an empty directory
  * (0755), or for a file row a file (0644) holding the row's fill, which
  * its tool reads as the absence of the file (.git/commondir: "."). Made in
  * the real file system, never over an existing name. Raw system calls and
  * stack. 0 or -errno. */
-int cf_fenced_ns_make(const struct cf_protect_item *it);
+int cf_tree_ns_make(const struct cf_protect_item *it);
 
-/* The failure RC of cf_fenced_ns_enter in words, into WHY. Normal context. */
-void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n);
+/* The failure RC of cf_tree_ns_enter in words, into WHY. Normal context. */
+void cf_tree_ns_words(const struct cf_tree_ns *ns, int rc, char *why, size_t n);
 
 #endif

@@ -1,4 +1,4 @@
-#include "fenced_ns.h"
+#include "tree_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #define AT_RECURSIVE 0x8000
 #endif
 
-int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
+int cf_tree_ns_prepare(struct cf_tree_ns *ns, const struct cf_policy *pol,
 			 const struct cf_strv *allow, int write_protect, const char *cwd)
 {
 	memset(ns, 0, sizeof *ns);
@@ -31,13 +31,13 @@ int cf_fenced_ns_prepare(struct cf_fenced_ns *ns, const struct cf_policy *pol,
 	return 0;
 }
 
-void cf_fenced_ns_free(struct cf_fenced_ns *ns)
+void cf_tree_ns_free(struct cf_tree_ns *ns)
 {
 	cf_protect_plan_free(&ns->plan);
 	memset(ns, 0, sizeof *ns);
 }
 
-static int fail(struct cf_fenced_ns *ns, int rc, int step, const char *at)
+static int fail(struct cf_tree_ns *ns, int rc, int step, const char *at)
 {
 	ns->fail_step = step;
 	ns->fail_at = at;
@@ -94,7 +94,7 @@ static int pin(const char *path)
 	return rc;
 }
 
-int cf_fenced_ns_bind_ro(const char *path)
+int cf_tree_ns_bind_ro(const char *path)
 {
 	bool dir;
 	int t = open_plain(path, &dir);
@@ -134,7 +134,7 @@ static int make_dirs(const char *path)
 	return (int)cf_sys3(SYS_mkdirat, AT_FDCWD, buf, 0755);
 }
 
-int cf_fenced_ns_make(const struct cf_protect_item *it)
+int cf_tree_ns_make(const struct cf_protect_item *it)
 {
 	const char *fill = it->row->fill;
 	if (it->row->private_copy)
@@ -196,7 +196,7 @@ static bool overlay_opts(char *o, size_t n, int lower, const char *path, bool us
 	       opt_add(o, n, &at, "/w") && (!userxattr || opt_add(o, n, &at, ",userxattr"));
 }
 
-int cf_fenced_ns_private(const char *path)
+int cf_tree_ns_private(const char *path)
 {
 	char o[2 * PATH_MAX + 96], u[PATH_MAX + 4];
 	bool dir = false;
@@ -249,10 +249,10 @@ int cf_fenced_ns_private(const char *path)
 	return rc;
 }
 
-int cf_fenced_ns_hold(const struct cf_protect_item *it)
+int cf_tree_ns_hold(const struct cf_protect_item *it)
 {
-	return it->row->private_copy ? cf_fenced_ns_private(it->path)
-				     : cf_fenced_ns_bind_ro(it->path);
+	return it->row->private_copy ? cf_tree_ns_private(it->path)
+				     : cf_tree_ns_bind_ro(it->path);
 }
 
 static int drop_caps(void)
@@ -271,7 +271,7 @@ static int drop_caps(void)
  * credentials differ from its own. Root made no user namespace. RC is
  * returned as it is; when the capabilities can not be given up, a failure
  * at CF_NS_CAPS instead, which runs nothing (past CF_NS_RDONLY). */
-static int give_up_caps(struct cf_fenced_ns *ns, int rc)
+static int give_up_caps(struct cf_tree_ns *ns, int rc)
 {
 	int e;
 	if (cf_sys0(SYS_geteuid) == 0 || !(e = drop_caps()))
@@ -282,7 +282,7 @@ static int give_up_caps(struct cf_fenced_ns *ns, int rc)
 /* Every step after the user namespace: the clones of what stays writable,
  * the read-only root, the writable locations put back, the pins, the
  * placeholders and the read-only binds, and the working directory again. */
-int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
+int cf_tree_ns_mount(struct cf_tree_ns *ns)
 {
 	const struct cf_protect_plan *pp = &ns->plan;
 	int clones[CF_NS_MAX_RW + 1];
@@ -324,7 +324,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	 * with its parents, which are then pinned with the rest. */
 	for (size_t i = 0; i < pp->n_items && !ns->dry; i++)
 		if (pp->items[i].make)
-			(void)cf_fenced_ns_make(&pp->items[i]);
+			(void)cf_tree_ns_make(&pp->items[i]);
 	for (size_t i = 0; i < pp->mids.n; i++)
 		if ((rc = pin(pp->mids.v[i])) && rc != -ENOENT)
 			return fail(ns, rc, CF_NS_MID, pp->mids.v[i]);
@@ -349,7 +349,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 		keep[nk++] = c;
 	}
 	for (size_t i = 0; i < pp->n_items; i++) {
-		rc = cf_fenced_ns_hold(&pp->items[i]);
+		rc = cf_tree_ns_hold(&pp->items[i]);
 		if (rc < 0) {
 			while (nk)
 				cf_sys_close(keep[--nk]);
@@ -380,7 +380,7 @@ int cf_fenced_ns_mount(struct cf_fenced_ns *ns)
 	return 0;
 }
 
-int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
+int cf_tree_ns_enter(struct cf_tree_ns *ns)
 {
 	int rc, step;
 	ns->in_force = false;
@@ -390,7 +390,7 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	if ((rc = cf_userns_own(&step)))
 		return step == CF_USERNS_UNSHARE ? fail(ns, rc, step, NULL)
 						 : give_up_caps(ns, fail(ns, rc, step, NULL));
-	if ((rc = cf_fenced_ns_mount(ns)))
+	if ((rc = cf_tree_ns_mount(ns)))
 		return give_up_caps(ns, rc);
 	/* A user's capabilities in its own namespace go at exec; self mode
 	 * does not exec, and the supervisor serves only a caller whose
@@ -402,7 +402,7 @@ int cf_fenced_ns_enter(struct cf_fenced_ns *ns)
 	return 0;
 }
 
-void cf_fenced_ns_words(const struct cf_fenced_ns *ns, int rc, char *why, size_t n)
+void cf_tree_ns_words(const struct cf_tree_ns *ns, int rc, char *why, size_t n)
 {
 	const char *at = ns->fail_at ? ns->fail_at : "";
 	switch (ns->fail_step) {

@@ -1,6 +1,6 @@
 /* The mount namespace of the fenced tree, made once for a harness's
- * children and entered by each of them. See fenced_keep.h. */
-#include "fenced_keep.h"
+ * children and entered by each of them. See shared_ns.h. */
+#include "shared_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +76,7 @@ static bool read_all(int fd, void *buf, size_t n)
  * IN): a grandchild, reparented away from the harness (GUARD, which
  * becomes the harness by exec), keeps the namespace; its pid goes up on
  * OUT. */
-static void start_keeper(struct cf_fenced_ns *ns, pid_t guard, int out, int sock)
+static void start_keeper(struct cf_tree_ns *ns, pid_t guard, int out, int sock)
 {
 	int pidfd = (int)cf_sys2(SYS_pidfd_open, guard, 0);
 	if (pidfd < 0 || getppid() != guard)
@@ -86,14 +86,14 @@ static void start_keeper(struct cf_fenced_ns *ns, pid_t guard, int out, int sock
 		_exit(0);
 	int me = (int)getpid();
 	(void)!write(out, &me, sizeof me);
-	cf_fenced_keeper(&ns->plan, pidfd, sock);
+	cf_keeper(&ns->plan, pidfd, sock);
 }
 
 /* The helper: a user and a mount namespace of its own, its maps from the
- * guard, then the namespace of fenced_ns.h; its result on OUT; then, told
+ * guard, then the namespace of tree_ns.h; its result on OUT; then, told
  * so, it starts the keeper; else it waits to be killed (the guard opens
  * its namespaces meanwhile). */
-static void helper(struct cf_fenced_ns *ns, pid_t guard, int in, int out, int sock)
+static void helper(struct cf_tree_ns *ns, pid_t guard, int in, int out, int sock)
 {
 	struct result r = {0};
 	char go;
@@ -106,8 +106,8 @@ static void helper(struct cf_fenced_ns *ns, pid_t guard, int in, int out, int so
 		snprintf(r.why, sizeof r.why, "can not make the mounts private: %s",
 			 strerror(-r.rc));
 		cf_userns_cause_words(r.rc, CF_USERNS_SLAVE, r.why, sizeof r.why);
-	} else if ((r.rc = cf_fenced_ns_mount(ns)))
-		cf_fenced_ns_words(ns, r.rc, r.why, sizeof r.why);
+	} else if ((r.rc = cf_tree_ns_mount(ns)))
+		cf_tree_ns_words(ns, r.rc, r.why, sizeof r.why);
 	r.held = ns->held;
 	(void)!write(out, &r, sizeof r);
 	if (!r.rc && read(in, &go, 1) == 1 && go == 'k')
@@ -134,7 +134,7 @@ static int open_ns(pid_t pid, const char *which, unsigned long long *ino,
 	return fd;
 }
 
-int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
+int cf_shared_ns_make(struct cf_shared_ns *k, struct cf_tree_ns *ns)
 {
 	int down[2], up[2], sv[2], rc;
 	struct result r = {0};
@@ -144,7 +144,7 @@ int cf_fenced_keep_make(struct cf_fenced_keep *k, struct cf_fenced_ns *ns)
 	k->write_protect = ns->write_protect;
 	if (ns->plan.rw.n > CF_NS_MAX_RW) {
 		ns->fail_step = CF_NS_TOO_MANY;
-		cf_fenced_ns_words(ns, -E2BIG, k->off_why, sizeof k->off_why);
+		cf_tree_ns_words(ns, -E2BIG, k->off_why, sizeof k->off_why);
 		return -E2BIG;
 	}
 	if (pipe2(down, O_CLOEXEC))
@@ -247,7 +247,7 @@ out:
 	return rc;
 }
 
-void cf_fenced_keep_value(const struct cf_fenced_keep *k, char *buf, size_t n)
+void cf_shared_ns_value(const struct cf_shared_ns *k, char *buf, size_t n)
 {
 	if (k->user_fd < 0 || k->mnt_fd < 0)
 		snprintf(buf, n, "off:%s", k->off_why);
@@ -268,7 +268,7 @@ static bool is_ns(int fd, unsigned long long ino, unsigned long long dev)
 	return (unsigned long long)st.st_ino == ino && (unsigned long long)st.st_dev == dev;
 }
 
-void cf_fenced_keep_close_copies(const struct cf_fenced_keep *k)
+void cf_shared_ns_close_copies(const struct cf_shared_ns *k)
 {
 	struct stat st;
 	int u = k->user_fd, m = k->mnt_fd, s = k->keeper_fd;
@@ -280,7 +280,7 @@ void cf_fenced_keep_close_copies(const struct cf_fenced_keep *k)
 		cf_sys_close(s);
 }
 
-const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, int write_protect,
+const char *cf_shared_ns_adopt(struct cf_shared_ns *k, const char *value, int write_protect,
 				 char *buf, size_t n)
 {
 	int ufd, mfd, root, kfd;
@@ -329,7 +329,7 @@ const char *cf_fenced_keep_adopt(struct cf_fenced_keep *k, const char *value, in
 		k->keeper_fd = cf_high_fd(kfd);
 	if (k->keeper_fd < 0)
 		k->keeper_pid = 0;
-	cf_fenced_keep_value(k, buf, n);
+	cf_shared_ns_value(k, buf, n);
 	return buf;
 }
 
@@ -379,7 +379,7 @@ static int caps_restore(struct caps *c, bool root)
 	return (int)cf_sys2(SYS_capset, &c->h, c->d);
 }
 
-int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const char **why)
+int cf_shared_ns_enter(const struct cf_shared_ns *k, bool *changed, const char **why)
 {
 	char cwd[4096];
 	int rc;
@@ -429,7 +429,7 @@ int cf_fenced_keep_enter(const struct cf_fenced_keep *k, bool *changed, const ch
 	return 0;
 }
 
-int cf_fenced_keep_give(const struct cf_fenced_keep *k, const struct cf_ipc *ipc)
+int cf_shared_ns_give(const struct cf_shared_ns *k, const struct cf_ipc *ipc)
 {
 	if (k->user_fd < 0 || k->mnt_fd < 0)
 		return -ENOENT;
@@ -444,7 +444,7 @@ int cf_fenced_keep_give(const struct cf_fenced_keep *k, const struct cf_ipc *ipc
 	return cf_ipc_ns_give(ipc, &w, fds);
 }
 
-static void keep_copy(struct cf_fenced_keep *to, const struct cf_fenced_keep *from)
+static void keep_copy(struct cf_shared_ns *to, const struct cf_shared_ns *from)
 {
 	const char *f = (const char *)from;
 	char *t = (char *)to;
@@ -452,8 +452,8 @@ static void keep_copy(struct cf_fenced_keep *to, const struct cf_fenced_keep *fr
 		t[i] = f[i];
 }
 
-int cf_fenced_keep_fetch(const struct cf_fenced_keep *k, const struct cf_ipc *ipc,
-			 struct cf_fenced_keep *out, const char **why)
+int cf_shared_ns_fetch(const struct cf_shared_ns *k, const struct cf_ipc *ipc,
+			 struct cf_shared_ns *out, const char **why)
 {
 	struct cf_ns_wire w;
 	int fds[3];
@@ -501,13 +501,13 @@ int cf_fenced_keep_fetch(const struct cf_fenced_keep *k, const struct cf_ipc *ip
 	return 0;
 }
 
-int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc)
+int cf_shared_ns_recover(struct cf_shared_ns *k, const struct cf_ipc *ipc)
 {
-	struct cf_fenced_keep got;
+	struct cf_shared_ns got;
 	const char *why;
 	if (k->user_fd >= 0 && k->mnt_fd >= 0)
 		return 0;
-	int rc = cf_fenced_keep_fetch(k, ipc, &got, &why);
+	int rc = cf_shared_ns_fetch(k, ipc, &got, &why);
 	if (rc) {
 		if (k->made || rc != -ENOENT) {
 			size_t u = strlen(k->off_why);
@@ -545,7 +545,7 @@ int cf_fenced_keep_recover(struct cf_fenced_keep *k, const struct cf_ipc *ipc)
 	return 0;
 }
 
-int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
+int cf_shared_ns_plan(struct cf_shared_ns *k, struct cf_protect_plan *plan,
 			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd)
 {
 	if (!k->made)
@@ -556,7 +556,7 @@ int cf_fenced_keep_plan(struct cf_fenced_keep *k, struct cf_protect_plan *plan,
 	return rc;
 }
 
-const char *cf_fenced_keep_lost(const struct cf_fenced_keep *k)
+const char *cf_shared_ns_lost(const struct cf_shared_ns *k)
 {
 	const struct cf_protect_plan *pp = k->plan;
 	struct statx stx;
@@ -580,7 +580,7 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int cf_fenced_keep_ask(const struct cf_fenced_keep *k)
+int cf_shared_ns_ask(const struct cf_shared_ns *k)
 {
 	int fd = k->keeper_fd;
 	char b;
@@ -611,12 +611,12 @@ int cf_fenced_keep_ask(const struct cf_fenced_keep *k)
 		rc = cf_sys6(SYS_recvfrom, fd, (long)&b, 1, MSG_DONTWAIT, 0, 0);
 		if (rc == 0)
 			return -EPIPE;
-		if (!cf_fenced_keep_lost(k))
+		if (!cf_shared_ns_lost(k))
 			return 0;
 	}
 }
 
-void cf_fenced_keep_pass(const struct cf_fenced_keep *k, bool on)
+void cf_shared_ns_pass(const struct cf_shared_ns *k, bool on)
 {
 	if (k->keeper_fd >= 0)
 		(void)cf_sys3(SYS_fcntl, k->keeper_fd, F_SETFD, on ? 0 : FD_CLOEXEC);

@@ -1,4 +1,4 @@
-/* The keeper of the children's mount namespace (fenced_keep.h): the helper
+/* The keeper of the children's mount namespace (shared_ns.h): the helper
  * that made it, kept alive, binds a protected path read-only again when
  * the user's own tools replace it from outside (a rename over a mount
  * point detaches its mount in every namespace). It watches the parent
@@ -6,7 +6,7 @@
  * requests of children that found a path lost. A request carries nothing:
  * the keeper only applies its fixed plan again. It exits when the harness
  * does. */
-#include "fenced_keep.h"
+#include "shared_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,14 +75,14 @@ static void hold_all(const struct cf_protect_plan *pp)
 		/* A private cache removed from outside is made again too: else a
 		 * child would make it, in the user's file system. */
 		if (rc == -ENOENT && (pp->items[i].make || pp->items[i].row->private_copy)) {
-			(void)cf_fenced_ns_make(&pp->items[i]);
+			(void)cf_tree_ns_make(&pp->items[i]);
 			rc = cf_sys5(SYS_statx, AT_FDCWD, p, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 				     STATX_TYPE, &stx);
 		}
 		if (rc || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 		    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 			continue;
-		(void)cf_fenced_ns_hold(&pp->items[i]);
+		(void)cf_tree_ns_hold(&pp->items[i]);
 	}
 }
 
@@ -127,7 +127,7 @@ static void answer(const struct cf_protect_plan *pp, int sock)
 		(void)send(sock, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-void cf_fenced_keeper(const struct cf_protect_plan *pp, int harness, int sock)
+void cf_keeper(const struct cf_protect_plan *pp, int harness, int sock)
 {
 	/* Its own session: the terminal's signals (^C) are for the harness. */
 	(void)setsid();
