@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "env_memo.h"
+#include "nolibc.h"
 #include "options.h"
 #include "protocol.h"
 #include "secret_env.h"
@@ -94,9 +95,7 @@ static size_t filter(const char *value, const char *swap, char *buf, size_t cap,
 			keep = swap ? n - (sizeof CF_SHIM_FILE - 1) : 0;
 			tail = swap ? swap : "";
 		}
-		size_t tn = 0;
-		while (tail[tn])
-			tn++;
+		size_t tn = cf_nl_strlen(tail);
 		if (keep + tn) {
 			size_t sep = len > start;
 			if (len + sep + keep + tn + 1 > cap)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nolibc.h"
 #include "sys.h"
 #include "userns.h"
 
@@ -145,9 +146,7 @@ int cf_tree_ns_make(const struct cf_protect_item *it)
 			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return fd;
-	size_t n = 0;
-	while (fill[n])
-		n++;
+	size_t n = cf_nl_strlen(fill);
 	long w = cf_sys3(SYS_write, fd, fill, n);
 	cf_sys_close(fd);
 	if (w != (long)n) {
