@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "err.h"
 #include "marker.h"
 #include "options.h"
 #include "policy.h"
@@ -120,7 +121,7 @@ const char *cf_fence_supervisor(const struct cf_fence *f);
  * used) or a failure that cf_fence_words words.
  * Linux: between fork and exec, the calling thread, with the prepared
  * ruleset when it is still current, else with one built here from the same
- * plan. No allocation, no errno. -errno or -CF_ETOOMANY (RES: the directory
+ * plan. No allocation, no errno. -errno or CF_ERR(CF_ERR_TOOMANY, 0) (RES: the directory
  * and its count).
  * macOS: in a fork child only, the calling process, with the prepared profile
  * when it is still current; -ESTALE when it is not (the caller prepares a
@@ -354,8 +355,8 @@ int cf_fence_report_denial(bool write, unsigned row, const char *path);
 
 /* F's supervisor has ended: a failure code of cf_fence_enter and its kin
  * (-CF_FENCE_SUPERVISOR_ENDED), which cf_fence_words words; a caller that
- * saw the end itself passes it so. The IPC fence's CF_EIPC_ENDED. */
-#define CF_FENCE_SUPERVISOR_ENDED (16384 + 3072)
+ * saw the end itself passes it so. */
+#define CF_FENCE_SUPERVISOR_ENDED (-CF_ERR(CF_ERR_IPC_ENDED, 0))
 
 /* F's supervisor: its pid (<= 0: none), and whether it is alive by
  * /proc (its start time, not a zombie). Raw system calls and stack. */

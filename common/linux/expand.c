@@ -162,7 +162,7 @@ static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t
 	if (!rc && count > max) {
 		res->over_dir = a->path;
 		res->over_count = count;
-		return -CF_ETOOMANY;
+		return CF_ERR(CF_ERR_TOOMANY, 0);
 	}
 	return rc;
 }

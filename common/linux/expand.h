@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "policy.h"
 
 enum cf_rule_kind {
@@ -91,11 +92,8 @@ struct cf_expand_result {
 	size_t over_count;
 };
 
-/* -CF_ETOOMANY: an ancestor has more than max_entries entries. Above every
- * errno (the kernel's are 1 to 4095), so never a system call's failure. */
-#define CF_ETOOMANY 4096
-
-/* Returns 0, -CF_ETOOMANY, a callback's error, or -errno of a failed syscall
+/* Returns 0, CF_ERR(CF_ERR_TOOMANY, 0) when an ancestor has more than
+ * max_entries entries (err.h), a callback's error, or -errno of a failed syscall
  * (-ELOOP: a symlink on the way to a path of the plan).
  * STAMPS, when not NULL, gets pl->n_anc entries: each ancestor as it was read. */
 int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, void *ctx,

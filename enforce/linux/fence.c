@@ -103,7 +103,7 @@ static const char *uncovered(const struct cf_policy *p)
 static void decode(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		   struct cf_why *w)
 {
-	if (rc == -CF_ETOOMANY)
+	if (cf_err_kind(rc) == CF_ERR_TOOMANY)
 		*w = (struct cf_why){.id = CF_WHY_TOO_MANY, .n = (long long)res->over_count,
 				     .limit = (long long)f->pol.max_entries, .arg = {res->over_dir}};
 	else if (rc == -ESTALE)
@@ -287,7 +287,7 @@ void cf_fence_free(struct cf_fence *f)
 /* Every failure of the IPC fence reads as one, whatever step failed. */
 static int ipc_code(int rc)
 {
-	return rc < 0 && rc > -CF_EIPC ? -(CF_EIPC - rc) : rc;
+	return cf_err_as(CF_ERR_IPC, rc);
 }
 
 struct ipc_step {
@@ -336,15 +336,14 @@ int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool 
 {
 	char addr[CF_IPC_ADDR_MAX];
 	int scope = cf_ipc_ptrace_blocked("/proc/sys/kernel/yama/ptrace_scope", above);
-	int rc = scope ? -(CF_EIPC_PTRACE + scope)
+	int rc = scope ? CF_ERR(CF_ERR_IPC_PTRACE, scope)
 		 : above ? cf_supervisor_start_above(logfd, addr)
 			 : cf_supervisor_start(keeper, logfd, addr);
 	if (!rc)
 		rc = cf_ipc_set_addr(&f->ipc, addr);
 	f->ipc.sup_beside = !above;
 	if (rc) {
-		if (rc > -CF_EIPC)
-			rc = -(CF_EIPC_START - rc); /* the start failed */
+		rc = cf_err_as(CF_ERR_IPC_START, rc); /* the start failed */
 		refuse(f, rc, NULL);
 	}
 	return rc;
@@ -354,7 +353,7 @@ void cf_fence_words(const struct cf_fence *f, int rc, const struct cf_expand_res
 		    char *out, size_t cap)
 {
 	struct cf_why w = f->pol.why;
-	if (f->ready || rc == -CF_ETOOMANY)
+	if (f->ready || cf_err_kind(rc) == CF_ERR_TOOMANY)
 		decode(f, rc, res, &w);
 	cf_why_words(&w, out, cap);
 }
@@ -363,7 +362,7 @@ bool cf_fence_refuses_always(const struct cf_fence *f, int rc)
 {
 	struct cf_why w = f->pol.why;
 	struct cf_expand_result none = {0};
-	if (f->ready || rc == -CF_ETOOMANY)
+	if (f->ready || cf_err_kind(rc) == CF_ERR_TOOMANY)
 		decode(f, rc, &none, &w);
 	return cf_why_refuses_always(w.id);
 }
@@ -586,7 +585,6 @@ bool cf_fence_protect_owed(const struct cf_fence *f)
 	return f->ns.planned && !f->inherited && f->join.made && !f->ns.in_force;
 }
 
-_Static_assert(CF_FENCE_SUPERVISOR_ENDED == CF_EIPC_ENDED, "fence.h names the IPC fence's code");
 
 pid_t cf_fence_supervisor_pid(const struct cf_fence *f)
 {

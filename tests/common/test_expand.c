@@ -278,7 +278,7 @@ Test(expand, bound_exceeded_gives_etoomany_with_dir_and_count)
 	int rc;
 	struct cf_expand_result res;
 	bound(10, &rc, &res);
-	cr_expect_eq(rc, -CF_ETOOMANY);
+	cr_expect_eq(rc, CF_ERR(CF_ERR_TOOMANY, 0));
 	cr_assert_not_null(res.over_dir);
 	cr_expect_str_eq(res.over_dir, at(fx.root, "wide"));
 	cr_expect_eq(res.over_count, 11);

@@ -325,11 +325,11 @@ Test(ipc_engine, probes_and_words)
 	cr_expect_eq(sh->e[0], 1, "a fenced process is covered: %d", sh->e[0]);
 	cr_expect_str_eq(ipc_words(-ECONNREFUSED), CF_STATUS_NOT_EFFECTIVE
 			 "IPC supervisor unreachable (Connection refused)");
-	cr_expect_str_eq(ipc_words(-(CF_EIPC + ENOSYS)), CF_STATUS_NOT_EFFECTIVE
+	cr_expect_str_eq(ipc_words(CF_ERR(CF_ERR_IPC, ENOSYS)), CF_STATUS_NOT_EFFECTIVE
 			 "seccomp user notification unavailable (Function not implemented)");
-	cr_expect_str_eq(ipc_words(-(CF_EIPC + EBUSY)), CF_STATUS_NOT_EFFECTIVE
+	cr_expect_str_eq(ipc_words(CF_ERR(CF_ERR_IPC, EBUSY)), CF_STATUS_NOT_EFFECTIVE
 			 "another seccomp notification listener is installed (Device or resource busy)");
-	cr_expect_str_eq(ipc_words(-(CF_EIPC + EAGAIN)), CF_STATUS_NOT_EFFECTIVE
+	cr_expect_str_eq(ipc_words(CF_ERR(CF_ERR_IPC, EAGAIN)), CF_STATUS_NOT_EFFECTIVE
 			 "IPC supervisor did not answer (Resource temporarily unavailable)");
 	struct cf_ipc none = {0};
 	cr_expect_eq(cf_ipc_enter(&none), -ENOTCONN);
@@ -1885,7 +1885,7 @@ Test(ipc_engine, yama_ptrace_scope_is_judged)
 	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), cap ? 0 : 2, "scope 2 needs CAP_SYS_PTRACE");
 	cf_fx_write(f, "3\n");
 	cr_expect_eq(cf_ipc_ptrace_blocked(f, true), 3, "nothing passes scope 3");
-	const char *why = ipc_words(-(CF_EIPC_PTRACE + 1));
+	const char *why = ipc_words(CF_ERR(CF_ERR_IPC_PTRACE, 1));
 	cr_expect(strstr(why, "read isolation is not effective: Yama's ptrace_scope") &&
 			  strstr(why, "(ptrace_scope 1)"),
 		  "%s", why);
@@ -2029,9 +2029,9 @@ Test(ipc_engine, a_name_taken_over_after_the_supervisor_died_gets_no_listener)
 	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received %d listeners",
 		     atomic_load(&sh->n[0]));
 	cr_expect_eq(st, 121, "the child went on (status %d)", st);
-	cr_expect_eq(sh->e[63], -CF_EIPC_ENDED, "%s", ipc_words(sh->e[63]));
-	cr_expect(strstr(ipc_words(-CF_EIPC_ENDED), "the IPC supervisor has ended"), "%s",
-		  ipc_words(-CF_EIPC_ENDED));
+	cr_expect_eq(sh->e[63], CF_ERR(CF_ERR_IPC_ENDED, 0), "%s", ipc_words(sh->e[63]));
+	cr_expect(strstr(ipc_words(CF_ERR(CF_ERR_IPC_ENDED, 0)), "the IPC supervisor has ended"), "%s",
+		  ipc_words(CF_ERR(CF_ERR_IPC_ENDED, 0)));
 	close(ls);
 	cf_ipc_free(&s.ipc);
 }
@@ -2058,8 +2058,8 @@ Test(ipc_engine, the_takeover_race_never_gets_a_listener, .timeout = 240 * CF_TI
 			usleep(1000);
 		taken += atomic_load(&im.bound);
 		int rc = enter_result(&s);
-		refused += rc == -CF_EIPC_ENDED;
-		cr_expect(rc == -CF_EIPC_ENDED, "round %d: the child's enter: %d (%s)", r, rc,
+		refused += rc == CF_ERR(CF_ERR_IPC_ENDED, 0);
+		cr_expect(rc == CF_ERR(CF_ERR_IPC_ENDED, 0), "round %d: the child's enter: %d (%s)", r, rc,
 			  rc < 0 && rc > -1000 ? ipc_words(rc) : "went on");
 		atomic_store(&im.stop, 1);
 		for (int i = 0; i < 6; i++)
@@ -2085,7 +2085,7 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 	char other[CF_IPC_ADDR_MAX];
 	cr_assert_eq(cf_ipc_set_addr(&s.ipc, "credfence-sup-deadbeef"), 0);
 	int rc = enter_result(&s);
-	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EINVAL), "%d %s", rc, ipc_words(rc));
+	cr_expect_eq(rc, CF_ERR(CF_ERR_IPC_IDENTITY, EINVAL), "%d %s", rc, ipc_words(rc));
 	int ls = bind_name("credfence-sup-fake");
 	cr_assert(ls >= 0);
 	snprintf(other, sizeof other, "credfence-sup-%d-%llu-fake", (int)getppid(),
@@ -2100,11 +2100,11 @@ Test(ipc_engine, a_supervisor_address_without_an_identity_is_refused)
 		impostor_serve_one(ls2);
 	int st = reap(pid);
 	cr_expect_eq(st, 121);
-	cr_expect_eq(sh->e[63], -(CF_EIPC_IDENTITY + EPERM), "%s", ipc_words(sh->e[63]));
+	cr_expect_eq(sh->e[63], CF_ERR(CF_ERR_IPC_IDENTITY, EPERM), "%s", ipc_words(sh->e[63]));
 	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received a listener");
-	cr_expect(strstr(ipc_words(-(CF_EIPC_IDENTITY + EPERM)),
+	cr_expect(strstr(ipc_words(CF_ERR(CF_ERR_IPC_IDENTITY, EPERM)),
 			 "the IPC supervisor's identity can not be established"), "%s",
-		  ipc_words(-(CF_EIPC_IDENTITY + EPERM)));
+		  ipc_words(CF_ERR(CF_ERR_IPC_IDENTITY, EPERM)));
 	close(ls);
 	close(ls2);
 	cf_ipc_free(&s.ipc);
@@ -2127,7 +2127,7 @@ Test(ipc_engine, a_supervisor_address_with_start_time_0_has_no_identity)
 	snprintf(forged, sizeof forged, "credfence-sup-%d-0-%s", pid, rnd);
 	cr_assert_eq(cf_ipc_set_addr(&s.ipc, forged), 0);
 	int rc = enter_result(&s);
-	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EINVAL), "%s: %d %s", forged, rc, ipc_words(rc));
+	cr_expect_eq(rc, CF_ERR(CF_ERR_IPC_IDENTITY, EINVAL), "%s: %d %s", forged, rc, ipc_words(rc));
 	cf_ipc_free(&s.ipc);
 }
 
@@ -2294,7 +2294,7 @@ Test(ipc_engine, a_supervisor_that_is_no_ancestor_is_refused)
 	s.ipc.sup_beside = false; /* as in every way in */
 	cr_assert_eq(s.ipc.sup_pid, imp);
 	int rc = enter_result(&s);
-	cr_expect_eq(rc, -(CF_EIPC_IDENTITY + EPERM), "%d %s", rc, rc < 0 && rc > -1000 ? ipc_words(rc) : "");
+	cr_expect_eq(rc, CF_ERR(CF_ERR_IPC_IDENTITY, EPERM), "%d %s", rc, rc < 0 && rc > -1000 ? ipc_words(rc) : "");
 	cr_expect_eq(atomic_load(&sh->n[0]), 0, "the impostor received a listener");
 	kill(imp, SIGKILL);
 	reap(imp);

@@ -234,13 +234,13 @@ Test(terminals, the_kernels_cache_skips_32_bit_calls)
 Test(terminals, reasons_for_filter_and_symlink_failures)
 {
 	char r[512];
-	cf_ll_reason(-(CF_ETTYFILTER + EINVAL), 7, r, sizeof r);
+	cf_ll_reason(CF_ERR(CF_ERR_TTYFILTER, EINVAL), 7, r, sizeof r);
 	cr_expect_str_eq(r, "read isolation is not effective: seccomp filter for terminal injection "
 			    "could not be installed (the kernel has no seccomp filters: EINVAL)");
-	cf_ll_reason(-(CF_ETTYFILTER + EFAULT), 7, r, sizeof r);
+	cf_ll_reason(CF_ERR(CF_ERR_TTYFILTER, EFAULT), 7, r, sizeof r);
 	cr_expect_str_eq(r, "read isolation is not effective: seccomp filter for terminal injection "
 			    "could not be installed (Bad address)");
-	cf_ll_reason(-(CF_ETTYFILTER + 4000), 7, r, sizeof r);
+	cf_ll_reason(CF_ERR(CF_ERR_TTYFILTER, 4000), 7, r, sizeof r);
 	cr_expect_str_eq(r, "read isolation is not effective: seccomp filter for terminal injection "
 			    "could not be installed (error 4000)");
 	cf_ll_reason(-ELOOP, 7, r, sizeof r);

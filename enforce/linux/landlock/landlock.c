@@ -190,7 +190,7 @@ int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void
 	/* Before the Landlock layer, on this thread only: every fenced process
 	 * then has the filter, inherited by all it starts. */
 	if ((rc = cf_ttyfilter_install()))
-		return -(CF_ETTYFILTER + (int)-rc);
+		return CF_ERR(CF_ERR_TTYFILTER, -rc);
 	if (between && (rc = between(ctx)))
 		return (int)rc;
 	return (int)cf_sys2(SYS_landlock_restrict_self, ruleset_fd, 0);
@@ -261,14 +261,9 @@ bool cf_ll_is_ruleset(int fd)
 	return r == (long)sizeof want - 1 && memcmp(got, want, sizeof want - 1) == 0;
 }
 
-static bool is_ttyfilter(int err)
-{
-	return err <= -CF_ETTYFILTER && err > -(CF_ETTYFILTER + 4096);
-}
-
 static bool is_ipc(int err)
 {
-	return err <= -CF_EIPC && err > -(CF_EPIDFD + 4096);
+	return cf_err_kind(err) >= CF_ERR_IPC && cf_err_kind(err) <= CF_ERR_PIDFD;
 }
 
 void cf_ll_verdict(int err, int abi, struct cf_why *w)
@@ -276,8 +271,8 @@ void cf_ll_verdict(int err, int abi, struct cf_why *w)
 	*w = (struct cf_why){.id = CF_WHY_LANDLOCK, .err = -err};
 	if (is_ipc(err))
 		cf_ipc_verdict(err, w);
-	else if (is_ttyfilter(err))
-		*w = (struct cf_why){.id = CF_WHY_TTYFILTER, .err = -err - CF_ETTYFILTER};
+	else if (cf_err_kind(err) == CF_ERR_TTYFILTER)
+		*w = (struct cf_why){.id = CF_WHY_TTYFILTER, .err = cf_err_detail(err)};
 	else if (err == -ELOOP)
 		w->id = CF_WHY_LOOP;
 	else if (err == 0 && abi < CF_LANDLOCK_MIN_ABI)

@@ -22,14 +22,14 @@ uint64_t cf_ll_handled(int abi);
 /* Rights for one rule, masked to what HANDLED has and to file rights for files. */
 uint64_t cf_ll_rights(enum cf_rule_kind kind, int is_dir, uint64_t handled);
 
-/* A ruleset for PLAN: returns its fd (close-on-exec) or -errno / -CF_ETOOMANY.
+/* A ruleset for PLAN: returns its fd (close-on-exec) or -errno / CF_ERR_TOOMANY (err.h).
  * BUF is scratch for getdents64. RES and STAMPS as for cf_expand(). */
 int cf_ll_build(const struct cf_plan *pl, int abi, char *buf, size_t bufsz,
 		struct cf_expand_result *res, struct cf_stamp *stamps);
 
 /* no_new_privs, the terminal filter (ttyfilter.h), then landlock_restrict_self()
  * on the calling thread. A filter that can not be installed fails the whole
- * restrict: -(CF_ETTYFILTER + errno). */
+ * restrict: CF_ERR(CF_ERR_TTYFILTER, errno). */
 int cf_ll_restrict(int ruleset_fd);
 /* The same, calling BETWEEN(CTX) after the terminal filter and before the
  * Landlock layer (the IPC fence, supervisor.h); its nonzero result is returned. */
@@ -37,8 +37,6 @@ int cf_ll_restrict_with(int ruleset_fd, int (*between)(const void *), const void
 /* landlock_restrict_self() alone, for a thread whose filters are in place. */
 int cf_ll_restrict_self(int ruleset_fd);
 
-/* Apart from every -errno, like CF_ETOOMANY; cf_ll_verdict() decodes it. */
-#define CF_ETTYFILTER 8192
 
 /* Whether restricting would work here, found in a forked child on a ruleset
  * that handles only write rights, so that neither this process nor its later
@@ -53,8 +51,8 @@ int cf_ll_fenced(void);
  * system calls and stack only. */
 bool cf_ll_is_ruleset(int fd);
 
-/* A failure ERR of this backend (an -errno, -(CF_ETTYFILTER + errno), an
- * IPC code of supervisor.h; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
+/* A failure ERR of this backend (an -errno, or a kind of err.h: the
+ * terminal filter's, the IPC fence's; 0 with ABI below CF_LANDLOCK_MIN_ABI: too old) as a
  * verdict. No allocation: callable after fork. */
 void cf_ll_verdict(int err, int abi, struct cf_why *w);
 

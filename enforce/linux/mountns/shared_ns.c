@@ -469,9 +469,9 @@ int cf_shared_ns_fetch(const struct cf_shared_ns *k, const struct cf_ipc *ipc,
 		return rc;
 	}
 	if (rc) {
-		*why = rc == -CF_EIPC_ENDED ? "the supervisor has ended"
+		*why = cf_err_kind(rc) == CF_ERR_IPC_ENDED ? "the supervisor has ended"
 					     : "the supervisor could not be asked for it";
-		return rc < 0 && rc > -CF_EIPC ? rc : -ECONNREFUSED;
+		return rc < 0 && cf_err_kind(rc) == CF_ERR_ERRNO ? rc : -ECONNREFUSED;
 	}
 	if (k->made && (w.user_ino != k->user_ino || w.mnt_ino != k->mnt_ino || w.dev != k->dev)) {
 		for (int i = 0; i < 3; i++)

@@ -772,15 +772,15 @@ static int peer_is_supervisor(int s, const struct cf_ipc *ipc)
 	socklen_t len = sizeof cr;
 	long r = cf_sys5(SYS_getsockopt, s, SOL_SOCKET, SO_PEERCRED, &cr, &len);
 	if (r < 0)
-		return (int)-(CF_EIPC_IDENTITY - r);
+		return CF_ERR(CF_ERR_IPC_IDENTITY, -r);
 	if (cr.pid != ipc->sup_pid) /* 0 too: a listener of another pid namespace */
-		return cf_ipc_supervisor_alive(ipc) ? -(CF_EIPC_IDENTITY + EPERM) : -CF_EIPC_ENDED;
+		return cf_ipc_supervisor_alive(ipc) ? CF_ERR(CF_ERR_IPC_IDENTITY, EPERM) : CF_ERR(CF_ERR_IPC_ENDED, 0);
 	unsigned long long start = cf_proc_starttime(cr.pid);
 	if (start == 0)
-		return -(CF_EIPC_IDENTITY + ESRCH); /* gone, or no /proc to tell */
+		return CF_ERR(CF_ERR_IPC_IDENTITY, ESRCH); /* gone, or no /proc to tell */
 	if (start != ipc->sup_start)
-		return -CF_EIPC_ENDED;
-	return ipc->sup_beside || is_ancestor(cr.pid) ? 0 : -(CF_EIPC_IDENTITY + EPERM);
+		return CF_ERR(CF_ERR_IPC_ENDED, 0);
+	return ipc->sup_beside || is_ancestor(cr.pid) ? 0 : CF_ERR(CF_ERR_IPC_IDENTITY, EPERM);
 }
 
 bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc)
@@ -815,10 +815,10 @@ static int sup_open(const struct cf_ipc *ipc)
 	if (!ipc->addr[0])
 		return -ENOTCONN;
 	if (ipc->sup_pid <= 0)
-		return -(CF_EIPC_IDENTITY + EINVAL);
+		return CF_ERR(CF_ERR_IPC_IDENTITY, EINVAL);
 	int s = sup_connect(ipc->addr);
 	if (s < 0)
-		return cf_ipc_supervisor_alive(ipc) ? s : -CF_EIPC_ENDED;
+		return cf_ipc_supervisor_alive(ipc) ? s : CF_ERR(CF_ERR_IPC_ENDED, 0);
 	int who = peer_is_supervisor(s, ipc);
 	if (who < 0) {
 		cf_sys_close(s);
@@ -842,7 +842,7 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 				   ipc->dgram_by_sup);
 	if (l < 0) {
 		cf_sys_close(s);
-		return (int)-(CF_EIPC - l);
+		return CF_ERR(CF_ERR_IPC, -l);
 	}
 	long r = hand_over(s, (int)l, ipc);
 	/* From here on the supervisor holds the listener (or its message is on
@@ -851,7 +851,7 @@ int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending)
 	cf_sys_close((int)l);
 	if (r < 0) {
 		cf_sys_close(s);
-		return ended_after_cut(ipc, r) ? -CF_EIPC_ENDED : (int)-(CF_EIPC - r);
+		return ended_after_cut(ipc, r) ? CF_ERR(CF_ERR_IPC_ENDED, 0) : CF_ERR(CF_ERR_IPC, -r);
 	}
 	*pending = s;
 	return 0;
@@ -866,9 +866,9 @@ int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending)
 	 * the supervisor ending, which refuses the child in best-effort mode
 	 * too, not a broken connection it may go on after. */
 	if (ended_after_cut(ipc, r))
-		return -CF_EIPC_ENDED;
+		return CF_ERR(CF_ERR_IPC_ENDED, 0);
 	if (r < 0)
-		return (int)-(CF_EIPC - r);
+		return CF_ERR(CF_ERR_IPC, -r);
 	return 0;
 }
 
@@ -962,7 +962,7 @@ int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3])
 		r = -EPIPE;
 	if (r < 0) {
 		cf_sys_close(s);
-		return (int)-(CF_EIPC - r);
+		return CF_ERR(CF_ERR_IPC, -r);
 	}
 	union cf_fds_cmsg c;
 	struct iovec iov = {w, sizeof *w};
@@ -976,14 +976,14 @@ int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3])
 	int got = r > 0 ? take_fds(&m, fds, 3) : 0;
 	int rc = 0;
 	if (r < 0)
-		rc = (int)-(CF_EIPC - r);
+		rc = CF_ERR(CF_ERR_IPC, -r);
 	else if (r != (long)sizeof *w || !is_magic(w->magic, CF_NS_ASK_MAGIC) ||
 		 (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		rc = -(CF_EIPC + EPROTO);
+		rc = CF_ERR(CF_ERR_IPC, EPROTO);
 	else if (w->rc)
-		rc = w->rc == -ENOENT || w->rc == -EALREADY ? w->rc : -(CF_EIPC + EPROTO);
+		rc = w->rc == -ENOENT || w->rc == -EALREADY ? w->rc : CF_ERR(CF_ERR_IPC, EPROTO);
 	else if (w->nfds < 2 || w->nfds > 3 || got != w->nfds)
-		rc = -(CF_EIPC + EPROTO);
+		rc = CF_ERR(CF_ERR_IPC, EPROTO);
 	if (rc) {
 		for (int i = 0; i < got; i++)
 			cf_sys_close(fds[i]);
@@ -1125,29 +1125,27 @@ int cf_ipc_ptrace_blocked(const char *scope_file, bool above)
 
 void cf_ipc_verdict(int err, struct cf_why *w)
 {
-	int e = -cf_ipc_err(err);
-	*w = (struct cf_why){.id = CF_WHY_IPC_REFUSED};
-	if (e >= CF_EPIDFD) {
-		*w = (struct cf_why){.id = CF_WHY_IPC_PIDFD, .err = e - CF_EPIDFD};
+	err = cf_ipc_err(err);
+	*w = (struct cf_why){.id = CF_WHY_IPC_REFUSED, .err = cf_err_detail(err)};
+	switch (cf_err_kind(err)) {
+	case CF_ERR_PIDFD:
+		w->id = CF_WHY_IPC_PIDFD;
 		return;
-	}
-	if (e >= CF_EIPC_IDENTITY) {
-		*w = (struct cf_why){.id = CF_WHY_IPC_IDENTITY, .err = e - CF_EIPC_IDENTITY};
+	case CF_ERR_IPC_IDENTITY:
+		w->id = CF_WHY_IPC_IDENTITY;
 		return;
-	}
-	if (e == CF_EIPC_ENDED) {
+	case CF_ERR_IPC_ENDED:
 		*w = (struct cf_why){.id = CF_WHY_IPC_ENDED};
 		return;
-	}
-	if (e >= CF_EIPC_PTRACE) {
-		*w = (struct cf_why){.id = CF_WHY_IPC_PTRACE, .n = e - CF_EIPC_PTRACE};
+	case CF_ERR_IPC_PTRACE:
+		*w = (struct cf_why){.id = CF_WHY_IPC_PTRACE, .n = cf_err_detail(err)};
 		return;
-	}
-	if (e >= CF_EIPC_START) {
-		*w = (struct cf_why){.id = CF_WHY_IPC_START, .err = e - CF_EIPC_START};
+	case CF_ERR_IPC_START:
+		w->id = CF_WHY_IPC_START;
 		return;
+	default:
+		break;
 	}
-	w->err = e - CF_EIPC;
 	switch (w->err) {
 	case ENOSYS:
 	case EINVAL:
@@ -1193,13 +1191,13 @@ static int probe_child(void)
 {
 	long l = listener_of_allow_all();
 	if (l < 0 && l != -EBUSY) /* EBUSY: a listener above us, so the kernel has them */
-		return (int)-(CF_EIPC - l);
+		return CF_ERR(CF_ERR_IPC, -l);
 	int pfd = (int)cf_sys2(SYS_pidfd_open, cf_sys0(SYS_getpid), 0);
 	if (pfd < 0)
-		return -(CF_EPIDFD - pfd);
+		return CF_ERR(CF_ERR_PIDFD, -pfd);
 	int fd = (int)cf_sys3(SYS_pidfd_getfd, pfd, pfd, 0);
 	if (fd < 0)
-		return -(CF_EPIDFD - fd);
+		return CF_ERR(CF_ERR_PIDFD, -fd);
 	return 0;
 }
 

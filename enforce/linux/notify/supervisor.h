@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "err.h"
 #include "strv.h"
 #include "verdict.h"
 
@@ -86,7 +87,7 @@ void cf_ipc_free(struct cf_ipc *ipc);
  * supervisor, check that the peer is the supervisor of ADDR (above), install
  * the notification filter on the calling thread, hand the supervisor the
  * listener and the blob, wait for its answer. 0, or
- * -errno, or -(CF_EIPC + errno) when a step after the connect failed
+ * -errno, or CF_ERR(CF_ERR_IPC, errno) when a step after the connect failed
  * (cf_ipc_verdict() decodes them). */
 int cf_ipc_enter(const struct cf_ipc *ipc);
 /* cf_ipc_enter in two halves, so that the caller can do its own work while
@@ -135,21 +136,17 @@ bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc);
  * it starts, so that it never acts for a caller with more than the caller
  * has (and its callers' credentials match its own). Normal context. */
 void cf_ipc_serve_without_root_caps(void);
-#define CF_EIPC 16384
-/* -(CF_EIPC_START + errno): the supervisor could not be started.
- * -(CF_EIPC_PTRACE + scope): Yama's ptrace_scope keeps the supervisor from
- * the processes it would serve (cf_ipc_ptrace_blocked). */
-#define CF_EIPC_START (CF_EIPC + 1024)
-#define CF_EIPC_PTRACE (CF_EIPC + 2048)
-/* -(CF_EIPC_ENDED): the supervisor has ended: its address is refused, or
+/* This module's failures, the kinds of err.h:
+ * CF_ERR_IPC_START (errno): the supervisor could not be started.
+ * CF_ERR_IPC_PTRACE (scope): Yama's ptrace_scope keeps the supervisor from
+ * the processes it would serve (cf_ipc_ptrace_blocked).
+ * CF_ERR_IPC_ENDED: the supervisor has ended: its address is refused, or
  * the process there is another one (which bound the name after it died).
- * -(CF_EIPC_IDENTITY + errno): the supervisor's identity can not be
+ * CF_ERR_IPC_IDENTITY (errno): the supervisor's identity can not be
  * established (EINVAL: its address names none; else reading its peer or
- * /proc failed). The listener was handed to nobody. */
-#define CF_EIPC_ENDED (CF_EIPC + 3072)
-#define CF_EIPC_IDENTITY (CF_EIPC + 3073)
-/* -(CF_EPIDFD + errno): pidfd_open or pidfd_getfd failed (cf_ipc_probe). */
-#define CF_EPIDFD (2 * CF_EIPC)
+ * /proc failed). The listener was handed to nobody.
+ * CF_ERR_PIDFD (errno): pidfd_open or pidfd_getfd failed (cf_ipc_probe).
+ * CF_ERR_IPC (errno): any other step. */
 
 /* Whether Yama (its ptrace_scope read from SCOPE_FILE, normally
  * /proc/sys/kernel/yama/ptrace_scope; absent: no Yama) keeps a supervisor
@@ -159,11 +156,11 @@ void cf_ipc_serve_without_root_caps(void);
  * 2, nothing passes 3. Returns the blocking scope (> 0), or 0. */
 int cf_ipc_ptrace_blocked(const char *scope_file, bool above);
 
-/* Any failure of this module as one of the codes above: a plain -errno
- * becomes -(CF_EIPC + errno). */
+/* Any failure of this module as one of the kinds above: a plain -errno
+ * becomes CF_ERR_IPC's. */
 static inline int cf_ipc_err(int rc)
 {
-	return rc >= 0 || rc <= -CF_EIPC ? rc : -(CF_EIPC - rc);
+	return cf_err_as(CF_ERR_IPC, rc);
 }
 
 /* Such a failure ERR (any code of this module, or a plain -errno) as a
