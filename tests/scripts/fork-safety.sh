@@ -38,7 +38,7 @@ head='#include <stdlib.h>
 #include <unistd.h>
 int execve(const char *p, char *const a[], char *const e[]);'
 
-echo "1..5"
+echo "1..6"
 check planted-malloc 1 'fork-unsafe: malloc reached from a child: execve > helper > malloc' "$head
 __attribute__((noinline)) static long helper(const char *p) { char *b = malloc(64); memcpy(b, p, 8); return (long)b; }
 int execve(const char *p, char *const a[], char *const e[]) { (void)a; (void)e; return (int)helper(p); }"
@@ -54,4 +54,21 @@ check normal-only 0 'fork safety: 1 child entries, nothing reached' "$head
 int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
 __attribute__((noinline)) int cf_shim_judge_own_exec(int dirfd, const char *path, int flags) { return fprintf(stderr, \"%d %s %d\", dirfd, path, flags); }
 int execve(const char *p, char *const a[], char *const e[]) { (void)a; (void)e; return cf_shim_judge_own_exec(-100, p, 0); }"
+
+# --files: the files an entry reaches in the child, and their functions.
+n=$((n + 1))
+d="$work/files"
+mkdir -p "$d/shim"
+printf '%s\n' "$head
+__attribute__((noinline)) static int helper(const char *p) { return (int)strlen(p); }
+int execve(const char *p, char *const a[], char *const e[]) { (void)a; (void)e; return helper(p); }" >"$d/shim/child.c"
+if (cd "$d" && gcc -O1 -fcallgraph-info=su -c shim/child.c -o shim/child.o) &&
+	python3 "$src/scripts/stack-usage" "$d" --files execve >"$d/out" 2>&1 &&
+	grep -q '^execve: 2 functions in 1 files$' "$d/out" && grep -q '^  shim/child.c: execve helper$' "$d/out"; then
+	echo "ok $n files"
+else
+	echo "not ok $n files: output:"
+	sed 's/^/# /' "$d/out" 2>/dev/null
+	status=1
+fi
 exit $status
