@@ -34,6 +34,9 @@ struct cf_guard_report {
 	int cause;
 };
 
+/* ---- In the parent only: every call here runs in normal context, in the
+ * process that is about to exec the harness (no child part) ---- */
+
 /* Whether the denied location D is one the harness may read: an agent's own
  * login (the table says which), or at or under a MAY_READ path (canonical). */
 bool cf_guard_may_read(const struct cf_denied *d, const struct cf_strv *may_read);

@@ -56,6 +56,8 @@ struct cf_shared_ns {
 	char off_why[512];         /* none: why ("" while there is one) */
 };
 
+/* ---- In the parent ---- */
+
 /* The one of this process (harness_ns.c), behind fence.h's
  * cf_fence_harness_ns_* calls and the guard's (cf_fence_guard_harness). */
 struct cf_shared_ns *cf_harness_keep(void);
@@ -85,6 +87,32 @@ void cf_shared_ns_value(const struct cf_shared_ns *k, char *buf, size_t n);
 const char *cf_shared_ns_adopt(struct cf_shared_ns *k, const char *value, int write_protect,
 				 char *buf, size_t n);
 
+/* The guard's step after cf_shared_ns_make (normal context): hand K's
+ * descriptors to the supervisor of IPC (supervisor_wire.h), which gives
+ * them to each child that lost its own. 0 or a code of supervisor.h. */
+struct cf_ipc;
+int cf_shared_ns_give(const struct cf_shared_ns *k, const struct cf_ipc *ipc);
+
+/* Normal context: K (adopted, or never given: VALUE NULL) without its
+ * descriptors takes them from the supervisor of IPC, moved high as
+ * cf_shared_ns_adopt moves them; K->made is set when the supervisor
+ * holds one. 0, or -errno with K->off_why set. */
+int cf_shared_ns_recover(struct cf_shared_ns *k, const struct cf_ipc *ipc);
+
+/* Normal context, the harness's constructor: plan the protected paths
+ * again for POL, ALLOW and CWD into PLAN (the guard bound them), for K's
+ * children to check. 0 or -ENOMEM (then none is checked). */
+int cf_shared_ns_plan(struct cf_shared_ns *k, struct cf_protect_plan *plan,
+			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd);
+
+/* The keeper's loop (keeper.c), in the helper's grandchild: PP is
+ * the plan it made the namespace from, HARNESS a pidfd of the harness,
+ * SOCK its end of the socket. Never returns. */
+void cf_keeper(const struct cf_protect_plan *pp, int harness, int sock)
+	__attribute__((noreturn));
+
+/* ---- In the child too: raw system calls and the stack only ---- */
+
 /* Between fork and exec, in a child of the harness, before its Landlock
  * domain: enter K's namespaces and give up their capabilities. Raw system
  * calls and stack only. 0: entered; -errno with *WHY (a fixed string):
@@ -99,12 +127,6 @@ int cf_shared_ns_enter(const struct cf_shared_ns *k, bool *changed, const char *
  * only; K not written. */
 void cf_shared_ns_close_copies(const struct cf_shared_ns *k);
 
-/* The guard's step after cf_shared_ns_make (normal context): hand K's
- * descriptors to the supervisor of IPC (supervisor_wire.h), which gives
- * them to each child that lost its own. 0 or a code of supervisor.h. */
-struct cf_ipc;
-int cf_shared_ns_give(const struct cf_shared_ns *k, const struct cf_ipc *ipc);
-
 /* Between fork and exec, raw system calls and stack only: K's namespace
  * (K->made) from the supervisor of IPC, after its identity check, into
  * OUT (a copy of K with the descriptors received, close-on-exec; inode
@@ -112,18 +134,6 @@ int cf_shared_ns_give(const struct cf_shared_ns *k, const struct cf_ipc *ipc);
  * fixed string). */
 int cf_shared_ns_fetch(const struct cf_shared_ns *k, const struct cf_ipc *ipc,
 			 struct cf_shared_ns *out, const char **why);
-
-/* Normal context: K (adopted, or never given: VALUE NULL) without its
- * descriptors takes them from the supervisor of IPC, moved high as
- * cf_shared_ns_adopt moves them; K->made is set when the supervisor
- * holds one. 0, or -errno with K->off_why set. */
-int cf_shared_ns_recover(struct cf_shared_ns *k, const struct cf_ipc *ipc);
-
-/* Normal context, the harness's constructor: plan the protected paths
- * again for POL, ALLOW and CWD into PLAN (the guard bound them), for K's
- * children to check. 0 or -ENOMEM (then none is checked). */
-int cf_shared_ns_plan(struct cf_shared_ns *k, struct cf_protect_plan *plan,
-			const struct cf_policy *pol, const struct cf_strv *allow, const char *cwd);
 
 /* In a child that entered K's namespace, raw system calls and stack only:
  * the first path of K's plan that is no longer a mount point, or NULL. A
@@ -139,12 +149,6 @@ const char *cf_shared_ns_lost(const struct cf_shared_ns *k);
  * passed. 0: held again; -EPIPE: no keeper (gone, or none); -ETIMEDOUT. */
 #define CF_KEEPER_WAIT_MS 500
 int cf_shared_ns_ask(const struct cf_shared_ns *k);
-
-/* The keeper's loop (keeper.c), in the helper's grandchild: PP is
- * the plan it made the namespace from, HARNESS a pidfd of the harness,
- * SOCK its end of the socket. Never returns. */
-void cf_keeper(const struct cf_protect_plan *pp, int harness, int sock)
-	__attribute__((noreturn));
 
 /* The harness replacing its own image keeps the descriptors (ON: clear
  * FD_CLOEXEC) or takes them back (after a failed exec). Raw system calls. */

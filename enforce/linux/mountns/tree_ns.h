@@ -62,10 +62,17 @@ struct cf_tree_ns {
 	char off_why[512];   /* why it is not made, for the log (cf_fence_protect) */
 };
 
+/* ---- In the parent ---- */
+
 /* Normal context: plan for POL from CWD. 0 or -ENOMEM. */
 int cf_tree_ns_prepare(struct cf_tree_ns *ns, const struct cf_policy *pol,
 			 const struct cf_strv *allow, int write_protect, const char *cwd);
 void cf_tree_ns_free(struct cf_tree_ns *ns);
+
+/* The failure RC of cf_tree_ns_enter in words, into WHY. Normal context. */
+void cf_tree_ns_words(const struct cf_tree_ns *ns, int rc, char *why, size_t n);
+
+/* ---- In the child too: raw system calls and the stack only ---- */
 
 /* Make the namespace in the calling process (one thread), and the
  * placeholders (empty directories, mode 0755). Raw system calls
@@ -104,8 +111,5 @@ int cf_tree_ns_hold(const struct cf_protect_item *it);
  * the real file system, never over an existing name. Raw system calls and
  * stack. 0 or -errno. */
 int cf_tree_ns_make(const struct cf_protect_item *it);
-
-/* The failure RC of cf_tree_ns_enter in words, into WHY. Normal context. */
-void cf_tree_ns_words(const struct cf_tree_ns *ns, int rc, char *why, size_t n);
 
 #endif

@@ -35,23 +35,6 @@ enum cf_userns_fault {
 	CF_USERNS_FAULT_APPARMOR, /* unshare works; the caller then holds no capability */
 };
 
-/* The switch's state (CF_USERNS_REAL in a build without it). Fork-safe. */
-int cf_userns_fault(void);
-
-/* The fault's name for messages ("" for CF_USERNS_REAL). */
-const char *cf_userns_fault_word(void);
-
-/* unshare(FLAGS) as a raw system call, through the test switch: every
- * place that makes a namespace calls this. 0 or -errno. Fork-safe. */
-int cf_userns_unshare(unsigned long flags);
-
-/* A seccomp filter on this process (/proc/self/status, Seccomp: 2): a
- * container's default profile, say. Raw system calls. */
-bool cf_userns_under_seccomp(void);
-
-/* setns(FD, TYPE) as a raw system call, through the test switch. Fork-safe. */
-int cf_userns_setns(int fd, int type);
-
 enum cf_userns_step {
 	CF_USERNS_UNSHARE = 1,
 	CF_USERNS_SETGROUPS,
@@ -60,23 +43,7 @@ enum cf_userns_step {
 	CF_USERNS_SLAVE,
 };
 
-/* Raw system calls and stack only: callable between fork and exec. The
- * calling process must have one thread. 0, or -errno with *STEP naming the
- * step that failed. Where a namespace can be made and then holds no
- * capability (Ubuntu's AppArmor rule, kernel.apparmor_restrict_unprivileged_
- * userns=1), the steps are tried first in a child that is thrown away: a
- * process left in a user namespace whose id maps could not be written runs
- * as nobody and can create no file. */
-int cf_userns_own(int *step);
-
-/* TEXT written to PATH (a /proc file: one write): 0 or -errno. Raw system
- * calls and stack only. The id maps of another process go through it too
- * (shared_ns.c writes its helper's). */
-int cf_userns_write(const char *path, const char *text);
-
-/* The caller's mounts made slaves of the namespace it came from (the last
- * step of cf_userns_own): 0 or -errno. Raw system calls. */
-int cf_userns_slave(void);
+/* ---- In the parent ---- */
 
 /* Why RC at STEP: the machine's setting that refused it, read from
  * /proc/sys and /proc/self/status (the test switch stands in for them).
@@ -96,5 +63,42 @@ int cf_userns_words(int rc, int step, char *why, size_t n);
  * one of the machine's settings explains it (a mount refused in a user
  * namespace made under Ubuntu's rule, for tree_ns.c). Normal context. */
 void cf_userns_cause_words(int rc, int step, char *why, size_t n);
+
+/* ---- In the child too: raw system calls and the stack only ---- */
+
+/* The switch's state (CF_USERNS_REAL in a build without it). Fork-safe. */
+int cf_userns_fault(void);
+
+/* The fault's name for messages ("" for CF_USERNS_REAL). */
+const char *cf_userns_fault_word(void);
+
+/* unshare(FLAGS) as a raw system call, through the test switch: every
+ * place that makes a namespace calls this. 0 or -errno. Fork-safe. */
+int cf_userns_unshare(unsigned long flags);
+
+/* A seccomp filter on this process (/proc/self/status, Seccomp: 2): a
+ * container's default profile, say. Raw system calls. */
+bool cf_userns_under_seccomp(void);
+
+/* setns(FD, TYPE) as a raw system call, through the test switch. Fork-safe. */
+int cf_userns_setns(int fd, int type);
+
+/* Raw system calls and stack only: callable between fork and exec. The
+ * calling process must have one thread. 0, or -errno with *STEP naming the
+ * step that failed. Where a namespace can be made and then holds no
+ * capability (Ubuntu's AppArmor rule, kernel.apparmor_restrict_unprivileged_
+ * userns=1), the steps are tried first in a child that is thrown away: a
+ * process left in a user namespace whose id maps could not be written runs
+ * as nobody and can create no file. */
+int cf_userns_own(int *step);
+
+/* TEXT written to PATH (a /proc file: one write): 0 or -errno. Raw system
+ * calls and stack only. The id maps of another process go through it too
+ * (shared_ns.c writes its helper's). */
+int cf_userns_write(const char *path, const char *text);
+
+/* The caller's mounts made slaves of the namespace it came from (the last
+ * step of cf_userns_own): 0 or -errno. Raw system calls. */
+int cf_userns_slave(void);
 
 #endif

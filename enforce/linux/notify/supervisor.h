@@ -18,7 +18,11 @@
  * unless the fence's own list allows it (--allow-socket, --ssh-agent).
  *
  * When the supervisor is gone, the trapped calls fail (ENOSYS from the
- * kernel): never the kernel's plain behaviour. */
+ * kernel): never the kernel's plain behaviour.
+ *
+ * Two parts below: what the parent calls, in normal context (it may fork,
+ * allocate and use the C library), and what a child may call between fork
+ * and exec (raw system calls and the stack only, errno never touched). */
 #ifndef CF_SUPERVISOR_H
 #define CF_SUPERVISOR_H
 
@@ -72,70 +76,6 @@ struct cf_ipc {
 	size_t blob_len;
 };
 
-/* Normal context. WRITABLE: the canonical writable locations (metadata changes
- * are allowed beneath them). ALLOW: sockets the user allowed, canonical paths
- * or "@name" for an abstract name. ADDR: the supervisor (may be NULL or "",
- * to be set later with cf_ipc_set_addr). 0 or -ENOMEM / -EINVAL. */
-int cf_ipc_prepare(struct cf_ipc *ipc, const struct cf_strv *writable, const struct cf_strv *allow,
-		   const char *addr);
-int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr);
-void cf_ipc_free(struct cf_ipc *ipc);
-
-/* Between fork and exec: raw system calls and stack only, no errno. To be
- * called after no_new_privs and before landlock_restrict_self (whose scope
- * would forbid reaching the supervisor's abstract socket): connect to the
- * supervisor, check that the peer is the supervisor of ADDR (above), install
- * the notification filter on the calling thread, hand the supervisor the
- * listener and the blob, wait for its answer. 0, or
- * -errno, or CF_ERR(CF_ERR_IPC, errno) when a step after the connect failed
- * (cf_ipc_verdict() decodes them). */
-int cf_ipc_enter(const struct cf_ipc *ipc);
-/* cf_ipc_enter in two halves, so that the caller can do its own work while
- * the supervisor takes the listener (a child's landlock_restrict_self, which
- * grows with the rules): BEGIN does every step up to the handover and, on
- * success, leaves in *PENDING the socket that END waits on for the
- * supervisor's answer (and closes). The same results as cf_ipc_enter; a
- * caller that got 0 from BEGIN must call END before it runs anything else,
- * and treat its failure as cf_ipc_enter's. Raw system calls and stack. */
-int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
-int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending);
-
-/* The mount namespace of a harness's children (shared_ns.h), held by the
- * supervisor (supervisor_wire.h, issue 31). Raw system calls and stack:
- * callable between fork and exec.
- * cf_ipc_ns_get: ask the supervisor of IPC, after the identity check of
- * cf_ipc_enter, for the descriptors: 0 with W (struct cf_ns_wire) and FDS
- * (user, mnt, the keeper's socket or -1; close-on-exec), -ENOENT when it
- * holds none, -EALREADY when the caller is in that mount namespace already
- * (no fenced process inside it gets them), or another code of this file.
- * cf_ipc_ns_give: the harness's guard hands them to it, once: 0 or a code.
- * cf_ipc_say: a line for the user's terminal, that this child (PROGRAM) is
- * refused because WHY; the supervisor writes it where credfence harness
- * was started. Best effort: nothing is said when the supervisor is not
- * reached. */
-struct cf_ns_wire;
-int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3]);
-int cf_ipc_ns_give(const struct cf_ipc *ipc, const struct cf_ns_wire *w, const int *fds);
-void cf_ipc_say(const struct cf_ipc *ipc, const char *program, const char *why);
-
-/* The addresses of the supervisors among the calling process's ancestors
- * (their listening names in /proc/net/unix, each of whose pid is an
- * ancestor's), the nearest first, into OUT (at most MAX, and 16). For a
- * process whose environment names none (a static harness that passes its
- * shell only a few variables, as Codex's inherit = "core"): each is
- * checked as any address is, by cf_ipc_enter's identity check, before it
- * is used. Normal context. The count. */
-size_t cf_ipc_supervisors_above(char (*out)[CF_IPC_ADDR_MAX], size_t max);
-
-/* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
- * time and it is no zombie. Raw syscalls and stack: callable after fork. */
-bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc);
-
-/* The tree the next supervisor serves runs as root without the capabilities
- * a guarded harness gives up (harness_guard.h): the supervisor gives them up too, as
- * it starts, so that it never acts for a caller with more than the caller
- * has (and its callers' credentials match its own). Normal context. */
-void cf_ipc_serve_without_root_caps(void);
 /* This module's failures, the kinds of err.h:
  * CF_ERR_IPC_START (errno): the supervisor could not be started.
  * CF_ERR_IPC_PTRACE (scope): Yama's ptrace_scope keeps the supervisor from
@@ -146,7 +86,39 @@ void cf_ipc_serve_without_root_caps(void);
  * established (EINVAL: its address names none; else reading its peer or
  * /proc failed). The listener was handed to nobody.
  * CF_ERR_PIDFD (errno): pidfd_open or pidfd_getfd failed (cf_ipc_probe).
- * CF_ERR_IPC (errno): any other step. */
+ * CF_ERR_IPC (errno): any other step.
+ * Any failure of this module as one of the kinds above: a plain -errno
+ * becomes CF_ERR_IPC's. */
+static inline int cf_ipc_err(int rc)
+{
+	return cf_err_as(CF_ERR_IPC, rc);
+}
+
+/* ---- In the parent ---- */
+
+/* Normal context. WRITABLE: the canonical writable locations (metadata changes
+ * are allowed beneath them). ALLOW: sockets the user allowed, canonical paths
+ * or "@name" for an abstract name. ADDR: the supervisor (may be NULL or "",
+ * to be set later with cf_ipc_set_addr). 0 or -ENOMEM / -EINVAL. */
+int cf_ipc_prepare(struct cf_ipc *ipc, const struct cf_strv *writable, const struct cf_strv *allow,
+		   const char *addr);
+int cf_ipc_set_addr(struct cf_ipc *ipc, const char *addr);
+void cf_ipc_free(struct cf_ipc *ipc);
+
+/* The addresses of the supervisors among the calling process's ancestors
+ * (their listening names in /proc/net/unix, each of whose pid is an
+ * ancestor's), the nearest first, into OUT (at most MAX, and 16). For a
+ * process whose environment names none (a static harness that passes its
+ * shell only a few variables, as Codex's inherit = "core"): each is
+ * checked as any address is, by cf_ipc_enter's identity check, before it
+ * is used. Normal context. The count. */
+size_t cf_ipc_supervisors_above(char (*out)[CF_IPC_ADDR_MAX], size_t max);
+
+/* The tree the next supervisor serves runs as root without the capabilities
+ * a guarded harness gives up (harness_guard.h): the supervisor gives them up too, as
+ * it starts, so that it never acts for a caller with more than the caller
+ * has (and its callers' credentials match its own). Normal context. */
+void cf_ipc_serve_without_root_caps(void);
 
 /* Whether Yama (its ptrace_scope read from SCOPE_FILE, normally
  * /proc/sys/kernel/yama/ptrace_scope; absent: no Yama) keeps a supervisor
@@ -155,17 +127,6 @@ void cf_ipc_serve_without_root_caps(void);
  * 0, when ABOVE is true scope 1 is enough; CAP_SYS_PTRACE passes scopes 1 and
  * 2, nothing passes 3. Returns the blocking scope (> 0), or 0. */
 int cf_ipc_ptrace_blocked(const char *scope_file, bool above);
-
-/* Any failure of this module as one of the kinds above: a plain -errno
- * becomes CF_ERR_IPC's. */
-static inline int cf_ipc_err(int rc)
-{
-	return cf_err_as(CF_ERR_IPC, rc);
-}
-
-/* Such a failure ERR (any code of this module, or a plain -errno) as a
- * verdict. No allocation: callable after fork. */
-void cf_ipc_verdict(int err, struct cf_why *w);
 
 /* Normal context, not after fork. Start a supervisor: a process of its own
  * (double-forked, so it is nobody's child to reap; its own session; stdio on
@@ -204,5 +165,51 @@ int cf_ipc_probe(void);
  * seccomp chain (an enclosing fence's supervisor covers it): 1, 0, or -errno.
  * Found in a forked child. Normal context. */
 int cf_ipc_covered(void);
+
+/* ---- In the child too: raw system calls and the stack only ---- */
+
+/* To be called after no_new_privs and before landlock_restrict_self (whose scope
+ * would forbid reaching the supervisor's abstract socket): connect to the
+ * supervisor, check that the peer is the supervisor of ADDR (above), install
+ * the notification filter on the calling thread, hand the supervisor the
+ * listener and the blob, wait for its answer. 0, or
+ * -errno, or CF_ERR(CF_ERR_IPC, errno) when a step after the connect failed
+ * (cf_ipc_verdict() decodes them). */
+int cf_ipc_enter(const struct cf_ipc *ipc);
+/* cf_ipc_enter in two halves, so that the caller can do its own work while
+ * the supervisor takes the listener (a child's landlock_restrict_self, which
+ * grows with the rules): BEGIN does every step up to the handover and, on
+ * success, leaves in *PENDING the socket that END waits on for the
+ * supervisor's answer (and closes). The same results as cf_ipc_enter; a
+ * caller that got 0 from BEGIN must call END before it runs anything else,
+ * and treat its failure as cf_ipc_enter's. Raw system calls and stack. */
+int cf_ipc_enter_begin(const struct cf_ipc *ipc, int *pending);
+int cf_ipc_enter_end(const struct cf_ipc *ipc, int pending);
+
+/* The mount namespace of a harness's children (shared_ns.h), held by the
+ * supervisor (supervisor_wire.h, issue 31). Raw system calls and stack:
+ * callable between fork and exec.
+ * cf_ipc_ns_get: ask the supervisor of IPC, after the identity check of
+ * cf_ipc_enter, for the descriptors: 0 with W (struct cf_ns_wire) and FDS
+ * (user, mnt, the keeper's socket or -1; close-on-exec), -ENOENT when it
+ * holds none, -EALREADY when the caller is in that mount namespace already
+ * (no fenced process inside it gets them), or another code of this file.
+ * cf_ipc_ns_give: the harness's guard hands them to it, once: 0 or a code.
+ * cf_ipc_say: a line for the user's terminal, that this child (PROGRAM) is
+ * refused because WHY; the supervisor writes it where credfence harness
+ * was started. Best effort: nothing is said when the supervisor is not
+ * reached. */
+struct cf_ns_wire;
+int cf_ipc_ns_get(const struct cf_ipc *ipc, struct cf_ns_wire *w, int fds[3]);
+int cf_ipc_ns_give(const struct cf_ipc *ipc, const struct cf_ns_wire *w, const int *fds);
+void cf_ipc_say(const struct cf_ipc *ipc, const char *program, const char *why);
+
+/* Whether the supervisor IPC names is alive: /proc/PID/stat shows its start
+ * time and it is no zombie. Raw syscalls and stack: callable after fork. */
+bool cf_ipc_supervisor_alive(const struct cf_ipc *ipc);
+
+/* Such a failure ERR (any code of this module, or a plain -errno) as a
+ * verdict. No allocation: callable after fork. */
+void cf_ipc_verdict(int err, struct cf_why *w);
 
 #endif
