@@ -16,7 +16,7 @@ struct cf_bpf {
 #define CF_IPC_BPF_INDEX(meta_by_mounts, dgram) ((meta_by_mounts) ? 2 : 0) + ((dgram) ? 1 : 0)
 extern const struct cf_bpf cf_ipc_bpf_x86_64[4], cf_ipc_bpf_aarch64[4];
 /* The terminal filter (ttyfilter.h). */
-extern const struct cf_bpf cf_tty_bpf_x86_64, cf_tty_bpf_aarch64;
+extern const struct cf_bpf cf_tty_bpf_x86_64, cf_tty_bpf_aarch64, cf_tty_bpf_riscv64;
 
 #if defined(__x86_64__)
 #define CF_IPC_BPF cf_ipc_bpf_x86_64
@@ -24,6 +24,8 @@ extern const struct cf_bpf cf_tty_bpf_x86_64, cf_tty_bpf_aarch64;
 #elif defined(__aarch64__)
 #define CF_IPC_BPF cf_ipc_bpf_aarch64
 #define CF_TTY_BPF cf_tty_bpf_aarch64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define CF_TTY_BPF cf_tty_bpf_riscv64 /* no IPC filter yet */
 #endif
 
 #endif

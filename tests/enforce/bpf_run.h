@@ -8,6 +8,7 @@
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -62,11 +63,14 @@ static inline struct verdict bpf_run(const struct sock_filter *f, unsigned len, 
 
 /* What the kernel's action cache run takes for NR of ARCH
  * (kernel/seccomp.c, seccomp_is_const_allow): the instructions walked until
- * an answer or a load of anything but the number or the arch. */
-static inline unsigned bpf_cache_walk(const struct sock_filter *f, unsigned len, uint32_t arch, uint32_t nr)
+ * an answer or a load of anything but the number or the arch; *CACHED
+ * whether the call is then cached (the answer is to allow it). */
+static inline unsigned bpf_cache_run(const struct sock_filter *f, unsigned len, uint32_t arch, uint32_t nr,
+				     bool *cached)
 {
 	uint32_t a = 0;
 	unsigned steps = 0;
+	*cached = false;
 	for (unsigned pc = 0; pc < len; pc++) {
 		const struct sock_filter *i = &f[pc];
 		steps++;
@@ -90,10 +94,17 @@ static inline unsigned bpf_cache_walk(const struct sock_filter *f, unsigned len,
 		} else if (i->code == (BPF_ALU | BPF_AND | BPF_K)) {
 			a &= i->k;
 		} else {
+			*cached = i->code == (BPF_RET | BPF_K) && i->k == SECCOMP_RET_ALLOW;
 			return steps; /* a return, or what the run gives up on */
 		}
 	}
 	return steps;
+}
+
+static inline unsigned bpf_cache_walk(const struct sock_filter *f, unsigned len, uint32_t arch, uint32_t nr)
+{
+	bool cached;
+	return bpf_cache_run(f, len, arch, nr, &cached);
 }
 
 #endif
