@@ -5,11 +5,12 @@
  * installs a prepared array with one seccomp() call.
  *
  * For each machine a program is made for (x86_64, with its x32 and i386
- * tables, and aarch64, compiled here for the cross check of
- * tests/enforce/test_filter_gen.c), libseccomp is told the calls by name;
+ * tables; aarch64, compiled here for the cross check of
+ * tests/enforce/test_filter_gen.c; riscv64's terminal filter), libseccomp is
+ * told the calls by name;
  * it knows each table's numbers. What it can not do, the few lines of
  * splice() below do, each for a reason said there:
- *  - calls newer than libseccomp 2.5.4 (HAND_NR) on a table other than the
+ *  - calls newer than libseccomp 2.5.4 (hand_nr) on a table other than the
  *    build machine's own: libseccomp takes a number only through the name
  *    the build machine's table gives it;
  *  - the load of the instruction pointer at the start of a 32-bit table's
@@ -509,6 +510,14 @@ int main(int argc, char **argv)
 		static struct prog p;
 		char name[64];
 		const char *mn = machines[m].name;
+		if (machines[m].machine == SCMP_ARCH_X86_64 && seccomp_arch_native() != SCMP_ARCH_X86_64) {
+			/* x32's rules are numbers libseccomp takes on the build
+			 * machine's table only: none here (cf_ipc_filter and
+			 * cf_ttyfilter_install fail closed on such a build). */
+			fprintf(out, "const struct cf_bpf cf_ipc_bpf_%s[4] = {{0, 0}};\n", mn);
+			fprintf(out, "const struct cf_bpf cf_tty_bpf_%s = {0, 0};\n\n", mn);
+			continue;
+		}
 		for (int i = 0; i < 4 && machines[m].ipc; i++) {
 			make(&p, F_IPC, machines[m].machine, i & 2, i & 1);
 			snprintf(name, sizeof name, "ipc_%s_%d", mn, i);

@@ -64,7 +64,7 @@ const struct sock_filter *cf_ipc_filter(bool meta_by_mounts, bool dgram, unsigne
 {
 	const struct cf_bpf *b = &CF_IPC_BPF[CF_IPC_BPF_INDEX(meta_by_mounts, dgram)];
 	*len = b->len;
-	return b->f;
+	return b->len ? b->f : NULL; /* none: built where filter_gen could not make it */
 }
 #else
 const struct sock_filter *cf_ipc_filter(bool meta_by_mounts, bool dgram, unsigned short *len)

@@ -27,11 +27,13 @@
 const struct sock_filter *cf_ttyfilter_program(unsigned short *len)
 {
 	*len = CF_TTY_BPF.len;
-	return CF_TTY_BPF.f;
+	return CF_TTY_BPF.len ? CF_TTY_BPF.f : NULL;
 }
 
 int cf_ttyfilter_install(void)
 {
+	if (!CF_TTY_BPF.len)
+		return -ENOSYS; /* built where filter_gen could not make it: fail closed */
 	/* The kernel copies the program; it never writes through this pointer. */
 	struct sock_fprog prog = {.len = CF_TTY_BPF.len, .filter = (struct sock_filter *)(uintptr_t)CF_TTY_BPF.f};
 	return (int)cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
