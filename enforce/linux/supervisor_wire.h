@@ -73,7 +73,7 @@ struct cf_say_wire {
  *   DENY  EPERM from the filter, everywhere: nothing an agent runs needs it,
  *         and its argument (pointers inside structs) is not worth teaching
  *         the supervisor.
- * The filter (ipc.c) and the supervisor read this table and nothing else;
+ * The filter (filter_gen.c) and the supervisor read this table and nothing else;
  * compat (i386) and x32 calls get EPERM for every row. Not listed: ioctls
  * that need a descriptor open for writing (FICLONE, FIDEDUPERANGE,
  * EXT4_IOC_MOVE_EXT, XFS_IOC_EXCHANGE_RANGE, F2FS_IOC_DEFRAGMENT ...), whose
