@@ -45,13 +45,14 @@
  *       as the supervisor does) and this process answers each at once, one
  *       thread waiting in RECV; per call, in the child, as above
  *   cf-bench ipcfilter N
- *       the IPC filter's install as a fenced child makes it (no_new_privs,
- *       the terminal filter, then the IPC filter with its listener), timed
- *       from building the program to the listener, in N children for each
- *       of four programs taken in turn: "before" (the list of main at
- *       9ec1a32, tests/enforce/ipc_reference.h) and "tree" (built by
- *       cf_ipc_filter_build), each as is and with the metadata calls left
- *       to the mounts; a line each: "NAME min median max mean" in us
+ *       the filters' install as a fenced child makes it (no_new_privs,
+ *       the terminal filter, then the IPC filter with its listener), each
+ *       timed, in N children for each of four pairs taken in turn: "tree"
+ *       (the programs typed by hand until main at 55f438a, recorded in
+ *       tests/enforce/filter_reference.h) and "libseccomp" (filters.h,
+ *       compiled at the build), each as is and with the metadata calls
+ *       left to the mounts; a line each: "NAME min median max mean" in us
+ *       for the IPC filter, and "NAME-tty ..." for the terminal filter
  *   cf-bench ipccall N
  *       per call under each of those four programs (with the terminal
  *       filter under it), in one child each, taken in turn: a chmod the
@@ -95,10 +96,11 @@
 #include <unistd.h>
 
 #include "fence_state.h"
+#include "notify/filters.h"
 #include "shim.h"
 #include "notify/supervisor_wire.h"
 #include "notify/ttyfilter.h"
-#include "../enforce/ipc_reference.h"
+#include "../enforce/filter_reference.h"
 
 /* The status line of P's verdict (a buffer of this file's own). */
 static const char *reason_of(const struct cf_policy *p)
@@ -555,34 +557,49 @@ static int notifs(int n)
 	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
-#ifdef CF_HAVE_IPC_REFERENCE
-static const char *const filter_name[4] = {"before", "tree", "before-mounts", "tree-mounts"};
+#ifdef CF_HAVE_FILTER_REFERENCE
+static const char *const filter_name[4] = {"tree", "libseccomp", "tree-mounts", "libseccomp-mounts"};
 
-/* Program WHICH of filter_name into F: its length. */
-static unsigned ipc_program(int which, struct sock_filter *f)
+/* Program WHICH of filter_name (the IPC filter; the terminal filter with TTY). */
+static struct sock_fprog program(int which, bool tty)
 {
 	bool mounts = which >= 2;
-	return which % 2 ? cf_ipc_filter_build(f, mounts) : ref_ipc_filter(f, mounts);
+	struct sock_fprog p;
+	const struct sock_filter *f;
+	if (which % 2 == 0 && tty)
+		f = ref_tty, p.len = sizeof ref_tty / sizeof *ref_tty;
+	else if (which % 2 == 0)
+		f = ref_ipc[CF_IPC_BPF_INDEX(mounts, false)].f, p.len = ref_ipc[CF_IPC_BPF_INDEX(mounts, false)].len;
+	else if (tty)
+		f = cf_ttyfilter_program(&p.len);
+	else
+		f = cf_ipc_filter(mounts, false, &p.len);
+	p.filter = (struct sock_filter *)(uintptr_t)f; /* the kernel copies it */
+	return p;
 }
 
-/* no_new_privs, the terminal filter and program WHICH, as a fenced child
- * installs them: the listener, or -1. In *US the IPC filter's part. */
-static int install_as_child(int which, double *us)
+/* no_new_privs, the terminal filter and the IPC filter of WHICH, as a
+ * fenced child installs them: the listener, or -1. In *US the IPC filter's
+ * part, in *TTY_US the terminal filter's. */
+static int install_as_child(int which, double *us, double *tty_us)
 {
-	struct sock_filter f[CF_IPC_FILTER_MAX];
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || cf_ttyfilter_install() != 0)
+	struct sock_fprog tty = program(which, true), ipc = program(which, false);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
 	double a = now_us();
-	struct sock_fprog prog = {.len = (unsigned short)ipc_program(which, f), .filter = f};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &tty) != 0)
+		return -1;
+	double b = now_us();
 	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
-	*us = now_us() - a;
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &ipc);
+	*us = now_us() - b;
+	*tty_us = b - a;
 	return (int)l;
 }
 
 static int ipcfilter(int n)
 {
-	double *t = mmap(NULL, 4 * (size_t)n * sizeof *t, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	double *t = mmap(NULL, 8 * (size_t)n * sizeof *t, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
 	if (t == MAP_FAILED)
 		return 1;
@@ -591,7 +608,7 @@ static int ipcfilter(int n)
 			int st;
 			pid_t pid = fork();
 			if (pid == 0)
-				_exit(install_as_child(w, &t[w * n + i]) < 0);
+				_exit(install_as_child(w, &t[w * n + i], &t[(4 + w) * n + i]) < 0);
 			if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
 				fprintf(stderr, "cf-bench: ipcfilter: the child of %s failed\n", filter_name[w]);
 				return 1;
@@ -600,6 +617,10 @@ static int ipcfilter(int n)
 	for (int w = 0; w < 4; w++) {
 		printf("%s ", filter_name[w]);
 		stats(t + w * n, n);
+	}
+	for (int w = 0; w < 4; w++) {
+		printf("%s-tty ", filter_name[w]);
+		stats(t + (4 + w) * n, n);
 	}
 	return 0;
 }
@@ -611,7 +632,8 @@ static int ipccall_child(int which, int n, int sock, double *t)
 	int fd = mkstemp(path), p[2];
 	if (fd < 0 || pipe(p) != 0)
 		return 1;
-	int l = install_as_child(which, &us);
+	double tty_us;
+	int l = install_as_child(which, &us, &tty_us);
 	if (hand_listener(sock, l))
 		return 1;
 	for (int i = 0; i < n; i++) {
@@ -698,7 +720,7 @@ static int ipccall(int n)
 
 int main(int argc, char **argv)
 {
-#ifdef CF_HAVE_IPC_REFERENCE
+#ifdef CF_HAVE_FILTER_REFERENCE
 	if (argc == 3 && strcmp(argv[1], "ipcfilter") == 0)
 		return ipcfilter(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "ipccall") == 0)

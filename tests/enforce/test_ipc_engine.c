@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf_run.h"
 #include "enforce_test.h"
 #include "notify/supervisor.h"
 #include "proc.h"
@@ -1397,32 +1398,15 @@ static int child_compat(void *arg)
 	return 0;
 }
 
-/* Classic BPF as seccomp runs it, for the instructions the filter uses: the
- * tables this kernel may not let us call (ia32 emulation off) on made-up calls. */
+/* The filter as seccomp runs it (bpf_run.h): the tables this kernel may not
+ * let us call (ia32 emulation off) on made-up calls. */
 static uint32_t run_filter(uint32_t arch, uint32_t nr, uint64_t a0, uint64_t a1)
 {
 	unsigned short len;
-	const struct sock_filter *f = cf_ipc_filter_program(&len);
+	const struct sock_filter *f = cf_ipc_filter(false, false, &len);
 	struct seccomp_data d = {.nr = (int)nr, .arch = arch, .args = {a0, a1}};
-	uint32_t a = 0;
 	cr_assert_not_null(f);
-	for (unsigned pc = 0; pc < len; pc++) {
-		const struct sock_filter *i = &f[pc];
-		if (i->code == (BPF_LD | BPF_W | BPF_ABS))
-			memcpy(&a, (const char *)&d + i->k, 4);
-		else if (i->code == (BPF_JMP | BPF_JEQ | BPF_K))
-			pc += a == i->k ? i->jt : i->jf;
-		else if (i->code == (BPF_JMP | BPF_JGE | BPF_K))
-			pc += a >= i->k ? i->jt : i->jf;
-		else if (i->code == (BPF_ALU | BPF_AND | BPF_K))
-			a &= i->k;
-		else if (i->code == (BPF_RET | BPF_K))
-			return i->k;
-		else
-			cr_assert_fail("instruction %#x at %u", i->code, pc);
-	}
-	cr_assert_fail("the program runs off its end");
-	return 0;
+	return bpf_run(f, len, &d).ret;
 }
 
 Test(ipc_engine, the_32_bit_tables_do_not_bypass)

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bpf.h"
 #include "errwords.h"
+#include "filters.h"
 #include "json.h"
 #include "proc.h"
 #include "sup_denied.h"
@@ -38,552 +38,58 @@
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
-#ifndef SECCOMP_RET_USER_NOTIF
-#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER 0x5441U /* _IO('T', 0x41) */
-#endif
-
-/* Three more answers, the same number in every table of this machine:
- * io_uring_setup: a ring reaches connect, setxattr and the rest without any
- *   system call the filter sees; ENOSYS, and libuv, liburing users and Bun
- *   fall back to plain calls.
- * file_setattr (Linux 6.17): inode flags by path; ENOSYS, and tools fall back
- *   to FS_IOC_FSSETXATTR, which is trapped.
- * prctl(PR_SET_DUMPABLE, 0): said to succeed and not done. An undumpable
- *   process (ssh, gpg) can not have its descriptors taken by the supervisor
- *   (pidfd_getfd is a ptrace-attach check), so every call it makes that goes
- *   to the supervisor would fail. */
-#define NR_IO_URING_SETUP 425
-#define NR_MOUNT_SETATTR 442 /* the same number on every architecture */
-#define NR_FILE_SETATTR 469
-#define PR_SET_DUMPABLE_ 4
 
 /* ---- the filter ----
- * Native calls of the list go to the supervisor. The other tables of this
- * machine (i386 through int 0x80 or a 32-bit program, x32) reach the same
- * kernel objects with other numbers and other argument layouts; rather than
- * teach the supervisor those layouts, the same calls there fail with EPERM
- * (socketcall only for its bind and connect). An arch this kernel can not
- * produce here kills the process, as the terminal filter does. */
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define NATIVE_IOCTL 16
-#define NATIVE_PRCTL 157
-#define NATIVE_SOCKET 41
-#define NATIVE_SOCKETPAIR 53
-#define NATIVE_TRAP(X)                                                                            \
-	X(connect, 42) X(bind, 49) X(chmod, 90) X(fchmod, 91) X(fchmodat, 268) X(fchmodat2, 452)  \
-	X(chown, 92) X(fchown, 93) X(lchown, 94) X(fchownat, 260) X(utime, 132) X(utimes, 235)    \
-	X(futimesat, 261) X(utimensat, 280) X(setxattr, 188) X(lsetxattr, 189)                    \
-	X(fsetxattr, 190) X(removexattr, 197) X(lremovexattr, 198) X(fremovexattr, 199)           \
-	X(setxattrat, 463) X(removexattrat, 466)                                                  \
-	/* never reached natively (answered above the list); x32 refuses them */                 \
-	X(io_uring_setup, 425) X(file_setattr, 469)
-#define X32_BIT 0x40000000U
-#define X32_IOCTL 514
-#define COMPAT_ARCH AUDIT_ARCH_I386
-#define COMPAT_IOCTL 54
-#define COMPAT_SOCKETCALL 102
-#define COMPAT_SOCKET 359
-#define COMPAT_SOCKETPAIR 360
-#define COMPAT_DENY(X)                                                                            \
-	X(connect, 362) X(bind, 361) X(chmod, 15) X(fchmod, 94) X(fchmodat, 306)                  \
-	X(fchmodat2, 452) X(chown16, 182) X(fchown16, 95) X(lchown16, 16) X(chown32, 212)         \
-	X(fchown32, 207) X(lchown32, 198) X(fchownat, 298) X(utime, 30) X(utimes, 271)            \
-	X(futimesat, 299) X(utimensat, 320) X(utimensat64, 412) X(setxattr, 226)                  \
-	X(lsetxattr, 227) X(fsetxattr, 228) X(removexattr, 235) X(lremovexattr, 236)              \
-	X(fremovexattr, 237) X(setxattrat, 463) X(removexattrat, 466)                              \
-	X(io_uring_setup, 425) X(file_setattr, 469)
-#elif defined(__aarch64__)
-/* Untested here: no arm64 machine. 32-bit ARM (compat) calls are killed. */
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#define NATIVE_IOCTL 29
-#define NATIVE_PRCTL 167
-#define NATIVE_SOCKET 198
-#define NATIVE_SOCKETPAIR 199
-#define NATIVE_TRAP(X)                                                                            \
-	X(connect, 203) X(bind, 200) X(fchmod, 52) X(fchmodat, 53) X(fchmodat2, 452)              \
-	X(fchown, 55) X(fchownat, 54) X(utimensat, 88) X(setxattr, 5) X(lsetxattr, 6)             \
-	X(fsetxattr, 7) X(removexattr, 14) X(lremovexattr, 15) X(fremovexattr, 16)                \
-	X(setxattrat, 463) X(removexattrat, 466)
-#endif
-
-#ifdef NATIVE_ARCH
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define LOW(i) offsetof(struct seccomp_data, args[i])
-#else
-#define LOW(i) (offsetof(struct seccomp_data, args[i]) + 4)
-#endif
-
-/* The program is built (cf_ipc_filter_build), not written as a table, so
- * that the native numbers can be a search tree. Installing a filter makes
- * the kernel run it once for every number of the native table that every
- * filter below still allows whatever the arguments, to fill its action
- * cache (kernel/seccomp.c, seccomp_cache_prepare_bitmap): about 1.35 us of
- * every fenced child's start for each instruction on the way to an
- * answer (docs/bench.md). Walking a list (the x32 test, five numbers of
- * their own, 24 trapped ones) took 34 instructions for most numbers; a
- * search over the intervals of numbers that share an answer takes
- * ceil(log2(intervals)) comparisons, 6 here (4 with the metadata calls
- * left to the mounts, which leaves them out of the tree).
- * The rest (ioctl cmds, x32, i386) stay lists, in the order of the tables:
- * none of it is in that run, and a list is half the size of a tree.
+ * Native calls of the list go to the supervisor; the other tables of this
+ * machine (i386 through int 0x80 or a 32-bit program, x32) refuse them with
+ * EPERM; an arch this kernel can not produce here kills the process. The
+ * programs are compiled by libseccomp when credfence is built
+ * (filter_gen.c says what each answers, filters.h): the child installs one
+ * with one seccomp() call, nothing built between fork and exec.
  *
- * The builder runs in the child between fork and exec: OUT, the stack and
- * the constant tables of this file, no call outside it. */
-
-/* Where a comparison may lead: a block, known by its label until the
- * program is laid out. */
-enum label {
-	L_NATIVE,
-	L_IOCTL,  /* native ioctl: its cmd decides */
-	L_DENIAL, /* a denial's report, ioctl(CF_DENIAL_FD, CF_DENIAL_IOCTL) (sup_denied.h) */
-	L_PRCTL,
-	L_PRCTL_ARG,
-	L_SOCKET,      /* socket, socketpair: a Unix datagram one goes to the supervisor */
-	L_SOCKET_TYPE,
-	L_X32,
-	L_X_IOCTL,
-	L_X_SOCKET,
-	L_NOT_NATIVE,
-	L_C,
-	L_C_SOCKETCALL,
-	L_C_IOCTL,
-	L_C_SOCKET,
-	L_ALLOW,
-	L_TRAP,
-	L_ENOSYS,
-	L_DENY,
-	L_FAKE_OK,
-	L_KILL,
-	L_COUNT
-};
-
-#define JT_LABEL 1
-#define JF_LABEL 2
-#define ARMS_MAX 40
-
-struct prog {
-	struct sock_filter *f;
-	uint8_t how[CF_IPC_FILTER_MAX]; /* JT_LABEL, JF_LABEL: jt, jf hold a label */
-	int at[L_COUNT];                /* a label's instruction, -1 until placed */
-	unsigned pc;
-	bool over;
-};
-
-/* One answer of a table: KEY (a number, a cmd) goes to the block TO. */
-struct arm {
-	uint32_t key;
-	uint8_t to;
-};
-
-struct arms {
-	struct arm a[ARMS_MAX];
-	unsigned n;
-	bool over;
-};
-
-/* The interval of keys from LO up to the next span's LO goes to TO. */
-struct span {
-	uint32_t lo;
-	uint8_t to;
-};
-
-static void put(struct prog *p, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf, uint8_t how)
+ * Installing a filter makes the kernel run it once for every number of the
+ * native table that every filter below still allows whatever the arguments,
+ * to fill its action cache (kernel/seccomp.c, seccomp_cache_prepare_bitmap):
+ * about 1.35 us of every fenced child's start for each instruction on the
+ * way to an answer (docs/bench.md). libseccomp lays the native numbers out
+ * as a binary tree (SCMP_FLTATR_CTL_OPTIMIZE 2; priorities change nothing
+ * there, and its linear list walks every rule) whose leaves test up to four
+ * numbers each, x32's among them: 11.6 instructions a native number on
+ * average, where the interval tree typed here before took 8 to 9.3
+ * (tests/enforce/test_filter_gen.c logs both), 1.5 to 3 us more of a
+ * child's start (cf-bench ipcfilter). The 32-bit numbers stay out of that
+ * run. */
+#ifdef CF_IPC_BPF
+const struct sock_filter *cf_ipc_filter(bool meta_by_mounts, bool dgram, unsigned short *len)
 {
-	if (p->pc >= CF_IPC_FILTER_MAX) {
-		p->over = true;
-		return;
-	}
-	p->f[p->pc] = (struct sock_filter){code, jt, jf, k};
-	p->how[p->pc++] = how;
+	const struct cf_bpf *b = &CF_IPC_BPF[CF_IPC_BPF_INDEX(meta_by_mounts, dgram)];
+	*len = b->len;
+	return b->len ? b->f : NULL; /* none: built where filter_gen could not make it */
 }
-
-static void load(struct prog *p, uint32_t off)
+#else
+const struct sock_filter *cf_ipc_filter(bool meta_by_mounts, bool dgram, unsigned short *len)
 {
-	put(p, BPF_LD | BPF_W | BPF_ABS, off, 0, 0, 0);
+	(void)meta_by_mounts;
+	(void)dgram;
+	*len = 0;
+	return NULL;
 }
-
-static void ret(struct prog *p, enum label l, uint32_t v)
-{
-	p->at[l] = (int)p->pc;
-	put(p, BPF_RET | BPF_K, v, 0, 0, 0);
-}
-
-static void if_eq(struct prog *p, uint32_t k, enum label yes, enum label no)
-{
-	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, (uint8_t)yes, (uint8_t)no, JT_LABEL | JF_LABEL);
-}
-
-static void place(struct prog *p, enum label l)
-{
-	p->at[l] = (int)p->pc;
-}
-
-/* A table's answers in the order they are given; the first for a key wins,
- * as the first comparison of a list does. */
-static void arm(struct arms *t, uint32_t key, enum label to)
-{
-	for (unsigned i = 0; i < t->n; i++)
-		if (t->a[i].key == key)
-			return;
-	if (t->n >= ARMS_MAX) {
-		t->over = true;
-		return;
-	}
-	t->a[t->n++] = (struct arm){key, (uint8_t)to};
-}
-
-/* A list: one comparison an arm, in the table's order, then OTHERWISE. An
- * arm that goes where the rest goes is left out. */
-static void chain(struct prog *p, const struct arms *t, enum label otherwise)
-{
-	unsigned end = t->n; /* past the last arm that goes elsewhere */
-	p->over |= t->over;
-	while (end > 0 && t->a[end - 1].to == otherwise)
-		end--;
-	if (end == 0) /* nothing to compare: straight on */
-		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, (uint8_t)otherwise, (uint8_t)otherwise,
-		    JT_LABEL | JF_LABEL);
-	for (unsigned i = 0; i < end; i++) {
-		if (t->a[i].to == otherwise)
-			continue;
-		if (i + 1 == end)
-			if_eq(p, t->a[i].key, (enum label)t->a[i].to, otherwise);
-		else
-			put(p, BPF_JMP | BPF_JEQ | BPF_K, t->a[i].key, t->a[i].to, 0, JT_LABEL);
-	}
-}
-
-static void add_span(struct span *s, unsigned *n, uint32_t lo, uint8_t to)
-{
-	if (*n && s[*n - 1].lo == lo) { /* an empty interval before it */
-		(*n)--;
-	}
-	if (*n && s[*n - 1].to == to)
-		return;
-	s[(*n)++] = (struct span){lo, to};
-}
-
-/* The intervals of all 2^32 keys: the arms sorted, neighbours with one
- * answer joined, the gaps to OTHERWISE, and every key from TOP_LO on to
- * TOP_TO (above every arm). At most 2 * ARMS_MAX + 2 spans. */
-static unsigned spans_of(const struct arms *t, enum label otherwise, uint32_t top_lo, enum label top_to,
-			 struct span *s)
-{
-	struct arm a[ARMS_MAX];
-	unsigned n = 0;
-	for (unsigned i = 0; i < t->n; i++) {
-		unsigned j = n++;
-		for (; j > 0 && a[j - 1].key > t->a[i].key; j--)
-			a[j] = a[j - 1];
-		a[j] = t->a[i];
-	}
-	unsigned ns = 0;
-	add_span(s, &ns, 0, (uint8_t)otherwise);
-	for (unsigned i = 0; i < n && a[i].key < top_lo; i++) {
-		add_span(s, &ns, a[i].key, a[i].to);
-		if (a[i].key + 1 != top_lo && (i + 1 == n || a[i + 1].key != a[i].key + 1))
-			add_span(s, &ns, a[i].key + 1, (uint8_t)otherwise);
-	}
-	add_span(s, &ns, top_lo, (uint8_t)top_to);
-	return ns;
-}
-
-/* A search over spans A..B: one BPF_JGE a split, the lower half laid out
- * first; a half of one span jumps to its block. B - A - 1 instructions. */
-static void tree(struct prog *p, const struct span *s, unsigned a, unsigned b)
-{
-	if (b - a < 2)
-		return;
-	unsigned mid = a + (b - a) / 2;
-	uint8_t how = 0, jt = 0, jf = 0;
-	if (b - mid == 1)
-		jt = s[mid].to, how |= JT_LABEL;
-	else if (mid - a - 1 > 255)
-		p->over = true;
-	else
-		jt = (uint8_t)(mid - a - 1); /* past the lower half */
-	if (mid - a == 1)
-		jf = s[a].to, how |= JF_LABEL;
-	put(p, BPF_JMP | BPF_JGE | BPF_K, s[mid].lo, jt, jf, how);
-	tree(p, s, a, mid);
-	tree(p, s, mid, b);
-}
-
-static void search(struct prog *p, const struct arms *t, enum label otherwise, uint32_t top_lo,
-		   enum label top_to)
-{
-	struct span s[2 * ARMS_MAX + 2];
-	p->over |= t->over;
-	unsigned n = spans_of(t, otherwise, top_lo, top_to, s);
-	if (n == 1)
-		put(p, BPF_JMP | BPF_JGE | BPF_K, 0, s[0].to, s[0].to, JT_LABEL | JF_LABEL);
-	tree(p, s, 0, n);
-}
-
-/* Labels to relative jumps: the program's length, or 0 when a jump does not
- * reach (over 255 instructions ahead) or the program does not fit. */
-static unsigned lay_out(struct prog *p)
-{
-	if (p->over)
-		return 0;
-	for (unsigned pc = 0; pc < p->pc; pc++) {
-		struct sock_filter *i = &p->f[pc];
-		for (int side = 0; side < 2; side++) {
-			uint8_t *j = side ? &i->jf : &i->jt;
-			if (!(p->how[pc] & (side ? JF_LABEL : JT_LABEL)))
-				continue;
-			int at = *j < L_COUNT ? p->at[*j] : -1;
-			if (at <= (int)pc || at - (int)pc - 1 > 255)
-				return 0;
-			*j = (uint8_t)(at - (int)pc - 1);
-		}
-	}
-	return p->pc;
-}
-
-#define NR_OF(name, nr) nr,
-#define POS_N(name, nr) P_N_##name,
-#define POS_IOC(name, cmd, what) P_IOC_##name,
-enum { NATIVE_TRAP(POS_N) N_NATIVE };
-enum { CF_META_IOCTLS(POS_IOC) N_IOC };
-static const uint32_t native_trap[] = {NATIVE_TRAP(NR_OF)};
-#ifdef COMPAT_DENY
-static const uint32_t compat_deny[] = {COMPAT_DENY(NR_OF)};
 #endif
-#define IOC_CMD(name, cmd, what) (uint32_t)(cmd),
-#define IOC_TO(name, cmd, what) L_##what,
-static const uint32_t ioc_cmd[] = {CF_META_IOCTLS(IOC_CMD)};
-static const uint8_t ioc_to[] = {CF_META_IOCTLS(IOC_TO)};
-
-/* In the mount namespace of the fenced tree (tree_ns.h) every mount but
- * the writable locations is read-only: the kernel itself refuses a metadata
- * change outside them with EROFS, and inside them it is allowed anyway. The
- * metadata calls then go to the kernel directly; the sockets stay trapped,
- * and so do the ioctls the read-only mount does not refuse. */
-static enum label native_to(unsigned pos, bool meta_by_mounts)
-{
-	return meta_by_mounts && pos != P_N_connect && pos != P_N_bind ? L_ALLOW : L_TRAP;
-}
-
-static enum label ioctl_to(unsigned pos, bool meta_by_mounts)
-{
-	if (meta_by_mounts && (pos == P_IOC_FS_IOC_SETFLAGS || pos == P_IOC_FS_IOC32_SETFLAGS ||
-			       pos == P_IOC_FS_IOC_FSSETXATTR))
-		return L_ALLOW;
-	return (enum label)ioc_to[pos];
-}
 
 /* Before Landlock ABI 6 (no scope for abstract sockets), DGRAM: a Unix
  * datagram socket can sendto() an abstract name bound outside the fence,
  * and no connect() is there to judge. Such a socket is made by the
  * supervisor instead, in a network namespace of the fenced tree's own
- * (sup_dgram.c), whose abstract names only the fenced tree binds. The
- * 32-bit tables refuse it (their bind and connect are refused already). */
-unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
-{
-	return cf_ipc_filter_build_dgram(out, meta_by_mounts, false);
-}
-
-unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram)
-{
-	struct prog p = {.f = out};
-	struct arms t;
-	for (unsigned l = 0; l < L_COUNT; l++)
-		p.at[l] = -1;
-
-	load(&p, offsetof(struct seccomp_data, arch));
-	if_eq(&p, NATIVE_ARCH, L_NATIVE, L_NOT_NATIVE);
-	place(&p, L_NATIVE);
-	load(&p, offsetof(struct seccomp_data, nr));
-	t.n = 0, t.over = false;
-	arm(&t, NATIVE_IOCTL, L_IOCTL);
-	arm(&t, NR_IO_URING_SETUP, L_ENOSYS);
-	arm(&t, NR_FILE_SETATTR, L_ENOSYS);
-	arm(&t, NATIVE_PRCTL, L_PRCTL);
-	if (dgram) {
-		arm(&t, NATIVE_SOCKET, L_SOCKET);
-		arm(&t, NATIVE_SOCKETPAIR, L_SOCKET);
-	}
-	/* Allowed here; refused in the mount namespace of the fenced tree.
-	 * Landlock refuses mount, umount, move_mount and pivot_root to a
-	 * sandboxed process, but not mount_setattr: one that holds
-	 * CAP_SYS_ADMIN in the namespace's owner (root, who keeps it over
-	 * exec) could clear MOUNT_ATTR_RDONLY. The x32 and i386 tables have
-	 * it too (442, a struct of the same layout): refused there as well. */
-	arm(&t, NR_MOUNT_SETATTR, meta_by_mounts ? L_DENY : L_ALLOW);
-	for (unsigned i = 0; i < N_NATIVE; i++)
-		arm(&t, native_trap[i], native_to(i, meta_by_mounts));
-#ifdef X32_BIT
-	search(&p, &t, L_ALLOW, X32_BIT, L_X32);
-#else
-	search(&p, &t, L_ALLOW, UINT32_MAX, L_ALLOW);
-#endif
-
-	/* The kernel truncates an ioctl's cmd to unsigned int: only the low word decides. */
-	place(&p, L_IOCTL);
-	load(&p, LOW(1));
-	t.n = 0, t.over = false;
-	for (unsigned i = 0; i < N_IOC; i++)
-		arm(&t, ioc_cmd[i], ioctl_to(i, meta_by_mounts));
-	arm(&t, (uint32_t)TIOCGPTPEER, L_TRAP); /* a new pty's slave, opened by the supervisor */
-	arm(&t, (uint32_t)CF_DENIAL_IOCTL, L_DENIAL);
-	chain(&p, &t, L_ALLOW);
-	place(&p, L_DENIAL);
-	load(&p, LOW(0));
-	if_eq(&p, CF_DENIAL_FD, L_TRAP, L_ALLOW);
-
-	place(&p, L_PRCTL);
-	load(&p, LOW(0));
-	if_eq(&p, PR_SET_DUMPABLE_, L_PRCTL_ARG, L_ALLOW);
-	place(&p, L_PRCTL_ARG);
-	load(&p, LOW(1));
-	if_eq(&p, 0, L_FAKE_OK, L_ALLOW);
-
-	if (dgram) {
-		/* socket(AF_UNIX, SOCK_DGRAM | flags, ...), socketpair too. */
-		place(&p, L_SOCKET);
-		load(&p, LOW(0));
-		if_eq(&p, AF_UNIX, L_SOCKET_TYPE, L_ALLOW);
-		place(&p, L_SOCKET_TYPE);
-		load(&p, LOW(1));
-		put(&p, BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0, 0); /* SOCK_TYPE_MASK */
-		if_eq(&p, SOCK_DGRAM, L_TRAP, L_ALLOW);
-	}
-
-#ifdef X32_BIT
-	/* x32: the x32 bit cleared, the same list (and x32's own ioctl) refused. */
-	place(&p, L_X32);
-	put(&p, BPF_ALU | BPF_AND | BPF_K, ~X32_BIT, 0, 0, 0);
-	t.n = 0, t.over = false;
-	arm(&t, NATIVE_IOCTL, L_X_IOCTL);
-	arm(&t, X32_IOCTL, L_X_IOCTL);
-	if (dgram) {
-		arm(&t, NATIVE_SOCKET, L_X_SOCKET);
-		arm(&t, NATIVE_SOCKETPAIR, L_X_SOCKET);
-	}
-	for (unsigned i = 0; i < N_NATIVE; i++)
-		arm(&t, native_trap[i], L_DENY);
-	if (meta_by_mounts) /* as natively: the mounts must stay read-only */
-		arm(&t, NR_MOUNT_SETATTR, L_DENY);
-	chain(&p, &t, L_ALLOW);
-	place(&p, L_X_IOCTL);
-	load(&p, LOW(1));
-	t.n = 0, t.over = false;
-	for (unsigned i = 0; i < N_IOC; i++)
-		arm(&t, ioc_cmd[i], L_DENY);
-	chain(&p, &t, L_ALLOW);
-	if (dgram) { /* any Unix socket: x32 can bind and connect none */
-		place(&p, L_X_SOCKET);
-		load(&p, LOW(0));
-		if_eq(&p, AF_UNIX, L_DENY, L_ALLOW);
-	}
-#endif
-
-	place(&p, L_NOT_NATIVE);
-#ifdef COMPAT_DENY
-	if_eq(&p, COMPAT_ARCH, L_C, L_KILL);
-	place(&p, L_C);
-	/* A load the answer does not depend on: it keeps the 32-bit numbers out
-	 * of the action cache's run, as in the terminal filter (ttyfilter.c),
-	 * whether or not that filter is below this one. */
-	load(&p, offsetof(struct seccomp_data, instruction_pointer));
-	load(&p, offsetof(struct seccomp_data, nr));
-	t.n = 0, t.over = false;
-	arm(&t, COMPAT_SOCKETCALL, L_C_SOCKETCALL);
-	arm(&t, COMPAT_IOCTL, L_C_IOCTL);
-	if (dgram) {
-		arm(&t, COMPAT_SOCKET, L_C_SOCKET);
-		arm(&t, COMPAT_SOCKETPAIR, L_C_SOCKET);
-	}
-	for (unsigned i = 0; i < sizeof compat_deny / sizeof *compat_deny; i++)
-		arm(&t, compat_deny[i], L_DENY);
-	if (meta_by_mounts)
-		arm(&t, NR_MOUNT_SETATTR, L_DENY);
-	chain(&p, &t, L_ALLOW);
-	/* socketcall(call, args): SYS_BIND is 2, SYS_CONNECT 3. */
-	place(&p, L_C_SOCKETCALL);
-	load(&p, LOW(0));
-	t.n = 0, t.over = false;
-	arm(&t, 2, L_DENY);
-	arm(&t, 3, L_DENY);
-	if (dgram) { /* SYS_SOCKET, SYS_SOCKETPAIR: their domain is in memory */
-		arm(&t, 1, L_DENY);
-		arm(&t, 8, L_DENY);
-	}
-	chain(&p, &t, L_ALLOW);
-	place(&p, L_C_IOCTL);
-	load(&p, LOW(1));
-	t.n = 0, t.over = false;
-	for (unsigned i = 0; i < N_IOC; i++)
-		arm(&t, ioc_cmd[i], L_DENY);
-	chain(&p, &t, L_ALLOW);
-	if (dgram) {
-		place(&p, L_C_SOCKET);
-		load(&p, LOW(0));
-		if_eq(&p, AF_UNIX, L_DENY, L_ALLOW);
-	}
-#endif
-	ret(&p, L_KILL, SECCOMP_RET_KILL_PROCESS);
-	ret(&p, L_ALLOW, SECCOMP_RET_ALLOW);
-	ret(&p, L_TRAP, SECCOMP_RET_USER_NOTIF);
-	ret(&p, L_ENOSYS, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
-	ret(&p, L_DENY, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
-	ret(&p, L_FAKE_OK, SECCOMP_RET_ERRNO | 0);
-	return lay_out(&p);
-}
-
-const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
-{
-	static struct sock_filter f[CF_IPC_FILTER_MAX];
-	*len = (unsigned short)cf_ipc_filter_build(f, false);
-	return *len ? f : NULL;
-}
-
+ * (sup_dgram.c), whose abstract names only the fenced tree binds. */
 static long install_filter(unsigned long flags, bool meta_by_mounts, bool dgram)
 {
-	struct sock_filter f[CF_IPC_FILTER_MAX];
-	struct sock_fprog prog = {
-		.len = (unsigned short)cf_ipc_filter_build_dgram(f, meta_by_mounts, dgram), .filter = f};
-	if (prog.len == 0)
-		return -E2BIG; /* a table outgrew the builder: fail closed */
+	struct sock_fprog prog = {.filter = NULL};
+	/* The kernel copies the program; it never writes through this pointer. */
+	prog.filter = (struct sock_filter *)(uintptr_t)cf_ipc_filter(meta_by_mounts, dgram, &prog.len);
+	if (!prog.filter)
+		return -ENOSYS; /* no filter for this machine yet: fail closed */
 	return cf_sys3(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
-
-#else
-
-unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts)
-{
-	(void)out;
-	(void)meta_by_mounts;
-	return 0;
-}
-
-unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram)
-{
-	(void)dgram;
-	return cf_ipc_filter_build(out, meta_by_mounts);
-}
-
-const struct sock_filter *cf_ipc_filter_program(unsigned short *len)
-{
-	*len = 0;
-	return NULL;
-}
-
-static long install_filter(unsigned long flags, bool meta_by_mounts, bool dgram)
-{
-	(void)flags;
-	(void)meta_by_mounts;
-	(void)dgram;
-	return -ENOSYS; /* no filter for this machine yet: fail closed */
-}
-
-#endif
 
 /* ---- the blob ---- */
 

@@ -73,7 +73,7 @@ struct cf_say_wire {
  *   DENY  EPERM from the filter, everywhere: nothing an agent runs needs it,
  *         and its argument (pointers inside structs) is not worth teaching
  *         the supervisor.
- * The filter (ipc.c) and the supervisor read this table and nothing else;
+ * The filter (filter_gen.c) and the supervisor read this table and nothing else;
  * compat (i386) and x32 calls get EPERM for every row. Not listed: ioctls
  * that need a descriptor open for writing (FICLONE, FIDEDUPERANGE,
  * EXT4_IOC_MOVE_EXT, XFS_IOC_EXCHANGE_RANGE, F2FS_IOC_DEFRAGMENT ...), whose
@@ -101,19 +101,13 @@ struct cf_say_wire {
 	X(F2FS_IOC_RESERVE_COMPRESS_BLOCKS, 0x8008f513U, DENY) /* f2fs.h: _IOR(0xf5, 19, u64) */ \
 	X(F2FS_IOC_SET_COMPRESS_OPTION, 0x4002f516U, DENY) /* f2fs.h: _IOW(0xf5, 22, 2 bytes) */
 
-/* The notification filter of cf_ipc_enter, built into OUT (room for
- * CF_IPC_FILTER_MAX instructions), as the child installs it: with the
- * metadata calls left to the kernel when META_BY_MOUNTS (struct cf_ipc).
- * Its length, or 0 where there is none (or a table outgrew the room). Uses
- * OUT and the stack only: it runs between fork and exec. */
-#define CF_IPC_FILTER_MAX 200
+/* The notification filter of cf_ipc_enter as the child installs it
+ * (filters.h, compiled by libseccomp at the build): with the metadata calls
+ * left to the kernel when META_BY_MOUNTS, and with DGRAM (Landlock ABI below
+ * 6) a Unix datagram socket() or socketpair() to the supervisor
+ * (sup_dgram.h), both as in struct cf_ipc. Its length in *LEN; NULL where
+ * there is none. A constant: safe between fork and exec. */
 struct sock_filter;
-unsigned cf_ipc_filter_build(struct sock_filter *out, bool meta_by_mounts);
-/* The same, and with DGRAM (Landlock ABI below 6, struct cf_ipc) a Unix
- * datagram socket() or socketpair() goes to the supervisor (sup_dgram.h). */
-unsigned cf_ipc_filter_build_dgram(struct sock_filter *out, bool meta_by_mounts, bool dgram);
-/* The same, META_BY_MOUNTS false, in a buffer of its own, for tests that run
- * it on made-up calls. NULL where there is none. Not for a child. */
-const struct sock_filter *cf_ipc_filter_program(unsigned short *len);
+const struct sock_filter *cf_ipc_filter(bool meta_by_mounts, bool dgram, unsigned short *len);
 
 #endif
