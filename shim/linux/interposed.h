@@ -1,9 +1,11 @@
 /* The calls the shim interposes on Linux, as lists: the one place each name
  * is written. A list is a macro that calls its arguments once a row
- * (X-macros); from the rows come the tables of real functions (real.h)
- * and the wrappers whose shape allows it (denied.c). This file holds macros
- * only, and includes nothing: the types in the rows are mere words until a
- * C file that has their headers expands them. */
+ * (X-macros); from the rows come the tables of real functions (real.h),
+ * the wrappers whose shape allows it (denied.c), and the linker's version
+ * scripts (libcredfence.map.in and libcredfence-fenced.map.in, run through
+ * the C preprocessor at build time: shim/linux/meson.build). So this file
+ * holds macros only, and includes nothing: the types in the rows are mere
+ * words until a C file that has their headers expands them. */
 #ifndef CF_SHIM_INTERPOSED_H
 #define CF_SHIM_INTERPOSED_H
 
@@ -147,7 +149,10 @@
 	X(utime, int, (const char *path, const struct utimbuf *times), (path, times), CF_W_META,   \
 	  (AT_FDCWD, path), (AT_FDCWD, NULL))
 
-/* A row that makes nothing. */
+/* A row's name and a semicolon, for the version scripts; a row that makes
+ * nothing. */
+#define CF_ROW_NAME(...) CF_ROW_FIRST_(__VA_ARGS__, ~);
+#define CF_ROW_FIRST_(name, ...) name
 #define CF_ROW_NONE(...)
 
 #endif
