@@ -213,12 +213,15 @@ CF_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 		r_;                                                                                \
 	})
 
-static FILE *fopen_at(const char *path, const char *mode)
+/* One copy each, which both names of a row call (fopen and fopen64,
+ * freopen and freopen64). */
+__attribute__((noinline)) static FILE *fopen_at(const char *path, const char *mode)
 {
 	return REAL_EXPLAINED(fopen, (path, mode), path, mode_access(mode));
 }
 
-static FILE *freopen_at(const char *path, const char *mode, FILE *stream)
+__attribute__((noinline)) static FILE *freopen_at(const char *path, const char *mode,
+						      FILE *stream)
 {
 	return REAL_EXPLAINED(freopen, (path, mode, stream), path, mode_access(mode));
 }
