@@ -16,25 +16,6 @@ enum cf_role {
 	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
 };
 
-/* The real functions: in the harness resolved once in the constructor, or on
- * first use by a call that comes before it (CF_REAL); in every other role on
- * first use (none of them is async-signal-safe). The exec family is not among them: the
- * shim makes those system calls itself, as glibc does (exec.c, early.c), so
- * that an exec needs nothing resolved wherever it is called. */
-struct cf_real {
-	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			   const posix_spawnattr_t *, char *const[], char *const[]);
-	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			    const posix_spawnattr_t *, char *const[], char *const[]);
-	int (*pidfd_spawn)(int *, const char *, const posix_spawn_file_actions_t *,
-			   const posix_spawnattr_t *, char *const[], char *const[]);
-	int (*pidfd_spawnp)(int *, const char *, const posix_spawn_file_actions_t *,
-			    const posix_spawnattr_t *, char *const[], char *const[]);
-	int (*system)(const char *);
-	FILE *(*popen)(const char *, const char *);
-	int (*pclose)(FILE *);
-};
-
 struct cf_shim {
 	/* Set, with release order, when the constructor has decided ROLE: until
 	 * then every interposed call is an early one (early.c). */
@@ -44,7 +25,6 @@ struct cf_shim {
 	/* harness: the current prepared fence. Owned by the fence cache
 	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
-	struct cf_real real;
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
@@ -94,21 +74,6 @@ bool cf_shim_early(void);
 int cf_shim_early_gate(const char *program);
 int cf_shim_raw_execvpe(const char *file, char *const argv[], char *const envp[],
 			const char *path_var);
-
-/* The real NAME, resolved now when the constructor has not yet (dlsym, normal
- * context: used only by calls that are themselves not allowed in a vfork
- * child or a signal handler). NULL when the C library has none. */
-void *cf_shim_dlnext(const char *name);
-#define CF_REAL(name)                                                                         \
-	({                                                                                    \
-		__typeof__(cf_shim.real.name) real_ = __atomic_load_n(&cf_shim.real.name,    \
-									__ATOMIC_ACQUIRE);    \
-		if (!real_) {                                                                 \
-			real_ = (__typeof__(real_))cf_shim_dlnext(#name);                     \
-			__atomic_store_n(&cf_shim.real.name, real_, __ATOMIC_RELEASE);        \
-		}                                                                             \
-		real_;                                                                        \
-	})
 
 /* Normal context, in the harness before each launch (cf_shim_fence_lend):
  * when the IPC supervisor of F has ended, say so once on stderr and in the

@@ -20,7 +20,6 @@
  * here, where both names are defined. */
 #undef _FILE_OFFSET_BITS
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +37,7 @@
 #include <utime.h>
 
 #include "judge.h"
+#include "real.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -45,25 +45,20 @@
 #define SYS_faccessat2 439
 #endif
 
-/* ---- the real calls ---- */
+/* ---- the real calls (real.h) ---- */
 
 static struct {
-	int (*open)(const char *, int, ...);
-	int (*openat)(int, const char *, int, ...);
-	int (*stat)(const char *, struct stat *);
-	int (*lstat)(const char *, struct stat *);
-	int (*fstatat)(int, const char *, struct stat *, int);
-	int (*access)(const char *, int);
-	int (*faccessat)(int, const char *, int, int);
-	FILE *(*fopen)(const char *, const char *);
-	FILE *(*freopen)(const char *, const char *, FILE *);
-	DIR *(*opendir)(const char *);
-	int (*connect)(int, const struct sockaddr *, socklen_t);
+	CF_OPEN_FAMILY(CF_REAL_SLOT, CF_ROW_NONE, CF_ROW_NONE)
 } real;
 
-#define LOAD(name) __atomic_load_n(&real.name, __ATOMIC_ACQUIRE)
-#define STORE(name) __atomic_store_n(&real.name, (__typeof__(real.name))dlsym(RTLD_NEXT, #name), \
-				     __ATOMIC_RELEASE)
+/* real_NAME(): the real NAME, taken as its row says (NULL: make the raw
+ * system call). */
+#define REAL_OF(name, ret, params, how)                                                            \
+	static inline __typeof__(real.name) real_##name(void)                                      \
+	{                                                                                          \
+		return CF_REAL(real, name, how);                                                   \
+	}
+CF_OPEN_FAMILY(REAL_OF, CF_ROW_NONE, CF_ROW_NONE)
 
 /* Before init.c's constructor (priority 101 runs before the default): the
  * role it decides then keeps the shim in what a fenced child gets. Until
@@ -73,20 +68,11 @@ static struct {
  * 36), and each call below takes its raw call, or resolves the real one
  * on first use, as before this ran. */
 #ifndef CF_FENCED_LIB
+#define RESOLVE(name, ...) (void)CF_REAL(real, name, CF_RESOLVE);
 __attribute__((constructor(101))) static void resolve_denied(void)
 {
 	cf_env_keep_shim(true);
-	STORE(open);
-	STORE(openat);
-	STORE(stat);
-	STORE(lstat);
-	STORE(fstatat);
-	STORE(access);
-	STORE(faccessat);
-	STORE(fopen);
-	STORE(freopen);
-	STORE(opendir);
-	STORE(connect);
+	CF_OPEN_FAMILY(RESOLVE, CF_ROW_NONE, CF_ROW_NONE)
 }
 #endif
 
@@ -102,7 +88,7 @@ static long ret(long r)
 
 static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	__typeof__(real.openat) f = LOAD(openat);
+	__typeof__(real.openat) f = real_openat();
 	if (f)
 		return f(dirfd, path, flags, mode);
 	return (int)ret(cf_sys4(SYS_openat, dirfd, path, flags | O_LARGEFILE, mode));
@@ -110,7 +96,7 @@ static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
 
 static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	__typeof__(real.fstatat) f = LOAD(fstatat);
+	__typeof__(real.fstatat) f = real_fstatat();
 	if (f)
 		return f(dirfd, path, st, flags);
 	return (int)ret(cf_sys4(SYS_newfstatat, dirfd, path, st, flags));
@@ -118,7 +104,7 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 
 static int do_faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	__typeof__(real.faccessat) f = LOAD(faccessat);
+	__typeof__(real.faccessat) f = real_faccessat();
 	if (f)
 		return f(dirfd, path, mode, flags);
 	if (flags)
@@ -164,13 +150,13 @@ static enum cf_judge_access mode_access(const char *mode)
 
 /* ---- the interposed calls ---- */
 
-#define TAKE_MODE(flags, last)                                                                    \
-	mode_t mode = 0;                                                                          \
-	if ((flags) & (O_CREAT | __O_TMPFILE)) {                                                  \
-		va_list ap;                                                                       \
-		va_start(ap, last);                                                               \
-		mode = va_arg(ap, mode_t);                                                        \
-		va_end(ap);                                                                       \
+#define TAKE_MODE(flags, last)                                                                     \
+	mode_t mode = 0;                                                                           \
+	if ((flags) & (O_CREAT | __O_TMPFILE)) {                                                   \
+		va_list ap;                                                                        \
+		va_start(ap, last);                                                                \
+		mode = va_arg(ap, mode_t);                                                         \
+		va_end(ap);                                                                        \
 	}
 
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
@@ -188,6 +174,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 	return r;
 }
 
+/* The wrappers whose mode comes from the variadic arguments. */
 CF_EXPORT int open(const char *path, int flags, ...)
 {
 	TAKE_MODE(flags, flags);
@@ -212,105 +199,31 @@ CF_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	return open_at(dirfd, path, flags | O_LARGEFILE, mode);
 }
 
-/* _FORTIFY_SOURCE's forms: no mode (the compiler saw none was needed). */
-int __open_2(const char *path, int flags);
-int __open64_2(const char *path, int flags);
-int __openat_2(int dirfd, const char *path, int flags);
-int __openat64_2(int dirfd, const char *path, int flags);
-CF_EXPORT int __open_2(const char *path, int flags)
+/* The streams and directories (WRAP rows of interposed.h): the real NAME
+ * (resolved on first use) called with ARGS; a failure (NULL) of PATH
+ * explained as ACC. */
+#define REAL_EXPLAINED(name, args, path, acc)                                                      \
+	({                                                                                         \
+		__typeof__(real.name) f_ = real_##name();                                          \
+		__typeof__(f_ args) r_ = NULL;                                                     \
+		if (!f_)                                                                           \
+			errno = ENOSYS;                                                            \
+		else if (!(r_ = f_ args))                                                          \
+			after(AT_FDCWD, path, acc);                                                \
+		r_;                                                                                \
+	})
+
+/* One copy each, which both names of a row call (fopen and fopen64,
+ * freopen and freopen64). */
+__attribute__((noinline)) static FILE *fopen_at(const char *path, const char *mode)
 {
-	return open_at(AT_FDCWD, path, flags, 0);
+	return REAL_EXPLAINED(fopen, (path, mode), path, mode_access(mode));
 }
 
-CF_EXPORT int __open64_2(const char *path, int flags)
+__attribute__((noinline)) static FILE *freopen_at(const char *path, const char *mode,
+						      FILE *stream)
 {
-	return open_at(AT_FDCWD, path, flags | O_LARGEFILE, 0);
-}
-
-CF_EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	return open_at(dirfd, path, flags, 0);
-}
-
-CF_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	return open_at(dirfd, path, flags | O_LARGEFILE, 0);
-}
-
-CF_EXPORT int creat(const char *path, mode_t mode)
-{
-	return open_at(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
-}
-
-CF_EXPORT int creat64(const char *path, mode_t mode)
-{
-	return open_at(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode);
-}
-
-static FILE *fopen_real(const char *path, const char *mode)
-{
-	__typeof__(real.fopen) f = LOAD(fopen);
-	if (!f) {
-		STORE(fopen);
-		f = LOAD(fopen);
-	}
-	if (!f) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	FILE *r = f(path, mode);
-	if (!r)
-		after(AT_FDCWD, path, mode_access(mode));
-	return r;
-}
-
-CF_EXPORT FILE *fopen(const char *path, const char *mode)
-{
-	return fopen_real(path, mode);
-}
-
-CF_EXPORT FILE *fopen64(const char *path, const char *mode)
-{
-	return fopen_real(path, mode);
-}
-
-CF_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
-{
-	__typeof__(real.freopen) f = LOAD(freopen);
-	if (!f) {
-		STORE(freopen);
-		f = LOAD(freopen);
-	}
-	if (!f) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	FILE *r = f(path, mode, stream);
-	if (!r)
-		after(AT_FDCWD, path, mode_access(mode));
-	return r;
-}
-
-CF_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
-{
-	return freopen(path, mode, stream);
-}
-
-CF_EXPORT DIR *opendir(const char *path)
-{
-	__typeof__(real.opendir) f = LOAD(opendir);
-	if (!f) {
-		STORE(opendir);
-		f = LOAD(opendir);
-	}
-	if (!f) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	DIR *r = f(path);
-	if (!r)
-		after(AT_FDCWD, path, ACC_READ);
-	return r;
+	return REAL_EXPLAINED(freopen, (path, mode, stream), path, mode_access(mode));
 }
 
 /* connect: a Unix socket the IPC fence refused (EACCES); the judge says it
@@ -330,9 +243,9 @@ static void explain_connect(const struct sockaddr_un *sa, socklen_t len)
 	judging = false;
 }
 
-CF_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+static int connect_to(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	__typeof__(real.connect) f = LOAD(connect);
+	__typeof__(real.connect) f = real_connect();
 	int r = f ? f(fd, sa, len) : (int)ret(cf_sys3(SYS_connect, fd, sa, len));
 	if (r < 0 && errno == EACCES && sa && len > sizeof(sa_family_t) && sa->sa_family == AF_UNIX) {
 		int e = errno;
@@ -352,51 +265,24 @@ static int stat_at(int dirfd, const char *path, struct stat *st, int flags)
 	return r;
 }
 
-CF_EXPORT int stat(const char *path, struct stat *st)
-{
-	return stat_at(AT_FDCWD, path, st, 0);
-}
-
-CF_EXPORT int stat64(const char *path, struct stat64 *st)
-{
-	return stat_at(AT_FDCWD, path, (struct stat *)st, 0);
-}
-
-CF_EXPORT int lstat(const char *path, struct stat *st)
-{
-	return stat_at(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
-}
-
-CF_EXPORT int lstat64(const char *path, struct stat64 *st)
-{
-	return stat_at(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW);
-}
-
-CF_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	return stat_at(dirfd, path, st, flags);
-}
-
-CF_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
-{
-	return stat_at(dirfd, path, (struct stat *)st, flags);
-}
-
-CF_EXPORT int access(const char *path, int mode)
-{
-	int r = do_faccessat(AT_FDCWD, path, mode, 0);
-	if (r < 0)
-		after(AT_FDCWD, path, (mode & W_OK) ? ACC_WRITE : ACC_READ);
-	return r;
-}
-
-CF_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+static int access_at(int dirfd, const char *path, int mode, int flags)
 {
 	int r = do_faccessat(dirfd, path, mode, flags);
 	if (r < 0)
 		after(dirfd, path, (mode & W_OK) ? ACC_WRITE : ACC_READ);
 	return r;
 }
+
+/* The wrappers of the other rows of the open family (interposed.h); the
+ * declaration first, for the names no header declares (__open_2 and the
+ * other forms of _FORTIFY_SOURCE). */
+#define WRAP(name, ret, params, call)                                                              \
+	ret name params;                                                                           \
+	CF_EXPORT ret name params                                                                  \
+	{                                                                                          \
+		return call;                                                                       \
+	}
+CF_OPEN_FAMILY(CF_ROW_NONE, WRAP, CF_ROW_NONE)
 
 /* ---- the write family: what write protection refuses (issue 23) ----
  *
@@ -409,61 +295,14 @@ CF_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
  * first use before it ran (no dlsym, malloc or open makes them). */
 
 static struct {
-	int (*rename)(const char *, const char *);
-	int (*renameat)(int, const char *, int, const char *);
-	int (*renameat2)(int, const char *, int, const char *, unsigned);
-	int (*unlink)(const char *);
-	int (*unlinkat)(int, const char *, int);
-	int (*rmdir)(const char *);
-	int (*remove)(const char *);
-	int (*mkdir)(const char *, mode_t);
-	int (*mkdirat)(int, const char *, mode_t);
-	int (*symlink)(const char *, const char *);
-	int (*symlinkat)(const char *, int, const char *);
-	int (*link)(const char *, const char *);
-	int (*linkat)(int, const char *, int, const char *, int);
-	int (*chmod)(const char *, mode_t);
-	int (*fchmodat)(int, const char *, mode_t, int);
-	int (*chown)(const char *, uid_t, gid_t);
-	int (*lchown)(const char *, uid_t, gid_t);
-	int (*fchownat)(int, const char *, uid_t, gid_t, int);
-	int (*truncate)(const char *, off_t);
-	int (*truncate64)(const char *, off64_t);
-	int (*utimensat)(int, const char *, const struct timespec[2], int);
-	int (*utimes)(const char *, const struct timeval[2]);
-	int (*utime)(const char *, const struct utimbuf *);
+	CF_WRITE_FAMILY(CF_REAL_SLOT)
 } wreal;
 
-#define WSTORE(name)                                                                              \
-	__atomic_store_n(&wreal.name, (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name),            \
-			 __ATOMIC_RELEASE)
-
 #ifndef CF_FENCED_LIB
+#define WRESOLVE(name, ...) (void)CF_REAL(wreal, name, CF_RESOLVE);
 __attribute__((constructor(101))) static void resolve_writes(void)
 {
-	WSTORE(rename);
-	WSTORE(renameat);
-	WSTORE(renameat2);
-	WSTORE(unlink);
-	WSTORE(unlinkat);
-	WSTORE(rmdir);
-	WSTORE(remove);
-	WSTORE(mkdir);
-	WSTORE(mkdirat);
-	WSTORE(symlink);
-	WSTORE(symlinkat);
-	WSTORE(link);
-	WSTORE(linkat);
-	WSTORE(chmod);
-	WSTORE(fchmodat);
-	WSTORE(chown);
-	WSTORE(lchown);
-	WSTORE(fchownat);
-	WSTORE(truncate);
-	WSTORE(truncate64);
-	WSTORE(utimensat);
-	WSTORE(utimes);
-	WSTORE(utime);
+	CF_WRITE_FAMILY(WRESOLVE)
 }
 #endif
 
@@ -483,38 +322,17 @@ __attribute__((constructor(101))) static void resolve_writes(void)
 #endif
 #define WORTH(e) ((e) == EACCES || (e) == EPERM || (e) == EROFS || (e) == EBUSY)
 
-/* The real NAME (resolved now if the constructor has not run yet); a failed
- * call with ENOSYS when there is none. */
-#define WREAL(name, ...)                                                                          \
-	__typeof__(wreal.name) f = __atomic_load_n(&wreal.name, __ATOMIC_ACQUIRE);                \
-	if (!f) {                                                                                 \
-		f = (__typeof__(wreal.name))dlsym(RTLD_NEXT, #name);                              \
-		__atomic_store_n(&wreal.name, f, __ATOMIC_RELEASE);                               \
-	}                                                                                         \
-	if (!f) {                                                                                 \
-		errno = ENOSYS;                                                                   \
-		return -1;                                                                        \
-	}                                                                                         \
-	int r = f(__VA_ARGS__)
+/* What a row of the write family does (interposed.h). */
+enum { CF_W_WRITE, CF_W_META, CF_W_RENAME };
 
-/* After a failed write of PATH (relative to DIRFD), and of OTHER (relative to
- * ODIRFD; NULL: none): the other side of a rename. */
-static int wrote(int r, int dirfd, const char *path, int odirfd, const char *other)
+/* After a refused write (HOW) of PATH (relative to DIRFD), and of OTHER
+ * (relative to ODIRFD; NULL: none): the other side of a rename. */
+static void refused(int how, int dirfd, const char *path, int odirfd, const char *other)
 {
-	if (r < 0) {
-		after(dirfd, path, ACC_WRITE);
-		if (other)
-			after(odirfd, other, ACC_WRITE);
-	}
-	return r;
-}
-
-/* After a failed metadata change of PATH. */
-static int changed(int r, int dirfd, const char *path)
-{
-	if (r < 0)
-		after(dirfd, path, ACC_META);
-	return r;
+	enum cf_judge_access acc = how == CF_W_META ? ACC_META : ACC_WRITE;
+	after(dirfd, path, acc);
+	if (other)
+		after(odirfd, other, acc);
 }
 
 /* git writes a file again when nothing in it changes: `git submodule
@@ -591,191 +409,24 @@ static int rename_unchanged(int r, int ofd, const char *old, int nfd, const char
 	return r;
 }
 
-CF_EXPORT CF_UNTRACKED int rename(const char *old, const char *new)
-{
-	WREAL(rename, old, new);
-	r = rename_unchanged(r, AT_FDCWD, old, AT_FDCWD, new);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, new, AT_FDCWD, old);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int renameat(int ofd, const char *old, int nfd, const char *new)
-{
-	WREAL(renameat, ofd, old, nfd, new);
-	r = rename_unchanged(r, ofd, old, nfd, new);
-	if (r < 0 && WORTH(errno))
-		wrote(r, nfd, new, ofd, old);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int renameat2(int ofd, const char *old, int nfd, const char *new, unsigned flags)
-{
-	WREAL(renameat2, ofd, old, nfd, new, flags);
-	/* RENAME_EXCHANGE keeps both names; RENAME_NOREPLACE never replaces. */
-	if (flags == 0)
-		r = rename_unchanged(r, ofd, old, nfd, new);
-	if (r < 0 && WORTH(errno))
-		wrote(r, nfd, new, ofd, old);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int unlink(const char *path)
-{
-	WREAL(unlink, path);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int unlinkat(int dirfd, const char *path, int flags)
-{
-	WREAL(unlinkat, dirfd, path, flags);
-	if (r < 0 && WORTH(errno))
-		wrote(r, dirfd, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int rmdir(const char *path)
-{
-	WREAL(rmdir, path);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int remove(const char *path)
-{
-	WREAL(remove, path);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int mkdir(const char *path, mode_t mode)
-{
-	WREAL(mkdir, path, mode);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int mkdirat(int dirfd, const char *path, mode_t mode)
-{
-	WREAL(mkdirat, dirfd, path, mode);
-	if (r < 0 && WORTH(errno))
-		wrote(r, dirfd, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int symlink(const char *target, const char *path)
-{
-	WREAL(symlink, target, path);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int symlinkat(const char *target, int dirfd, const char *path)
-{
-	WREAL(symlinkat, target, dirfd, path);
-	if (r < 0 && WORTH(errno))
-		wrote(r, dirfd, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int link(const char *old, const char *new)
-{
-	WREAL(link, old, new);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, new, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int linkat(int ofd, const char *old, int nfd, const char *new, int flags)
-{
-	WREAL(linkat, ofd, old, nfd, new, flags);
-	if (r < 0 && WORTH(errno))
-		wrote(r, nfd, new, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int chmod(const char *path, mode_t mode)
-{
-	WREAL(chmod, path, mode);
-	if (r < 0 && WORTH(errno))
-		changed(r, AT_FDCWD, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
-{
-	WREAL(fchmodat, dirfd, path, mode, flags);
-	if (r < 0 && WORTH(errno))
-		changed(r, dirfd, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int chown(const char *path, uid_t uid, gid_t gid)
-{
-	WREAL(chown, path, uid, gid);
-	if (r < 0 && WORTH(errno))
-		changed(r, AT_FDCWD, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int lchown(const char *path, uid_t uid, gid_t gid)
-{
-	WREAL(lchown, path, uid, gid);
-	if (r < 0 && WORTH(errno))
-		changed(r, AT_FDCWD, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
-{
-	WREAL(fchownat, dirfd, path, uid, gid, flags);
-	if (r < 0 && WORTH(errno))
-		changed(r, dirfd, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int truncate(const char *path, off_t len)
-{
-	WREAL(truncate, path, len);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int truncate64(const char *path, off64_t len)
-{
-	WREAL(truncate64, path, len);
-	if (r < 0 && WORTH(errno))
-		wrote(r, AT_FDCWD, path, AT_FDCWD, NULL);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
-{
-	WREAL(utimensat, dirfd, path, times, flags);
-	if (r < 0 && WORTH(errno))
-		changed(r, dirfd, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int utimes(const char *path, const struct timeval times[2])
-{
-	WREAL(utimes, path, times);
-	if (r < 0 && WORTH(errno))
-		changed(r, AT_FDCWD, path);
-	return r;
-}
-
-CF_EXPORT CF_UNTRACKED int utime(const char *path, const struct utimbuf *times)
-{
-	WREAL(utime, path, times);
-	if (r < 0 && WORTH(errno))
-		changed(r, AT_FDCWD, path);
-	return r;
-}
+#define CF_UNPAREN(...) __VA_ARGS__
+/* A wrapper of the write family: the real call (ENOSYS when there is
+ * none), a rename that changes nothing done (CF_W_RENAME), a refusal
+ * explained. Nothing instrumented is called before a refusal but for a
+ * rename (CF_UNTRACKED above). */
+#define WRAP_WRITE(name, ret, params, args, how, at, other)                                        \
+	CF_EXPORT CF_UNTRACKED ret name params                                                     \
+	{                                                                                          \
+		__typeof__(wreal.name) f = CF_REAL(wreal, name, CF_RESOLVE);                       \
+		if (!f) {                                                                          \
+			errno = ENOSYS;                                                            \
+			return -1;                                                                 \
+		}                                                                                  \
+		ret r = f args;                                                                    \
+		if ((how) == CF_W_RENAME)                                                          \
+			r = rename_unchanged(r, CF_UNPAREN other, CF_UNPAREN at);                  \
+		if (r < 0 && WORTH(errno))                                                         \
+			refused(how, CF_UNPAREN at, CF_UNPAREN other);                             \
+		return r;                                                                          \
+	}
+CF_WRITE_FAMILY(WRAP_WRITE)

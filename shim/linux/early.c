@@ -6,7 +6,6 @@
  * functions. So nothing here needs the constructor's work: raw system calls
  * and stack memory, which also covers a vfork child, a signal handler and a
  * thread started before the constructor. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -37,11 +36,6 @@ int cf_shim_early_gate(const char *program)
 		    "fenced yet: refused; start it from main() or run the program under "
 		    "`credfence run`. Nothing was run.\n");
 	return -EPERM;
-}
-
-void *cf_shim_dlnext(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
 }
 
 /* glibc's fallback for a file the kernel will not execute (ENOEXEC): the same

@@ -2,22 +2,18 @@
  * the real calls. A call that comes before it is an early one (early.c). */
 #include <stdlib.h>
 
+#include "real.h"
 #include "shim.h"
 
 
 struct cf_shim cf_shim;
+struct cf_real_launch cf_real_launch;
 
-#define LOOKUP_REAL(name) ((void)CF_REAL(name))
+#define RESOLVE(name, ...) (void)CF_REAL(cf_real_launch, name, CF_RESOLVE);
 
 static void resolve_real(void)
 {
-	LOOKUP_REAL(posix_spawn);
-	LOOKUP_REAL(posix_spawnp);
-	LOOKUP_REAL(pidfd_spawn);
-	LOOKUP_REAL(pidfd_spawnp);
-	LOOKUP_REAL(system);
-	LOOKUP_REAL(popen);
-	LOOKUP_REAL(pclose);
+	CF_LAUNCH_FAMILY(CF_ROW_NONE, RESOLVE)
 }
 
 static void decide_role(void)
@@ -43,7 +39,7 @@ __attribute__((constructor)) static void cf_shim_init(void)
 {
 	decide_role();
 	/* Every fenced program loads the shim (denied.c), and most never call
-	 * these: there each is resolved at its first call (CF_REAL), none of
+	 * these: there each is resolved at its first call (real.h), none of
 	 * them async-signal-safe. 7 dlsym calls are 15 to 25 us of every fenced
 	 * program's start (CF_PROF_CTOR timing, issue 22). */
 	if (cf_shim.role == CF_ROLE_HARNESS)

@@ -12,7 +12,6 @@
  * The child runs on its own stack, shares the harness's memory and has every
  * signal blocked: raw syscalls, stack memory and read-only use of what the
  * parent prepared, nothing else. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +30,7 @@
 #include "envsnap.h"
 #include "launch.h"
 #include "nolibc.h"
+#include "real.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -57,7 +57,11 @@ typedef int clone_fn(int (*)(void *), void *, int, void *, ...);
 static clone_fn *clone_call(void)
 {
 #ifdef CF_TSAN
-	clone_fn *libc = (clone_fn *)dlsym(RTLD_NEXT, "clone");
+	/* In the parent, before the clone: normal context. */
+	static struct {
+		clone_fn *clone;
+	} tsan_real;
+	clone_fn *libc = CF_REAL(tsan_real, clone, CF_RESOLVE);
 	if (libc)
 		return libc;
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "launch.h"
+#include "real.h"
 #include "shim.h"
 
 /* The real NAME, or the early refusal, or ENOSYS when the C library has none;
@@ -17,7 +18,8 @@
 		if (early_)                                                    \
 			return -early_;                                        \
 		if (cf_shim.role != CF_ROLE_HARNESS) {                         \
-			__typeof__(cf_shim.real.name) real_ = CF_REAL(name);   \
+			__typeof__(cf_real_launch.name) real_ =                \
+				CF_REAL(cf_real_launch, name, CF_RESOLVE);     \
 			return real_ ? real_(__VA_ARGS__) : ENOSYS;            \
 		}                                                              \
 	} while (0)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "real.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -100,7 +101,7 @@ CF_EXPORT int system(const char *cmd)
 	if (early_refusal())
 		return cmd ? -1 : 0; /* system(NULL): no shell to be had */
 	if (cf_shim.role != CF_ROLE_HARNESS) {
-		int (*real)(const char *) = CF_REAL(system);
+		int (*real)(const char *) = CF_REAL(cf_real_launch, system, CF_RESOLVE);
 		if (!real) {
 			errno = ENOSYS;
 			return -1;
@@ -211,7 +212,7 @@ CF_EXPORT FILE *popen(const char *cmd, const char *mode)
 	if (early_refusal())
 		return NULL;
 	if (cf_shim.role != CF_ROLE_HARNESS) {
-		FILE *(*real)(const char *, const char *) = CF_REAL(popen);
+		FILE *(*real)(const char *, const char *) = CF_REAL(cf_real_launch, popen, CF_RESOLVE);
 		if (!real) {
 			errno = ENOSYS;
 			return NULL;
@@ -233,7 +234,7 @@ CF_EXPORT int pclose(FILE *fp)
 		}
 	pthread_mutex_unlock(&popen_lock);
 	if (!rec) {
-		int (*real)(FILE *) = CF_REAL(pclose);
+		int (*real)(FILE *) = CF_REAL(cf_real_launch, pclose, CF_RESOLVE);
 		if (!real) {
 			errno = ENOSYS;
 			return -1;
