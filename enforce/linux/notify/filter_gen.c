@@ -496,7 +496,7 @@ int main(int argc, char **argv)
 	const struct scmp_version *v = seccomp_version();
 	fprintf(out, "/* Written by enforce/linux/notify/filter_gen.c with libseccomp %u.%u.%u: do not edit. */\n",
 		v->major, v->minor, v->micro);
-	fprintf(out, "#include \"filters.h\"\n\n#include <linux/filter.h>\n\n");
+	fprintf(out, "#include \"notify/filters.h\"\n\n#include <linux/filter.h>\n\n");
 	static const struct {
 		uint32_t machine;
 		const char *name;
