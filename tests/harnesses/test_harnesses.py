@@ -114,6 +114,7 @@ NEVER_RAN = {"claude": (".claude/",), "opencode": (".local/share/opencode/",)}
 # Harnesses that extract a library to $TMPDIR and load it (a Bun binary): under
 # credfence harness it must land in the harness's private TMPDIR instead.
 LOADS_FROM_TMPDIR = ("opencode",)
+SLOW = False  # --slow
 
 # A function of the user's rc (the fake ~/.bashrc) that COMMAND calls: it prints
 # RC_PROBE_OUT only where the shell tool got the user's rc functions (Claude Code:
@@ -643,6 +644,28 @@ def harness_state_seen(name, r):
     return None
 
 
+def state_denied(r, name):
+    """The "denied" lines of the run's credfence log for a path under NAME's
+    HARNESS_STATE (a write of its own state that the fence refused)."""
+    roots = [os.path.join(r.fx.home, rel) for rel in HARNESS_STATE.get(name, [])]
+    found = []
+    try:
+        with open(r.fx.log, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    continue
+                p = str(ev.get("path", ""))
+                if p.startswith("~/"):
+                    p = os.path.join(r.fx.home, p[2:])
+                if ev.get("event") == "denied" and any(p == x or p.startswith(x + "/") for x in roots):
+                    found.append(p)
+    except OSError:
+        pass
+    return found
+
+
 def planted(fx):
     """What of PROTECT_COMMAND's writes landed, and what the user's own git,
     run afterwards outside every fence, printed: (list of planted things,
@@ -774,9 +797,16 @@ def check_case(tap, name, mode, scenario, r, label=None, user=""):
         tap.check(key("ws-write"), (r.out_txt or "").strip() == "built",
                   d + "the workspace write (echo built > out.txt) works", tail(r))
         if r.state is not None:
-            tap.check(key("state"), bool(r.state),
-                      d + "its fenced children wrote its own state (%s)"
-                      % (r.state or "nothing: see HARNESS_STATE"), tail(r))
+            desc = d + "its fenced children wrote its own state (%s)" % (
+                r.state or "nothing: see HARNESS_STATE")
+            if not r.state and SLOW and name == "claude" and not state_denied(r, name):
+                # Claude Code gives its shell snapshot 10 s (F4n=1e4 in its
+                # binary); a fenced bash -l under TCG can take longer. A write
+                # the fence refused would be in the log: none was.
+                tap.skip(desc, "--slow: no snapshot made and no write under %s denied "
+                         "(Claude Code's 10 s snapshot timeout)" % HARNESS_STATE[name])
+            else:
+                tap.check(key("state"), bool(r.state), desc, tail(r))
 
 
 def main():
@@ -788,6 +818,9 @@ def main():
     ap.add_argument("--no-latest", dest="latest", action="store_false",
                     help="run the pinned versions only (no registry lookup)")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--slow", action="store_true",
+                    help="a slow machine (the 6.1 VM under TCG): Claude Code's shell snapshot, "
+                         "which it gives 10 s, not made while no write of it was denied is a skip")
     ap.add_argument("--strace", metavar="DIR", help="run each harness under strace -f, logs in DIR "
                     "(a measurement, not a test: timings change)")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -796,6 +829,8 @@ def main():
                     help="run this program for harness NAME instead of the installed one "
                          "(an experiment, e.g. Codex's native binary)")
     a = ap.parse_args()
+    global SLOW
+    SLOW = a.slow
     bins = dict(kv.split("=", 1) for kv in a.bin)
     EXTRA_ENV.update(kv.split("=", 1) for kv in a.env)
     tap = Tap()
