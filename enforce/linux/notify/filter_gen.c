@@ -14,7 +14,9 @@
  *    build machine's own: libseccomp takes a number only through the name
  *    the build machine's table gives it;
  *  - the load of the instruction pointer at the start of a 32-bit table's
- *    part, that keeps those calls out of the kernel's action cache run. */
+ *    part, that keeps those calls out of the kernel's action cache run.
+ * Then filter_layout.c lays each program out again for what an install
+ * costs, with the same answers. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "denial_wire.h"
+#include "filter_layout.h"
 #include "supervisor_wire.h"
 
 #ifndef TIOCGPTPEER
@@ -43,7 +46,6 @@
 #endif
 #define X32_BIT 0x40000000U /* __X32_SYSCALL_BIT */
 #define PR_SET_DUMPABLE_ 4
-#define MAX 512
 
 /* Calls that neither libseccomp 2.5.4 (Debian 12) nor Debian 12's kernel
  * headers (6.1) know: their number, the same in every table (x86's
@@ -58,7 +60,7 @@ static const struct {
 	{"file_setattr", 469},  /* Linux 6.17 */
 };
 
-static _Noreturn void die(const char *fmt, ...)
+_Noreturn void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -169,10 +171,6 @@ static void add_x32(struct table *t, uint32_t action, const char *name, unsigned
 
 /* ---- the BPF as libseccomp wrote it, and the splice ---- */
 
-struct prog {
-	struct sock_filter f[MAX];
-	unsigned n;
-};
 
 static void export(scmp_filter_ctx c, struct prog *p)
 {
@@ -201,8 +199,8 @@ static bool is_jump(const struct sock_filter *i)
  * inserted one. */
 static void insert(struct prog *p, unsigned at, const struct sock_filter *ins, unsigned n)
 {
-	if (p->n + n > MAX)
-		die("a program over %u instructions", MAX);
+	if (p->n + n > PROG_MAX)
+		die("a program over %u instructions", PROG_MAX);
 	for (unsigned pc = 0; pc < at; pc++) {
 		struct sock_filter *i = &p->f[pc];
 		if (!is_jump(i))
@@ -476,6 +474,7 @@ static void make(struct prog *p, enum filter filter, uint32_t machine, bool meta
 		splice(p, audit_of(machine), &native, false);
 	if (has_compat)
 		splice(p, compat_audit, &compat, true);
+	filter_layout(p, audit_of(machine), has_compat ? compat_audit : 0);
 }
 
 static void emit(FILE *out, const char *name, const struct prog *p)
