@@ -287,9 +287,6 @@ void cf_shim_become_harness(void)
 		_exit(125);
 	}
 	cf_env_rules_init(o);
-	/* Judged once: the memo's verdicts also say what to move. */
-	cf_env_memo_init(environ);
-	hide_secrets_of_harness();
 #ifndef __APPLE__
 	/* Its descriptors moved out of the harness's way; the variable then
 	 * names them where they are now, for the harness's own exec, written
@@ -305,6 +302,13 @@ void cf_shim_become_harness(void)
 	char *now = getenv(ns_var);
 	if (v == ns_value && now && strlen(now) == strlen(v))
 		memcpy(now, v, strlen(v));
+#endif
+	/* Judged once, as the harness's children will get it: after the
+	 * rewrite above, or each launch judges that variable again (the memo
+	 * holds an entry's bytes). The memo's verdicts also say what to move. */
+	cf_env_memo_init(environ);
+	hide_secrets_of_harness();
+#ifndef __APPLE__
 	/* What the guard bound, for each child to check that it still is:
 	 * out of memory, nothing is checked. */
 	char here[PATH_MAX];
