@@ -150,6 +150,20 @@ static void sh_plain(struct cf_fx_out *out, const char *script)
 	cf_fx_env_free(env);
 }
 
+/* sh_plain in a child, whose exit status is the script's: the user's own
+ * commands outside, run while a fenced command runs. */
+static pid_t sh_plain_child(const char *script)
+{
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, script);
+		_exit(p.status);
+	}
+	return w;
+}
+
 /* The workspace as a repository with one commit, a sample hook, .vscode
  * with a settings file, and ~/.npm/_npx with an entry point. */
 static void repo(void)
@@ -1439,14 +1453,7 @@ static pid_t rename_over_from_outside(const char *started, bool kill, const char
 		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; fi; "
 		  "git config user.name renamed-over && : > '%s'",
 		  started, kill ? 1 : 0, kfile, renamed);
-	pid_t w = fork();
-	cr_assert(w >= 0);
-	if (w == 0) {
-		struct cf_fx_out p = {0};
-		sh_plain(&p, watch);
-		_exit(p.status);
-	}
-	return w;
+	return sh_plain_child(watch);
 }
 
 /* The child W of rename_over_from_outside did it all. */
@@ -1637,13 +1644,7 @@ Test(fenced_ns, a_flood_of_requests_does_not_stop_children)
 		  "i=0; while [ $i -lt 40 ]; do git config user.name n$i || exit 1; i=$((i+1)); "
 		  "done; : > done",
 		  started);
-	pid_t w = fork();
-	cr_assert(w >= 0);
-	if (w == 0) {
-		struct cf_fx_out p = {0};
-		sh_plain(&p, watch);
-		_exit(p.status);
-	}
+	pid_t w = sh_plain_child(watch);
 	static const char script[] =
 		"IFS=, read -r a b c d e f g kfd kpid <<EOF\n$CREDFENCE_FENCED_NS\nEOF\n"
 		"kfd=$((10#$kfd)); [ \"$kfd\" -gt 2 ] || { echo NOFD; exit 1; }\n"
