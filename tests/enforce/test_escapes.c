@@ -106,17 +106,26 @@ static void expect_link_refusal(const char *loc)
 	expect_no_write_mark();
 }
 
+/* OPT LOC (a directory made in /tmp) swapped by a fenced command for a
+ * symlink to TARGET; then a launch with the same option that writes the
+ * mark to FILE with REDIRECT (">" or ">>"), through the link. */
+static void swap_then_write(const char *opt, const char *loc, const char *target,
+			    const char *redirect, const char *file)
+{
+	cf_fx_mkdirs(loc);
+	fenced_swap(CF_ARGV((char *)opt, (char *)loc), NULL, loc, target);
+	char script[PATH_MAX * 2];
+	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " %s '%s'", redirect, file);
+	fenced(&o, &fx, NULL, CF_ARGV((char *)opt, (char *)loc), CF_ARGV("/bin/sh", "-c", script));
+}
+
 /* Finding 2: --workspace /tmp/X/proj, swapped for a symlink to ~/.bashrc. */
 Test(escapes, workspace_swapped_for_a_symlink_is_refused)
 {
 	cf_test_require_landlock();
 	const char *proj = cf_fx_at(tmp, "proj");
 	const char *bashrc = cf_fx_at(fx.home, ".bashrc");
-	cf_fx_mkdirs(proj);
-	fenced_swap(CF_ARGV("--workspace", (char *)proj), NULL, proj, bashrc);
-	char script[PATH_MAX * 2];
-	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " >> '%s'", proj);
-	fenced(&o, &fx, NULL, CF_ARGV("--workspace", (char *)proj), CF_ARGV("/bin/sh", "-c", script));
+	swap_then_write("--workspace", proj, bashrc, ">>", proj);
 	/* A workspace that is no directory is refused before its links are judged. */
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "is not a directory") && strstr(o.err, "Nothing was run."), OUT_FMT,
@@ -132,12 +141,8 @@ Test(escapes, workspace_swapped_for_a_symlink_to_a_directory_is_refused)
 	cf_test_require_landlock();
 	const char *proj = cf_fx_at(tmp, "proj");
 	const char *autostart = cf_fx_at(fx.home, ".config/autostart");
-	cf_fx_mkdirs(proj);
 	cf_fx_mkdirs(autostart);
-	fenced_swap(CF_ARGV("--workspace", (char *)proj), NULL, proj, autostart);
-	char script[PATH_MAX * 2];
-	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " > '%s/evil.desktop'", proj);
-	fenced(&o, &fx, NULL, CF_ARGV("--workspace", (char *)proj), CF_ARGV("/bin/sh", "-c", script));
+	swap_then_write("--workspace", proj, autostart, ">", cf_fx_at(proj, "evil.desktop"));
 	expect_link_refusal(proj);
 	cr_expect_neq(access(cf_fx_at(autostart, "evil.desktop"), F_OK), 0, "autostart was written");
 }
@@ -165,11 +170,7 @@ Test(escapes, writable_swapped_for_a_symlink_is_refused)
 	cf_test_require_landlock();
 	const char *w = cf_fx_at(tmp, "w");
 	const char *autostart = cf_fx_at(fx.home, ".config/autostart");
-	cf_fx_mkdirs(w);
-	fenced_swap(CF_ARGV("--writable", (char *)w), NULL, w, autostart);
-	char script[PATH_MAX * 2];
-	cf_fx_fmt(script, sizeof script, "echo ran; echo " WRITE_MARK " > '%s/evil.desktop'", w);
-	fenced(&o, &fx, NULL, CF_ARGV("--writable", (char *)w), CF_ARGV("/bin/sh", "-c", script));
+	swap_then_write("--writable", w, autostart, ">", cf_fx_at(w, "evil.desktop"));
 	expect_link_refusal(w);
 	expect_file(cf_fx_at(autostart, "evil.desktop"), NULL);
 
@@ -235,17 +236,27 @@ Test(escapes, log_swap_in_the_harness_is_refused)
 	cf_fx_assert_no_marker(&fx, &o);
 }
 
+/* Self mode with ENV_EXTRA, in DIR, running SCRIPT. */
+static void self_mode(const char *dir, const char *const *env_extra, const char *script)
+{
+	char pre[PATH_MAX + 16], home[PATH_MAX + 32];
+	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", shim());
+	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	const char *extra[8] = {pre, home};
+	for (size_t i = 0; env_extra && env_extra[i]; i++)
+		extra[2 + i] = env_extra[i];
+	char **env = cf_fx_env(&fx, extra);
+	cf_fx_run(&o, dir, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
+	cf_fx_env_free(env);
+}
+
 /* Finding 9, self mode: CREDFENCE_LOG in a writable location. */
 Test(escapes, log_in_a_writable_location_is_refused_in_self_mode)
 {
-	char pre[PATH_MAX + 16], home[PATH_MAX + 32], ws[PATH_MAX + 32], log[PATH_MAX + 32];
-	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", shim());
-	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
+	char ws[PATH_MAX + 32], log[PATH_MAX + 32];
 	cf_fx_fmt(ws, sizeof ws, "CREDFENCE_WORKSPACE=%s", fx.ws);
 	cf_fx_fmt(log, sizeof log, "CREDFENCE_LOG=%s/self.log", tmp);
-	char **env = cf_fx_env(&fx, (const char *[]){pre, home, ws, log, NULL});
-	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", "echo ran"));
-	cf_fx_env_free(env);
+	self_mode(fx.ws, (const char *[]){ws, log, NULL}, "echo ran");
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "credfence: the log ") && strstr(o.err, "CREDFENCE_LOG"), OUT_FMT,
 		  OUT_ARGS(o));
@@ -266,18 +277,16 @@ Test(escapes, log_outside_the_writable_locations_works)
 	free(c);
 }
 
-/* Self mode with ENV_EXTRA, in DIR, running SCRIPT. */
-static void self_mode(const char *dir, const char *const *env_extra, const char *script)
+/* What a fenced command run in ~/.config/autostart would plant there. */
+#define PLANT_AUTOSTART "echo ran; echo " WRITE_MARK " > evil.desktop"
+
+/* The launch in AUTOSTART was refused with exactly WANT, and planted nothing. */
+static void expect_plant_refused(const char *autostart, const char *want)
 {
-	char pre[PATH_MAX + 16], home[PATH_MAX + 32];
-	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", shim());
-	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
-	const char *extra[8] = {pre, home};
-	for (size_t i = 0; env_extra && env_extra[i]; i++)
-		extra[2 + i] = env_extra[i];
-	char **env = cf_fx_env(&fx, extra);
-	cf_fx_run(&o, dir, env, NULL, CF_ARGV("/bin/sh", "-c", (char *)script));
-	cf_fx_env_free(env);
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	cr_expect_str_eq(o.err, want);
+	cr_expect(!has_line(o.out, "ran"));
+	expect_file(cf_fx_at(autostart, "evil.desktop"), NULL);
 }
 
 /* Finding 5: the model does cd ~/.config/autostart, and the next shell that
@@ -286,17 +295,14 @@ Test(escapes, self_mode_without_a_workspace_refuses)
 {
 	cf_test_require_landlock();
 	const char *autostart = cf_fx_at(fx.home, ".config/autostart");
-	self_mode(autostart, NULL, "echo ran; echo " WRITE_MARK " > evil.desktop");
-	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	self_mode(autostart, NULL, PLANT_AUTOSTART);
 	char want[PATH_MAX * 2];
 	cf_fx_fmt(want, sizeof want,
 		  "credfence: read isolation is not effective: CREDFENCE_WORKSPACE is not set, so the "
 		  "workspace would be the current directory %s; add `export "
 		  "CREDFENCE_WORKSPACE=/path/to/project` where LD_PRELOAD is set. Nothing was run.\n",
 		  autostart);
-	cr_expect_str_eq(o.err, want);
-	cr_expect(!has_line(o.out, "ran"));
-	expect_file(cf_fx_at(autostart, "evil.desktop"), NULL);
+	expect_plant_refused(autostart, want);
 	expect_no_write_mark();
 }
 
@@ -334,24 +340,31 @@ Test(escapes, self_mode_without_a_workspace_best_effort_fences_and_says_why)
 	cf_fx_assert_no_marker(&fx, &o);
 }
 
-/* `credfence run` in DIR without --workspace. */
-static void run_in(const char *dir, char *const opts[], const char *script)
+/* `credfence VERB --home H [OPTS...] -- CMD...` in DIR (no --workspace
+ * unless OPTS has one: cf_fx_credfence would add it), with ENV_EXTRA. */
+static void credfence_in(const char *verb, const char *dir, const char *const *env_extra,
+			 char *const opts[], char *const cmd[])
 {
 	static struct argvb b;
 	b.n = 0;
 	argvb_add(&b, "%s", cf_fx_bin());
-	argvb_add(&b, "run");
+	argvb_add(&b, "%s", verb);
 	argvb_add(&b, "--home");
 	argvb_add(&b, "%s", fx.home);
 	for (int i = 0; opts && opts[i]; i++)
 		argvb_add(&b, "%s", opts[i]);
 	argvb_add(&b, "--");
-	argvb_add(&b, "/bin/sh");
-	argvb_add(&b, "-c");
-	argvb_add(&b, "%s", script);
-	char **env = cf_fx_env(&fx, NULL);
+	for (int i = 0; cmd[i]; i++)
+		argvb_add(&b, "%s", cmd[i]);
+	char **env = cf_fx_env(&fx, env_extra);
 	cf_fx_run(&o, dir, env, NULL, b.v);
 	cf_fx_env_free(env);
+}
+
+/* `credfence run` in DIR without --workspace. */
+static void run_in(const char *dir, char *const opts[], const char *script)
+{
+	credfence_in("run", dir, NULL, opts, CF_ARGV("/bin/sh", "-c", (char *)script));
 }
 
 /* Finding 5: `credfence run` from a home dot-directory. */
@@ -359,17 +372,14 @@ Test(escapes, run_from_a_home_dot_directory_refuses)
 {
 	cf_test_require_landlock();
 	const char *autostart = cf_fx_at(fx.home, ".config/autostart");
-	run_in(autostart, NULL, "echo ran; echo " WRITE_MARK " > evil.desktop");
-	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
+	run_in(autostart, NULL, PLANT_AUTOSTART);
 	char want[PATH_MAX * 3];
 	cf_fx_fmt(want, sizeof want,
 		  "credfence: read isolation is not effective: the workspace %s is the current "
 		  "directory and lies in the home dot-directory %s/.config; cd to your project "
 		  "directory, or pass --workspace DIR. Nothing was run.\n",
 		  autostart, fx.home);
-	cr_expect_str_eq(o.err, want);
-	cr_expect(!has_line(o.out, "ran"));
-	expect_file(cf_fx_at(autostart, "evil.desktop"), NULL);
+	expect_plant_refused(autostart, want);
 
 	/* ~/.config itself holds secrets: refused as an overlap. */
 	cf_fx_out_free(&o);
@@ -395,21 +405,7 @@ Test(escapes, run_from_a_home_dot_directory_refuses)
 static void harness_in(const char *shell, const char *dir, const char *const *env_extra,
 		       char *const opts[], const char *script)
 {
-	static struct argvb b;
-	b.n = 0;
-	argvb_add(&b, "%s", cf_fx_bin());
-	argvb_add(&b, "harness");
-	argvb_add(&b, "--home");
-	argvb_add(&b, "%s", fx.home);
-	for (int i = 0; opts && opts[i]; i++)
-		argvb_add(&b, "%s", opts[i]);
-	argvb_add(&b, "--");
-	argvb_add(&b, "%s", shell);
-	argvb_add(&b, "-c");
-	argvb_add(&b, "%s", script);
-	char **env = cf_fx_env(&fx, env_extra);
-	cf_fx_run(&o, dir, env, NULL, b.v);
-	cf_fx_env_free(env);
+	credfence_in("harness", dir, env_extra, opts, CF_ARGV((char *)shell, "-c", (char *)script));
 }
 
 /* Finding 8: a relative --deny is made absolute once, at start. The harness
@@ -472,22 +468,10 @@ Test(escapes, static_harness_is_refused)
 {
 	const char *bb = cf_test_require_tool("/bin/busybox");
 	const char *key = cf_fx_secret(&fx, ".ssh")->key;
-	static struct argvb b;
-	b.n = 0;
-	argvb_add(&b, "%s", cf_fx_bin());
-	argvb_add(&b, "harness");
-	argvb_add(&b, "--home");
-	argvb_add(&b, "%s", fx.home);
-	argvb_add(&b, "--workspace");
-	argvb_add(&b, "%s", fx.ws);
-	argvb_add(&b, "--");
-	argvb_add(&b, "%s", bb);
-	argvb_add(&b, "sh");
-	argvb_add(&b, "-c");
-	argvb_add(&b, "echo ran; %s cat '%s'; echo done", bb, key);
-	char **env = cf_fx_env(&fx, NULL);
-	cf_fx_run(&o, fx.ws, env, NULL, b.v);
-	cf_fx_env_free(env);
+	char script[PATH_MAX * 2];
+	cf_fx_fmt(script, sizeof script, "echo ran; %s cat '%s'; echo done", bb, key);
+	credfence_in("harness", fx.ws, NULL, CF_ARGV("--workspace", fx.ws),
+		     CF_ARGV((char *)bb, "sh", "-c", script));
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	char want[PATH_MAX * 2];
 	cf_fx_fmt(want, sizeof want, "credfence: harness: %s is statically linked", bb);
@@ -528,12 +512,7 @@ Test(escapes, run_from_a_symlinked_current_directory_is_refused)
 Test(escapes, self_mode_refuses_a_relative_workspace)
 {
 	cf_test_require_landlock();
-	char pre[PATH_MAX + 32], home[PATH_MAX + 32];
-	cf_fx_fmt(pre, sizeof pre, "LD_PRELOAD=%s", shim());
-	cf_fx_fmt(home, sizeof home, "CREDFENCE_HOME=%s", fx.home);
-	char **env = cf_fx_env(&fx, (const char *[]){pre, home, "CREDFENCE_WORKSPACE=.", NULL});
-	cf_fx_run(&o, fx.ws, env, NULL, CF_ARGV("/bin/sh", "-c", "echo ran"));
-	cf_fx_env_free(env);
+	self_mode(fx.ws, (const char *[]){"CREDFENCE_WORKSPACE=.", NULL}, "echo ran");
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	cr_expect(strstr(o.err, "CREDFENCE_WORKSPACE='.' is relative"), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));

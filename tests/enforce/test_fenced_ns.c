@@ -150,6 +150,20 @@ static void sh_plain(struct cf_fx_out *out, const char *script)
 	cf_fx_env_free(env);
 }
 
+/* sh_plain in a child, whose exit status is the script's: the user's own
+ * commands outside, run while a fenced command runs. */
+static pid_t sh_plain_child(const char *script)
+{
+	pid_t w = fork();
+	cr_assert(w >= 0);
+	if (w == 0) {
+		struct cf_fx_out p = {0};
+		sh_plain(&p, script);
+		_exit(p.status);
+	}
+	return w;
+}
+
 /* The workspace as a repository with one commit, a sample hook, .vscode
  * with a settings file, and ~/.npm/_npx with an entry point. */
 static void repo(void)
@@ -531,24 +545,30 @@ static void faulted(const char *sub, const char *fault, const char *script)
 	cf_fx_env_free(env);
 }
 
+/* credfence run of SCRIPT in a repository, with system call NR refused. */
 static void run_with_fault(int nr, const char *script)
 {
 	char fault[64];
+	cf_test_require_landlock();
+	repo();
 	cf_fx_fmt(fault, sizeof fault, "SYS=%d,%d", nr, EPERM);
 	faulted("run", fault, script);
 }
 
+/* The command ran, with write protection off for WHY. */
+static void expect_ran_unprotected(const char *why)
+{
+	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	cr_expect(strstr(o.err, why), OUT_FMT, OUT_ARGS(o));
+}
+
 Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
 {
-	cf_test_require_landlock();
-	repo();
 	run_with_fault(SYS_mount_setattr, "echo cmd-ran; echo x > .git/hooks/planted && echo wrote");
-	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	expect_ran_unprotected("credfence: write protection is off: can not make the mounts "
+			       "read-only: Operation not permitted;");
 	cr_expect(has_line(o.out, "cmd-ran") && has_line(o.out, "wrote"),
 		  "the documented fallback: " OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
-				"read-only: Operation not permitted;"),
-		  OUT_FMT, OUT_ARGS(o));
 }
 
 /* The first mount step, making every mount of the new namespace a slave of
@@ -556,20 +576,14 @@ Test(fenced_ns, a_failed_read_only_step_runs_with_the_warning)
  * changed yet, so the command runs, and the warning names that step. */
 Test(fenced_ns, a_refused_mount_says_the_mounts_can_not_be_made_private)
 {
-	cf_test_require_landlock();
-	repo();
 	run_with_fault(SYS_mount, "echo cmd-ran");
-	cr_expect_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
+	expect_ran_unprotected("credfence: write protection is off: can not make the mounts "
+			       "private: Operation not permitted");
 	cr_expect(has_line(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection is off: can not make the mounts "
-				"private: Operation not permitted"),
-		  OUT_FMT, OUT_ARGS(o));
 }
 
 Test(fenced_ns, a_writable_location_not_put_back_runs_nothing)
 {
-	cf_test_require_landlock();
-	repo();
 	run_with_fault(SYS_move_mount, "echo cmd-ran; echo x > ran.txt");
 	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "cmd-ran"), OUT_FMT, OUT_ARGS(o));
@@ -750,60 +764,44 @@ Test(fenced_ns, a_run_after_the_user_renamed_config_over_holds_it_again)
 	free(after);
 }
 
+/* Every attack from a child of credfence harness started the way WAY says,
+ * with ENV. */
+static void attack_from(const char *way, const char *const *env, const char *how)
+{
+	cf_test_require_landlock();
+	harness_way = way;
+	attack_and_check(env, how);
+}
+
+/* A test named NAME of every attack from a harness child started by WAY
+ * (the name stays whole for the skip lists of scripts/). */
+#define ATTACK_TEST(name, way, how)            \
+	Test(fenced_ns, name)                  \
+	{                                      \
+		attack_from(way, NULL, how);   \
+	}
+
 /* From a child of credfence harness, on each launch path the shim
  * intercepts: the namespace the harness's guard made holds every row. */
-Test(fenced_ns, every_attack_fails_from_a_bash_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "bash";
-	attack_and_check(NULL, "a bash harness's child");
-}
+ATTACK_TEST(every_attack_fails_from_a_bash_harness_child, "bash", "a bash harness's child")
 
-Test(fenced_ns, every_attack_fails_from_a_fork_execve_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "fork";
-	attack_and_check(NULL, "fork+execve");
-}
+ATTACK_TEST(every_attack_fails_from_a_fork_execve_harness_child, "fork", "fork+execve")
 
-Test(fenced_ns, every_attack_fails_from_a_vfork_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "vfork";
-	attack_and_check(NULL, "vfork+execve");
-}
+ATTACK_TEST(every_attack_fails_from_a_vfork_harness_child, "vfork", "vfork+execve")
 
-Test(fenced_ns, every_attack_fails_from_a_posix_spawn_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "spawn";
-	attack_and_check(NULL, "posix_spawn");
-}
+ATTACK_TEST(every_attack_fails_from_a_posix_spawn_harness_child, "spawn", "posix_spawn")
 
-Test(fenced_ns, every_attack_fails_from_a_system_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "system";
-	attack_and_check(NULL, "system()");
-}
+ATTACK_TEST(every_attack_fails_from_a_system_harness_child, "system", "system()")
 
 /* A harness that closes every descriptor in its child with close_range
  * (CPython's close_fds) keeps the namespace for it: the shim closes around
  * the namespace's descriptors. Before, such a child fell back to the read
  * fence alone, and the hook and config attacks got through. */
-Test(fenced_ns, every_attack_fails_from_a_close_range_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "closerange";
-	attack_and_check(NULL, "fork+close_range+execve");
-}
+ATTACK_TEST(every_attack_fails_from_a_close_range_harness_child,
+	    "closerange", "fork+close_range+execve")
 
-Test(fenced_ns, every_attack_fails_from_a_python_subprocess_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "python";
-	attack_and_check(NULL, "python subprocess.run");
-}
+ATTACK_TEST(every_attack_fails_from_a_python_subprocess_harness_child,
+	    "python", "python subprocess.run")
 
 /* A harness that closed every descriptor above 2 in itself (a daemon's
  * start) holds other files at the numbers of the shim's own (the fence's
@@ -827,42 +825,28 @@ Test(fenced_ns, a_harness_that_closed_every_descriptor_keeps_its_own_new_ones)
  * through. */
 Test(fenced_ns, every_attack_fails_from_a_harness_child_whose_descriptors_were_closed)
 {
-	cf_test_require_landlock();
-	harness_way = "closefds";
-	attack_and_check(NULL, "fork+close each+execve");
+	attack_from("closefds", NULL, "fork+close each+execve");
 	cr_expect(!strstr(o.err, "write protection"), OUT_FMT, OUT_ARGS(o));
 }
 
-Test(fenced_ns, every_attack_fails_from_a_harness_child_whose_descriptors_were_replaced)
-{
-	cf_test_require_landlock();
-	harness_way = "clobber";
-	attack_and_check(NULL, "fork+dup2 over them+execve");
-}
+ATTACK_TEST(every_attack_fails_from_a_harness_child_whose_descriptors_were_replaced,
+	    "clobber", "fork+dup2 over them+execve")
 
 Test(fenced_ns, every_attack_fails_from_a_python_preexec_fn_that_closes_every_descriptor)
 {
-	cf_test_require_landlock();
 	cf_test_require_tool("/usr/bin/python3");
-	harness_way = "python-preexec";
-	attack_and_check(NULL, "python subprocess.run, preexec_fn closing 3..1023");
+	attack_from("python-preexec", NULL, "python subprocess.run, preexec_fn closing 3..1023");
 }
 
 /* A launch the shim does not see: /bin/sh fences itself (self mode) and
  * enters the harness's namespace, from the supervisor. */
-Test(fenced_ns, every_attack_fails_from_a_dlsym_rtld_next_execve_harness_child)
-{
-	cf_test_require_landlock();
-	harness_way = "dlnext";
-	attack_and_check(NULL, "fork+dlsym(RTLD_NEXT, execve)");
-}
+ATTACK_TEST(every_attack_fails_from_a_dlsym_rtld_next_execve_harness_child,
+	    "dlnext", "fork+dlsym(RTLD_NEXT, execve)")
 
 /* A static harness (Codex's native program is one) that keeps only 0-2. */
 Test(fenced_ns, every_attack_fails_from_a_static_harness_that_keeps_only_0_to_2)
 {
-	cf_test_require_landlock();
-	harness_way = "static";
-	attack_and_check(NULL, "a static harness, fds above 2 closed");
+	attack_from("static", NULL, "a static harness, fds above 2 closed");
 	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
 }
 
@@ -871,20 +855,14 @@ Test(fenced_ns, every_attack_fails_from_a_static_harness_that_keeps_only_0_to_2)
  * harness's supervisor among its ancestors. */
 Test(fenced_ns, every_attack_fails_from_a_static_harness_that_passes_few_variables)
 {
-	cf_test_require_landlock();
-	harness_way = "static-core";
-	attack_and_check(NULL, "a static harness, fds above 2 closed, core variables only");
+	attack_from("static-core", NULL, "a static harness, fds above 2 closed, core variables only");
 	cr_expect(!strstr(o.err, "write protection is off"), OUT_FMT, OUT_ARGS(o));
 }
 
 /* The harness relaunching itself after it closed every descriptor: its new
  * image takes them back from the supervisor. */
-Test(fenced_ns, every_attack_fails_from_a_harness_relaunched_without_its_descriptors)
-{
-	cf_test_require_landlock();
-	harness_way = "reexec";
-	attack_and_check(NULL, "the harness relaunched without them, then fork");
-}
+ATTACK_TEST(every_attack_fails_from_a_harness_relaunched_without_its_descriptors,
+	    "reexec", "the harness relaunched without them, then fork")
 
 /* The supervisor gives the descriptors only to a process outside the
  * namespace (a child that lost them asks from the harness's own mount
@@ -977,35 +955,29 @@ Test(fenced_ns, a_harness_that_recovers_no_keeper_keeps_its_standard_input)
  * path gets the namespace from the supervisor. */
 static void closed_first(const char *way, const char *how)
 {
-	cf_test_require_landlock();
-	harness_way = way;
-	attack_and_check((const char *[]){"CF_T_CLOSE_FIRST=1", NULL}, how);
+	attack_from(way, (const char *[]){"CF_T_CLOSE_FIRST=1", NULL}, how);
 }
 
-Test(fenced_ns, every_attack_fails_from_a_fork_child_of_a_harness_that_closed_them)
-{
-	closed_first("fork", "closed first, fork+execve");
-}
+#define CLOSED_FIRST_TEST(name, way, how) \
+	Test(fenced_ns, name)             \
+	{                                 \
+		closed_first(way, how);   \
+	}
 
-Test(fenced_ns, every_attack_fails_from_a_vfork_child_of_a_harness_that_closed_them)
-{
-	closed_first("vfork", "closed first, vfork+execve");
-}
+CLOSED_FIRST_TEST(every_attack_fails_from_a_fork_child_of_a_harness_that_closed_them,
+	    "fork", "closed first, fork+execve")
 
-Test(fenced_ns, every_attack_fails_from_a_posix_spawn_child_of_a_harness_that_closed_them)
-{
-	closed_first("spawn", "closed first, posix_spawn");
-}
+CLOSED_FIRST_TEST(every_attack_fails_from_a_vfork_child_of_a_harness_that_closed_them,
+	    "vfork", "closed first, vfork+execve")
 
-Test(fenced_ns, every_attack_fails_from_a_system_child_of_a_harness_that_closed_them)
-{
-	closed_first("system", "closed first, system()");
-}
+CLOSED_FIRST_TEST(every_attack_fails_from_a_posix_spawn_child_of_a_harness_that_closed_them,
+	    "spawn", "closed first, posix_spawn")
 
-Test(fenced_ns, every_attack_fails_from_a_popen_child_of_a_harness_that_closed_them)
-{
-	closed_first("popen", "closed first, popen()");
-}
+CLOSED_FIRST_TEST(every_attack_fails_from_a_system_child_of_a_harness_that_closed_them,
+	    "system", "closed first, system()")
+
+CLOSED_FIRST_TEST(every_attack_fails_from_a_popen_child_of_a_harness_that_closed_them,
+	    "popen", "closed first, popen()")
 
 /* A child whose environment moves a secret (KUBECONFIG) is relaunched by
  * the shim through credfence run, which runs inside the harness's guard and
@@ -1369,31 +1341,32 @@ Test(fenced_ns, a_static_harness_child_that_can_not_get_it_is_refused_and_the_us
 
 /* --write-protect=require: no harness without the namespace, and no child
  * that lost its descriptors. */
-Test(fenced_ns, require_refuses_a_harness_without_user_namespaces)
+/* `echo ran` from a harness child started by WAY, with ENV, under
+ * --write-protect=require: refused with SAYS, and nothing ran. */
+static void refused_under_require(const char *way, const char *env, const char *says)
 {
 	cf_test_require_landlock();
 	repo();
-	harness_way = "fork";
-	cf_test_require_userns_switch();
-	harness_child((const char *[]){"CF_TEST_NO_USERNS=1", NULL}, "--write-protect=require",
-		      "echo ran");
-	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: harness: write protection can not be made for the "
-				"harness's children"),
-		  OUT_FMT, OUT_ARGS(o));
+	harness_way = way;
+	harness_child((const char *[]){env, NULL}, "--write-protect=require", "echo ran");
+	cr_expect(strstr(o.err, says), OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
+}
+
+Test(fenced_ns, require_refuses_a_harness_without_user_namespaces)
+{
+	cf_test_require_userns_switch();
+	refused_under_require("fork", "CF_TEST_NO_USERNS=1",
+			      "credfence: harness: write protection can not be made for the "
+			      "harness's children");
+	cr_expect_eq(o.status, 125, OUT_FMT, OUT_ARGS(o));
 }
 
 Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
 {
-	cf_test_require_landlock();
-	repo();
-	harness_way = "closefds";
-	harness_child((const char *[]){NO_HANDOVER, NULL}, "--write-protect=require", "echo ran");
+	refused_under_require("closefds", NO_HANDOVER,
+			      "credfence: write protection can not be made for this child");
 	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child"),
-		  OUT_FMT, OUT_ARGS(o));
-	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
 }
 
 /* A harness that puts another file in the place of the namespace's
@@ -1404,15 +1377,10 @@ Test(fenced_ns, require_refuses_a_child_whose_descriptors_were_closed)
  * with the read fence alone, and its log line says why. */
 Test(fenced_ns, a_child_whose_descriptors_were_replaced_is_refused_under_require)
 {
-	cf_test_require_landlock();
-	repo();
-	harness_way = "clobber";
-	harness_child((const char *[]){NO_HANDOVER, NULL}, "--write-protect=require", "echo ran");
+	refused_under_require("clobber", NO_HANDOVER,
+			      "credfence: write protection can not be made for this child: the "
+			      "descriptors of the namespace were closed or replaced");
 	cr_expect_neq(o.status, 0, OUT_FMT, OUT_ARGS(o));
-	cr_expect(strstr(o.err, "credfence: write protection can not be made for this child: the "
-				"descriptors of the namespace were closed or replaced"),
-		  OUT_FMT, OUT_ARGS(o));
-	cr_expect(!strstr(o.out, "ran"), OUT_FMT, OUT_ARGS(o));
 }
 
 Test(fenced_ns, a_child_whose_descriptors_were_replaced_falls_back_under_warn)
@@ -1472,6 +1440,31 @@ Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
 	cr_expect(st.st_uid == uid && st.st_gid == gid, "owner %u:%u outside", st.st_uid, st.st_gid);
 }
 
+/* The user's git outside, in a child: once STARTED exists, it kills the
+ * keeper whose pid is in KFILE (when KILL), renames config.lock over
+ * .git/config with `git config`, then makes RENAMED. */
+static pid_t rename_over_from_outside(const char *started, bool kill, const char *kfile,
+				      const char *renamed)
+{
+	char watch[4 * PATH_MAX];
+	cf_fx_fmt(watch, sizeof watch,
+		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+		  "if [ %d = 1 ]; then k=$(cat '%s'); kill -9 \"$k\" || exit 3; i=0; "
+		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; fi; "
+		  "git config user.name renamed-over && : > '%s'",
+		  started, kill ? 1 : 0, kfile, renamed);
+	return sh_plain_child(watch);
+}
+
+/* The child W of rename_over_from_outside did it all. */
+static void expect_renamed_over(pid_t w)
+{
+	int st;
+	cr_assert_eq(waitpid(w, &st, 0), w);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed (%d)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 /* While a harness runs, the user's own `git config` outside renames
  * config.lock over .git/config: the kernel detaches the read-only bind in
  * the children's namespace too. The keeper (shared_ns.h) binds the new
@@ -1483,26 +1476,14 @@ Test(fenced_ns, owners_are_kept_in_a_harness_childs_namespace)
  * keeper's watch holds the file). KEEPER gets the keeper's pid (bash). */
 static void renamed_from_outside(const char *opt, bool kill, const char *way, int *keeper)
 {
-	char started[PATH_MAX], renamed[PATH_MAX], kfile[PATH_MAX], watch[4 * PATH_MAX],
+	char started[PATH_MAX], renamed[PATH_MAX], kfile[PATH_MAX],
 		script[4 * PATH_MAX];
 	repo();
 	/* In the workspace: the script of cf-nsharness runs fenced. */
 	cf_fx_fmt(started, sizeof started, "%s/started", fx.ws);
 	cf_fx_fmt(renamed, sizeof renamed, "%s/renamed", fx.ws);
 	cf_fx_fmt(kfile, sizeof kfile, "%s/keeper", fx.ws);
-	cf_fx_fmt(watch, sizeof watch,
-		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
-		  "if [ %d = 1 ]; then k=$(cat '%s'); kill -9 \"$k\" || exit 3; i=0; "
-		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; fi; "
-		  "git config user.name renamed-over && : > '%s'",
-		  started, kill ? 1 : 0, kfile, renamed);
-	pid_t w = fork();
-	cr_assert(w >= 0);
-	if (w == 0) {
-		struct cf_fx_out p = {0};
-		sh_plain(&p, watch);
-		_exit(p.status);
-	}
+	pid_t w = rename_over_from_outside(started, kill, kfile, renamed);
 	/* The running child waits 0.5 s after the rename: within the window
 	 * SECURITY.md gives. */
 	cf_fx_fmt(script, sizeof script,
@@ -1531,10 +1512,7 @@ static void renamed_from_outside(const char *opt, bool kill, const char *way, in
 	}
 	argvb_add(&b, "%s", script);
 	cf_fx_credfence(&o, &fx, "harness", NULL, b.v);
-	int st;
-	cr_assert_eq(waitpid(w, &st, 0), w);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed (%d)",
-		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	expect_renamed_over(w);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	cr_expect(!strstr(o.out, "WROTE-BEFORE"), OUT_FMT, OUT_ARGS(o));
 	char *k = cf_fx_slurp(kfile);
@@ -1666,13 +1644,7 @@ Test(fenced_ns, a_flood_of_requests_does_not_stop_children)
 		  "i=0; while [ $i -lt 40 ]; do git config user.name n$i || exit 1; i=$((i+1)); "
 		  "done; : > done",
 		  started);
-	pid_t w = fork();
-	cr_assert(w >= 0);
-	if (w == 0) {
-		struct cf_fx_out p = {0};
-		sh_plain(&p, watch);
-		_exit(p.status);
-	}
+	pid_t w = sh_plain_child(watch);
 	static const char script[] =
 		"IFS=, read -r a b c d e f g kfd kpid <<EOF\n$CREDFENCE_FENCED_NS\nEOF\n"
 		"kfd=$((10#$kfd)); [ \"$kfd\" -gt 2 ] || { echo NOFD; exit 1; }\n"
@@ -1813,7 +1785,7 @@ Test(fenced_ns, every_row_of_the_table_holds_from_a_harness_child)
 Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
 {
 	char started[PATH_MAX], renamed[PATH_MAX], kfile[PATH_MAX], log[PATH_MAX],
-		opt[PATH_MAX + 8], watch[4 * PATH_MAX], script[4 * PATH_MAX], moved[PATH_MAX + 32];
+		opt[PATH_MAX + 8], script[4 * PATH_MAX], moved[PATH_MAX + 32];
 	cf_test_require_landlock();
 	repo();
 	cf_fx_fmt(started, sizeof started, "%s/started", fx.root);
@@ -1822,19 +1794,7 @@ Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
 	cf_fx_fmt(log, sizeof log, "%s/log.jsonl", fx.root);
 	cf_fx_fmt(opt, sizeof opt, "--log=%s", log);
 	/* Outside: the keeper killed, then the user's git renames over. */
-	cf_fx_fmt(watch, sizeof watch,
-		  "i=0; while [ ! -e '%s' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
-		  "k=$(cat '%s'); kill -9 \"$k\" || exit 3; i=0; "
-		  "while [ -e /proc/$k ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; "
-		  "git config user.name renamed-over && : > '%s'",
-		  started, kfile, renamed);
-	pid_t w = fork();
-	cr_assert(w >= 0);
-	if (w == 0) {
-		struct cf_fx_out p = {0};
-		sh_plain(&p, watch);
-		_exit(p.status);
-	}
+	pid_t w = rename_over_from_outside(started, true, kfile, renamed);
 	/* The harness (bash, free to write here, then cf-nsharness in its
 	 * place) starts the relaunched child only once the file is lost. */
 	cf_fx_fmt(script, sizeof script,
@@ -1844,10 +1804,7 @@ Test(fenced_ns, a_relaunched_child_that_finds_a_file_lost_logs_it_off)
 		  kfile, started, renamed, CF_NSHARNESS);
 	cf_fx_credfence(&o, &fx, "harness", (const char *[]){moved_env(moved, sizeof moved), NULL},
 			CF_ARGV(opt, "--", "bash", "-c", script));
-	int st;
-	cr_assert_eq(waitpid(w, &st, 0), w);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's git config failed (%d)",
-		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	expect_renamed_over(w);
 	cr_assert_eq(o.status, 0, OUT_FMT, OUT_ARGS(o));
 	/* Relaunched: the fence built from the child's environment. */
 	cr_expect(has_line(o.out, "kube denied"), OUT_FMT, OUT_ARGS(o));

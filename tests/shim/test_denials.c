@@ -143,6 +143,17 @@ Test(shim_denials, each_row_from_cat)
 	cf_fx_out_free(&o);
 }
 
+/* One notice for the key (else WHY_KEY), one for OTHER (else WHY_OTHER),
+ * nothing else, and nothing secret in the output. */
+static void expect_two_notices(const struct cf_fx_out *o, const struct cf_fx_secret *other,
+			       const char *why_key, const char *why_other)
+{
+	cr_expect_eq(notices_of(o, t.key), 1, "%s", why_key);
+	cr_expect_eq(notices_of(o, other->key), 1, "%s", why_other);
+	cr_expect_eq(st_count(o->err, NOTICE), 2, "nothing else");
+	assert_clean(o);
+}
+
 Test(shim_denials, c_open_twice_fopen_stat_and_a_successful_read)
 {
 	const struct cf_fx_secret *other = cf_fx_secret(&t.fx, ".aws/credentials");
@@ -157,10 +168,7 @@ Test(shim_denials, c_open_twice_fopen_stat_and_a_successful_read)
 	cr_expect(strstr(o.out, "openat-again EACCES\n"), "openat");
 	cr_expect(strstr(o.out, "fopen EACCES\n"), "fopen");
 	cr_expect(strstr(o.out, "open-allowed OK\n"), "the allowed open");
-	cr_expect_eq(notices_of(&o, t.key), 1, "two opens of one path: one notice");
-	cr_expect_eq(notices_of(&o, other->key), 1, "fopen: one notice");
-	cr_expect_eq(st_count(o.err, NOTICE), 2, "nothing else");
-	assert_clean(&o);
+	expect_two_notices(&o, other, "two opens of one path: one notice", "fopen: one notice");
 	cf_fx_out_free(&o);
 }
 
@@ -182,10 +190,8 @@ Test(shim_denials, first_calls_from_a_fork_child_and_a_thread)
 	cr_expect(strstr(o.out, "thread-open EACCES\n"), "the thread's open");
 	cr_expect(strstr(o.out, "thread-spawn 5\n"), "posix_spawnp from a thread");
 	cr_expect(strstr(o.out, "thread-popen popened 0\n"), "popen from a thread");
-	cr_expect_eq(notices_of(&o, t.key), 1, "the fork child's denial: one notice");
-	cr_expect_eq(notices_of(&o, other->key), 1, "the thread's denial: one notice");
-	cr_expect_eq(st_count(o.err, NOTICE), 2, "nothing else");
-	assert_clean(&o);
+	expect_two_notices(&o, other, "the fork child's denial: one notice",
+			   "the thread's denial: one notice");
 	cf_fx_out_free(&o);
 }
 
@@ -454,16 +460,35 @@ Test(shim_denials, a_run_says_a_path_once_whoever_reads_it)
 
 /* ---- write protection (issue 23): a refused write of a protected path ---- */
 
-/* A git repository in the workspace, made outside the fence. */
-static void git_repo(void)
+/* A git repository in DIR, made outside the fence. */
+static void git_init_in(const char *dir)
 {
 	char home[PATH_MAX + 8];
 	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
 	struct cf_fx_out o;
-	cf_fx_run(&o, t.fx.ws, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
+	cf_fx_run(&o, dir, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
 		  CF_ARGV("git", "init", "-q", "."));
 	cr_assert_eq(o.status, 0, "git init: %s", o.err);
 	cf_fx_out_free(&o);
+}
+
+/* A git repository in the workspace. */
+static void git_repo(void)
+{
+	git_init_in(t.fx.ws);
+}
+
+/* The notice of a refused write of DIR/FILE, a protected path of ROW that
+ * --allow-write-protected DIR/ALLOW would allow (a static buffer). */
+static const char *protected_notice(const char *dir, const char *file, const char *row,
+				    const char *allow)
+{
+	static char b[3 * PATH_MAX + 256];
+	snprintf(b, sizeof b,
+		 NOTICE "write of %s/%s (runs unfenced later: %s); to allow: "
+		 "--allow-write-protected %s/%s, or see: credfence check %s/%s\n",
+		 dir, file, row, dir, allow, dir, file);
+	return b;
 }
 
 #define GIT_CONFIG_ROW "git config (core.fsmonitor, core.hooksPath, aliases)"
@@ -485,16 +510,12 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
 	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
 	cr_expect(strstr(o.out, "src=0\n"), "a workspace file was refused");
 	char want[3 * PATH_MAX + 256];
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
-		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
-		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
-		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
-		 "%s/.git/hooks/pre-commit\n", t.fx.ws, t.fx.ws, t.fx.ws);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, protected_notice(t.fx.ws, ".git/config", GIT_CONFIG_ROW,
+						      ".git/config")),
+		     1, "one notice for .git/config:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, protected_notice(t.fx.ws, ".git/hooks/pre-commit", "git hooks",
+						      ".git/hooks")),
+		     1, "one notice for the hook:\n%s", o.err);
 	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
 	cr_expect(strstr(o.err, "Device or resource busy"), "git's own EBUSY is there");
 	/* Nothing changed. */
@@ -529,15 +550,11 @@ Test(shim_denials, a_protected_write_names_the_row_and_logs_once)
  * own), and logs it as the hook it is. */
 Test(shim_denials, a_protected_write_in_a_project_below_the_workspace_is_logged)
 {
-	char proj[PATH_MAX + 8], home[PATH_MAX + 8];
+	char proj[PATH_MAX + 8];
 	snprintf(proj, sizeof proj, "%s/a/b", t.fx.ws);
 	cf_fx_mkdirs(proj);
-	snprintf(home, sizeof home, "HOME=%s", t.fx.home);
+	git_init_in(proj);
 	struct cf_fx_out o;
-	cf_fx_run(&o, proj, (char *const[]){home, "PATH=/usr/bin:/bin", NULL}, NULL,
-		  CF_ARGV("git", "init", "-q", "."));
-	cr_assert_eq(o.status, 0, "git init: %s", o.err);
-	cf_fx_out_free(&o);
 	char **env = st_env(&t, NULL);
 	cf_fx_run(&o, proj, env, NULL,
 		  CF_ARGV((char *)cf_fx_bin(), "run", "--home", t.fx.home, "--workspace", t.fx.ws,
@@ -548,12 +565,10 @@ Test(shim_denials, a_protected_write_in_a_project_below_the_workspace_is_logged)
 	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
 	struct stat st;
 	cr_expect(lstat(cf_fx_at(proj, ".git/hooks/pre-commit"), &st) != 0, "a hook was made");
+	cr_expect_eq(st_count(o.err, protected_notice(proj, ".git/hooks/pre-commit", "git hooks",
+						      ".git/hooks")),
+		     1, "one notice for the hook:\n%s", o.err);
 	char want[3 * PATH_MAX + 256];
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/hooks/pre-commit (runs unfenced later: git hooks); to "
-		 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
-		 "%s/.git/hooks/pre-commit\n", proj, proj, proj);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
 	char *log = cf_fx_slurp(t.log);
 	cr_assert(log, "no log");
 	snprintf(want, sizeof want,
@@ -584,17 +599,56 @@ Test(shim_denials, a_protected_metadata_change_alone_is_explained)
 		  "a metadata change was not refused:\n%s", o.out);
 	cr_expect_eq(st_count(o.err, "Read-only file system"), 2, "not the read-only mount:\n%s",
 		     o.err);
-	char want[3 * PATH_MAX + 256];
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/config (runs unfenced later: " GIT_CONFIG_ROW "); to "
-		 "allow: --allow-write-protected %s/.git/config, or see: credfence check "
-		 "%s/.git/config\n", t.fx.ws, t.fx.ws, t.fx.ws);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for .git/config:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, protected_notice(t.fx.ws, ".git/config", GIT_CONFIG_ROW,
+						      ".git/config")),
+		     1, "one notice for .git/config:\n%s", o.err);
 	cr_expect_eq(st_count(o.err, NOTICE), 1, "one notice in all:\n%s", o.err);
 	cr_assert_eq(stat(cf_fx_at(t.fx.ws, ".git/config"), &after), 0);
 	cr_expect_eq(after.st_mode, before.st_mode, "the mode changed");
 	assert_clean(&o);
 	cf_fx_out_free(&o);
+}
+
+/* Files PREFIX1..PREFIXn in the workspace's .git/hooks, which the
+ * read-only mount holds. */
+static void make_hooks(char prefix, int n)
+{
+	for (int i = 1; i <= n; i++) {
+		char p[PATH_MAX + 32];
+		snprintf(p, sizeof p, "%s/.git/hooks/%c%d", t.fx.ws, prefix, i);
+		cf_fx_write(p, "#!/bin/sh\n");
+	}
+}
+
+/* PY, fenced in the workspace, makes each of CALLS (Python: a list of
+ * (name, call) over libc, AT and h, the hooks directory) and prints its
+ * result and errno. */
+static void run_libc_calls(struct cf_fx_out *o, const char *py, const char *calls)
+{
+	char script[PATH_MAX + 1024];
+	snprintf(script, sizeof script,
+		 "%s - <<'EOF'\n"
+		 "import ctypes\n"
+		 "libc = ctypes.CDLL(None, use_errno=True)\n"
+		 "AT = -100\n"
+		 "h = b'.git/hooks/'\n"
+		 "%s"
+		 "for name, call in calls:\n"
+		 "    print(name, call(), ctypes.get_errno())\n"
+		 "EOF\n",
+		 py, calls);
+	run_sh(o, NULL, script, NULL);
+}
+
+/* CALL was refused with EROFS, and the hook FILE it named explained once. */
+static void expect_hook_refused(const struct cf_fx_out *o, const char *call, const char *file)
+{
+	char want[64], path[32];
+	snprintf(want, sizeof want, "%s -1 %d\n", call, EROFS);
+	cr_expect(strstr(o->out, want), "%s was not refused with EROFS:\n%s", call, o->out);
+	snprintf(path, sizeof path, ".git/hooks/%s", file);
+	cr_expect_eq(st_count(o->err, protected_notice(t.fx.ws, path, "git hooks", ".git/hooks")), 1,
+		     "one notice for %s:\n%s", call, o->err);
 }
 
 /* A rename inside a protected directory (EROFS: one read-only mount; from
@@ -605,39 +659,16 @@ Test(shim_denials, a_protected_rename_by_each_call_is_explained)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	git_repo();
-	for (int i = 1; i <= 3; i++) {
-		char p[PATH_MAX + 32];
-		snprintf(p, sizeof p, "%s/.git/hooks/s%d", t.fx.ws, i);
-		cf_fx_write(p, "#!/bin/sh\n");
-	}
-	char script[PATH_MAX + 1024];
-	snprintf(script, sizeof script,
-		 "%s - <<'EOF'\n"
-		 "import ctypes\n"
-		 "libc = ctypes.CDLL(None, use_errno=True)\n"
-		 "AT = -100\n"
-		 "h = b'.git/hooks/'\n"
-		 "calls = [('rename', lambda: libc.rename(h + b's1', h + b'h1')),\n"
-		 "         ('renameat', lambda: libc.renameat(AT, h + b's2', AT, h + b'h2')),\n"
-		 "         ('renameat2', lambda: libc.renameat2(AT, h + b's3', AT, h + b'h3', 0))]\n"
-		 "for name, call in calls:\n"
-		 "    print(name, call(), ctypes.get_errno())\n"
-		 "EOF\n",
-		 py);
+	make_hooks('s', 3);
 	struct cf_fx_out o;
-	run_sh(&o, NULL, script, NULL);
+	run_libc_calls(&o, py,
+		       "calls = [('rename', lambda: libc.rename(h + b's1', h + b'h1')),\n"
+		       "         ('renameat', lambda: libc.renameat(AT, h + b's2', AT, h + b'h2')),\n"
+		       "         ('renameat2', lambda: libc.renameat2(AT, h + b's3', AT, h + b'h3', 0))]\n");
 	st_dump("protected renames", &o);
-	for (int i = 1; i <= 3; i++) {
-		static const char *const call[] = {"", "rename", "renameat", "renameat2"};
-		char want[3 * PATH_MAX + 256];
-		snprintf(want, sizeof want, "%s -1 %d\n", call[i], EROFS);
-		cr_expect(strstr(o.out, want), "%s was not refused with EROFS:\n%s", call[i], o.out);
-		snprintf(want, sizeof want,
-			 NOTICE "write of %s/.git/hooks/h%d (runs unfenced later: git hooks); to "
-			 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
-			 "%s/.git/hooks/h%d\n", t.fx.ws, i, t.fx.ws, t.fx.ws, i);
-		cr_expect_eq(st_count(o.err, want), 1, "one notice for %s:\n%s", call[i], o.err);
-	}
+	expect_hook_refused(&o, "rename", "h1");
+	expect_hook_refused(&o, "renameat", "h2");
+	expect_hook_refused(&o, "renameat2", "h3");
 	cr_expect_eq(st_count(o.err, NOTICE), 6, "both sides of each, once:\n%s", o.err);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
@@ -651,37 +682,14 @@ Test(shim_denials, a_protected_times_change_by_each_call_is_explained)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
 	git_repo();
-	for (int i = 1; i <= 2; i++) {
-		char p[PATH_MAX + 32];
-		snprintf(p, sizeof p, "%s/.git/hooks/t%d", t.fx.ws, i);
-		cf_fx_write(p, "#!/bin/sh\n");
-	}
-	char script[PATH_MAX + 1024];
-	snprintf(script, sizeof script,
-		 "%s - <<'EOF'\n"
-		 "import ctypes\n"
-		 "libc = ctypes.CDLL(None, use_errno=True)\n"
-		 "h = b'.git/hooks/'\n"
-		 "calls = [('utimes', lambda: libc.utimes(h + b't1', None)),\n"
-		 "         ('utime', lambda: libc.utime(h + b't2', None))]\n"
-		 "for name, call in calls:\n"
-		 "    print(name, call(), ctypes.get_errno())\n"
-		 "EOF\n",
-		 py);
+	make_hooks('t', 2);
 	struct cf_fx_out o;
-	run_sh(&o, NULL, script, NULL);
+	run_libc_calls(&o, py,
+		       "calls = [('utimes', lambda: libc.utimes(h + b't1', None)),\n"
+		       "         ('utime', lambda: libc.utime(h + b't2', None))]\n");
 	st_dump("protected times", &o);
-	for (int i = 1; i <= 2; i++) {
-		static const char *const call[] = {"", "utimes", "utime"};
-		char want[3 * PATH_MAX + 256];
-		snprintf(want, sizeof want, "%s -1 %d\n", call[i], EROFS);
-		cr_expect(strstr(o.out, want), "%s was not refused with EROFS:\n%s", call[i], o.out);
-		snprintf(want, sizeof want,
-			 NOTICE "write of %s/.git/hooks/t%d (runs unfenced later: git hooks); to "
-			 "allow: --allow-write-protected %s/.git/hooks, or see: credfence check "
-			 "%s/.git/hooks/t%d\n", t.fx.ws, i, t.fx.ws, t.fx.ws, i);
-		cr_expect_eq(st_count(o.err, want), 1, "one notice for %s:\n%s", call[i], o.err);
-	}
+	expect_hook_refused(&o, "utimes", "t1");
+	expect_hook_refused(&o, "utime", "t2");
 	cr_expect_eq(st_count(o.err, NOTICE), 2, "one notice each:\n%s", o.err);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
@@ -725,18 +733,12 @@ Test(shim_denials, a_protected_write_of_a_file_git_names_is_explained)
 	cr_expect(strstr(o.out, "hook=") && !strstr(o.out, "hook=0\n"), "the hook was written");
 	cr_expect(strstr(o.out, "same=0\n"), "the same bytes were refused:\n%s", o.err);
 	char want[3 * PATH_MAX + 256];
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/modules/sm/config (runs unfenced later: " GIT_CONFIG_ROW
-		 "); to allow: --allow-write-protected %s/.git/modules/sm/config, or see: credfence "
-		 "check %s/.git/modules/sm/config\n",
-		 t.fx.ws, t.fx.ws, t.fx.ws);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for the config:\n%s", o.err);
-	snprintf(want, sizeof want,
-		 NOTICE "write of %s/.git/modules/sm/hooks/pre-commit (runs unfenced later: git "
-		 "hooks); to allow: --allow-write-protected %s/.git/modules/sm/hooks, or see: "
-		 "credfence check %s/.git/modules/sm/hooks/pre-commit\n",
-		 t.fx.ws, t.fx.ws, t.fx.ws);
-	cr_expect_eq(st_count(o.err, want), 1, "one notice for the hook:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, protected_notice(t.fx.ws, ".git/modules/sm/config",
+						      GIT_CONFIG_ROW, ".git/modules/sm/config")),
+		     1, "one notice for the config:\n%s", o.err);
+	cr_expect_eq(st_count(o.err, protected_notice(t.fx.ws, ".git/modules/sm/hooks/pre-commit",
+						      "git hooks", ".git/modules/sm/hooks")),
+		     1, "one notice for the hook:\n%s", o.err);
 	cr_expect_eq(st_count(o.err, NOTICE), 2, "two notices in all:\n%s", o.err);
 	char *log = cf_fx_slurp(t.log);
 	cr_assert(log);
@@ -752,6 +754,22 @@ Test(shim_denials, a_protected_write_of_a_file_git_names_is_explained)
 	free(log);
 	assert_clean(&o);
 	cf_fx_out_free(&o);
+}
+
+/* The supervisor answered each of N forged reports with EPERM, judged the
+ * one after "next" (WHICH) as real, and logged that one alone: one line
+ * ending in LOGGED, no denied line. */
+static void expect_forged_then_real(const struct cf_fx_out *o, size_t n, const char *which,
+				    const char *logged)
+{
+	cr_expect_eq(st_count(o->out, "forge EPERM\n"), n, "the supervisor answers each:\n%s", o->out);
+	cr_expect(strstr(o->out, "next\nforge OK\n"), "%s is judged so:\n%s", which, o->out);
+	char *log = cf_fx_slurp(t.log);
+	cr_assert(log);
+	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
+	cr_expect_eq(st_count(log, logged), 1, "%s", log);
+	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
+	free(log);
 }
 
 /* The supervisor believes a report's row only for a path it sees held by a
@@ -772,14 +790,7 @@ Test(shim_denials, a_forged_row_of_a_file_not_held_logs_nothing)
 	       "\"$CF_T_DENYPROBE\" forge write-row 1 \"$PWD/.git/modules/sm/hooks/forged\"\n",
 	       NULL);
 	st_dump("forged rows", &o);
-	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 6, "the supervisor answers each:\n%s", o.out);
-	cr_expect(strstr(o.out, "next\nforge OK\n"), "a held path is judged so:\n%s", o.out);
-	char *log = cf_fx_slurp(t.log);
-	cr_assert(log);
-	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
-	cr_expect_eq(st_count(log, "/.git/modules/sm/hooks/forged\""), 1, "%s", log);
-	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
-	free(log);
+	expect_forged_then_real(&o, 6, "a held path", "/.git/modules/sm/hooks/forged\"");
 	cf_fx_out_free(&o);
 }
 
@@ -798,14 +809,7 @@ Test(shim_denials, a_forged_write_report_of_no_protected_path_logs_nothing)
 	       "\"$CF_T_DENYPROBE\" forge write \"$PWD/.git/hooks/forged\"\n",
 	       NULL);
 	st_dump("forged writes", &o);
-	cr_expect_eq(st_count(o.out, "forge EPERM\n"), 5, "the supervisor answers each:\n%s", o.out);
-	cr_expect(strstr(o.out, "next\nforge OK\n"), "a protected path is judged so:\n%s", o.out);
-	char *log = cf_fx_slurp(t.log);
-	cr_assert(log);
-	cr_expect_eq(st_count(log, "\"event\":\"write_protected\""), 1, "%s", log);
-	cr_expect_eq(st_count(log, "/.git/hooks/forged\""), 1, "%s", log);
-	cr_expect_eq(st_count(log, "\"event\":\"denied\""), 0, "%s", log);
-	free(log);
+	expect_forged_then_real(&o, 5, "a protected path", "/.git/hooks/forged\"");
 	cf_fx_out_free(&o);
 }
 

@@ -90,15 +90,23 @@ static const char other_py[] =
 	"    open(os.environ['HOME'] + '/.state-other-script', 'w'); print('OTHER-SCRIPT ok')\n"
 	"except OSError as e: print('OTHER-SCRIPT', errno.errorcode[e.errno])\n";
 
-Test(shim_follow, an_interpreted_harness_relaunching_itself_stays_the_harness)
+/* harness_py written in DIR/fakeharness.py (its path in SCRIPT), other_py
+ * in the root, and the environment that names the latter. */
+static char **python_harness(char *script, size_t n, const char *dir)
 {
-	char script[PATH_MAX + 32], other[PATH_MAX + 32], ov[PATH_MAX + 64];
-	cf_fx_fmt(script, sizeof script, "%s/fakeharness.py", t.fx.root);
+	char other[PATH_MAX + 32], ov[PATH_MAX + 64];
+	cf_fx_fmt(script, n, "%s/fakeharness.py", dir);
 	cf_fx_fmt(other, sizeof other, "%s/other.py", t.fx.root);
 	cf_fx_write(script, harness_py);
 	cf_fx_write(other, other_py);
 	cf_fx_fmt(ov, sizeof ov, "CF_T_OTHER_PY=%s", other);
-	char **env = st_env(&t, (const char *[]){ov, NULL});
+	return st_env(&t, (const char *[]){ov, NULL});
+}
+
+Test(shim_follow, an_interpreted_harness_relaunching_itself_stays_the_harness)
+{
+	char script[PATH_MAX + 32];
+	char **env = python_harness(script, sizeof script, t.fx.root);
 	struct cf_fx_out o;
 	st_harness(&o, &t, env, (const char *[]){"--log", t.log, NULL},
 		   CF_ARGV("/usr/bin/python3", script));
@@ -132,13 +140,8 @@ Test(shim_follow, an_interpreted_harness_relaunching_itself_stays_the_harness)
  * its relaunch is fenced, with a warning. */
 Test(shim_follow, a_script_in_a_writable_location_is_not_followed)
 {
-	char script[PATH_MAX + 32], other[PATH_MAX + 32], ov[PATH_MAX + 64];
-	cf_fx_fmt(script, sizeof script, "%s/fakeharness.py", t.fx.ws);
-	cf_fx_fmt(other, sizeof other, "%s/other.py", t.fx.root);
-	cf_fx_write(script, harness_py);
-	cf_fx_write(other, other_py);
-	cf_fx_fmt(ov, sizeof ov, "CF_T_OTHER_PY=%s", other);
-	char **env = st_env(&t, (const char *[]){ov, NULL});
+	char script[PATH_MAX + 32];
+	char **env = python_harness(script, sizeof script, t.fx.ws);
 	struct cf_fx_out o;
 	st_harness(&o, &t, env, NULL, CF_ARGV("/usr/bin/python3", script));
 	st_dump("python harness in the workspace", &o);
@@ -231,17 +234,30 @@ Test(shim_follow, harness_programs_that_are_refused)
 	cf_fx_env_free(env);
 }
 
+/* busybox (static) as root/fakecodex: a harness program that loads no shim. */
+static void install_fakecodex(char *bb, size_t n)
+{
+	cf_test_require_tool("/bin/busybox");
+	install(bb, n, "/bin/busybox", "fakecodex");
+}
+
+/* The environment with CF_T_BB naming BB, and ALSO when not NULL. */
+static char **fakecodex_env(const char *bb, const char *also)
+{
+	char bv[PATH_MAX + 64];
+	cf_fx_fmt(bv, sizeof bv, "CF_T_BB=%s", bb);
+	return st_env(&t, (const char *[]){bv, also, NULL});
+}
+
 /* A static harness program (here busybox under another name) loads no shim:
  * refused in required mode with what then fences its children and the
  * setting for Codex; accepted with --static-harness (and its twin), when a
  * dynamic program it starts with the preload kept fences itself. */
 Test(shim_follow, a_static_harness_program_is_refused_unless_accepted)
 {
-	cf_test_require_tool("/bin/busybox");
-	char bb[PATH_MAX + 32], bv[PATH_MAX + 64];
-	install(bb, sizeof bb, "/bin/busybox", "fakecodex");
-	cf_fx_fmt(bv, sizeof bv, "CF_T_BB=%s", bb);
-	char **env = st_env(&t, (const char *[]){bv, NULL});
+	char bb[PATH_MAX + 32];
+	install_fakecodex(bb, sizeof bb);
+	char **env = fakecodex_env(bb, NULL);
 	/* argv[0] sh: busybox runs its shell, which execs /usr/bin/cat. */
 	char *cmd[] = {"/bin/bash", "-c",
 		       "(exec -a sh \"$CF_T_BB\" -c '/usr/bin/cat \"$CF_T_KEY\"; d=$?; "
@@ -279,7 +295,7 @@ Test(shim_follow, a_static_harness_program_is_refused_unless_accepted)
 	cf_fx_env_free(env);
 
 	/* The twin. */
-	env = st_env(&t, (const char *[]){bv, "CREDFENCE_STATIC_HARNESS=1", NULL});
+	env = fakecodex_env(bb, "CREDFENCE_STATIC_HARNESS=1");
 	st_harness(&o, &t, env, (const char *[]){"--harness-program", bb, NULL}, cmd);
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	st_assert_cases(&t, &o, 1, 1, false);
@@ -293,11 +309,9 @@ Test(shim_follow, a_static_harness_program_is_refused_unless_accepted)
  * with EPERM, nothing runs), accepted with --static-harness. */
 Test(shim_follow, the_harness_replacing_itself_with_a_static_program)
 {
-	cf_test_require_tool("/bin/busybox");
-	char bb[PATH_MAX + 32], bv[PATH_MAX + 64];
-	install(bb, sizeof bb, "/bin/busybox", "fakecodex");
-	cf_fx_fmt(bv, sizeof bv, "CF_T_BB=%s", bb);
-	char **env = st_env(&t, (const char *[]){bv, NULL});
+	char bb[PATH_MAX + 32];
+	install_fakecodex(bb, sizeof bb);
+	char **env = fakecodex_env(bb, NULL);
 	struct cf_fx_out o;
 	st_harness(&o, &t, env, NULL,
 		   CF_ARGV("/bin/bash", "-c", "echo start; exec -a cat \"$CF_T_BB\" \"$CF_T_KEY\""));

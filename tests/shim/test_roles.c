@@ -32,13 +32,27 @@ static const char *kv(char *buf, size_t n, const char *k, const char *v)
 	return buf;
 }
 
-Test(shim_roles, self_mode_shell_builtins)
+/* Self mode: the shim preloaded, no harness marker, the fence's places and
+ * the log given by the environment. */
+static char **self_mode_env(void)
 {
 	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
-	char **env = st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
-						 kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
-						 kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
-						 kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	return st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
+					   kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
+					   kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
+					   kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+}
+
+/* One application of the fence: the process that loaded the shim. */
+static void expect_applied_once(void)
+{
+	size_t n = st_log_lines(&t, "\"verdict\":\"applied\"");
+	cr_expect_eq(n, 1, "%zu applied lines", n);
+}
+
+Test(shim_roles, self_mode_shell_builtins)
+{
+	char **env = self_mode_env();
 	struct cf_fx_out o;
 	cf_fx_run(&o, t.fx.ws, env, NULL,
 		  CF_ARGV("/bin/bash", "-c",
@@ -58,9 +72,7 @@ Test(shim_roles, self_mode_shell_builtins)
 	/* Each denied: status 1, "Permission denied" (EACCES), no marker. */
 	st_assert_cases(&t, &o, 7, 2, false);
 	cr_expect(strstr(o.out, "PROBE 0\n"), "cf-probe under env -i was not fenced (see its status)");
-	/* One application of the fence: the bash that loaded the shim. */
-	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
-		     st_log_lines(&t, "\"verdict\":\"applied\""));
+	expect_applied_once();
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
@@ -76,11 +88,7 @@ Test(shim_roles, self_mode_shell_builtins)
 Test(shim_roles, a_self_mode_process_holds_no_listener_of_its_supervisor)
 {
 	const char *py = cf_test_require_tool("/usr/bin/python3");
-	char pre[PATH_MAX + 64], home[PATH_MAX + 64], ws[PATH_MAX + 64], log[PATH_MAX + 64];
-	char **env = st_env(&t, (const char *[]){kv(pre, sizeof pre, "LD_PRELOAD", st_shim()),
-						 kv(home, sizeof home, "CREDFENCE_HOME", t.fx.home),
-						 kv(ws, sizeof ws, "CREDFENCE_WORKSPACE", t.fx.ws),
-						 kv(log, sizeof log, "CREDFENCE_LOG", t.log), NULL});
+	char **env = self_mode_env();
 	struct cf_fx_out o;
 	cf_fx_run(&o, t.fx.ws, env, NULL,
 		  CF_ARGV((char *)py, "-c",
@@ -108,8 +116,7 @@ Test(shim_roles, a_self_mode_process_holds_no_listener_of_its_supervisor)
 	cr_expect(strstr(o.out, "LISTENERS 0\n"), "%s", o.out);
 	/* It did fence itself, with a supervisor of its own. */
 	cr_expect(strstr(o.out, "KEY denied\n"), "%s", o.out);
-	cr_expect_eq(st_log_lines(&t, "\"verdict\":\"applied\""), 1, "%zu applied lines",
-		     st_log_lines(&t, "\"verdict\":\"applied\""));
+	expect_applied_once();
 	cf_fx_out_free(&o);
 	cf_fx_env_free(env);
 }
@@ -211,6 +218,21 @@ Test(shim_roles, best_effort_runs_and_logs)
 	cf_fx_out_free(&o);
 }
 
+/* Python that kills its parent (the harness's supervisor, above it) and
+ * waits until it has ended. */
+#define KILL_SUPERVISOR_PY \
+	"import os, time\n" \
+	"p = os.getppid()\n" \
+	"os.kill(p, 9)\n" \
+	"for i in range(500):\n" \
+	"    try:\n" \
+	"        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n" \
+	"    except OSError:\n" \
+	"        break\n" \
+	"    if s == 'Z':\n" \
+	"        break\n" \
+	"    time.sleep(0.01)\n"
+
 /* Best effort runs a child unfenced only where isolation is not
  * effective; a harness whose IPC supervisor has ended (killed: the
  * harness's parent, above it) refuses every child in best-effort mode
@@ -231,17 +253,7 @@ Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
 		st_harness(&o, &t, env,
 			   (const char *[]){"--best-effort", modes[m], "--log", t.log, NULL},
 			   CF_ARGV("/usr/bin/python3", "-c",
-				   "import os, time\n"
-				   "p = os.getppid()\n"
-				   "os.kill(p, 9)\n"
-				   "for i in range(500):\n"
-				   "    try:\n"
-				   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
-				   "    except OSError:\n"
-				   "        break\n"
-				   "    if s == 'Z':\n"
-				   "        break\n"
-				   "    time.sleep(0.01)\n"
+				   KILL_SUPERVISOR_PY
 				   "for name, f in (('key', 'CF_T_KEY'), ('allowed', 'CF_T_ALLOWED')):\n"
 				   "    a = ['/bin/cat', os.environ[f]]\n"
 				   "    try:\n"
@@ -279,17 +291,7 @@ Test(shim_roles, the_harness_tells_its_supervisor_ended_at_its_next_launch)
 	st_harness(&o, &t, env,
 		   (const char *[]){"--harness-program", "/bin/true", "--log", t.log, NULL},
 		   CF_ARGV("/usr/bin/python3", "-c",
-			   "import os, time\n"
-			   "p = os.getppid()\n"
-			   "os.kill(p, 9)\n"
-			   "for i in range(500):\n"
-			   "    try:\n"
-			   "        s = open('/proc/%d/stat' % p).read().rsplit(')', 1)[1].split()[0]\n"
-			   "    except OSError:\n"
-			   "        break\n"
-			   "    if s == 'Z':\n"
-			   "        break\n"
-			   "    time.sleep(0.01)\n"
+			   KILL_SUPERVISOR_PY
 			   "pid = os.posix_spawn('/bin/true', ['true'], os.environ)\n"
 			   "print('again', os.waitpid(pid, 0)[1], flush=True)\n"));
 	cf_fx_env_free(env);
