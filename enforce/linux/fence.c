@@ -284,6 +284,35 @@ void cf_fence_free(struct cf_fence *f)
 	f->ruleset = -1;
 }
 
+void cf_fence_destroy(struct cf_fence *f)
+{
+	if (!f)
+		return;
+	cf_fence_free(f);
+	free(f);
+}
+
+/* The accessors of the door: field reads only, safe between fork and exec. */
+const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
+{
+	return &f->pol;
+}
+
+bool cf_fence_ready(const struct cf_fence *f)
+{
+	return f->ready;
+}
+
+bool cf_fence_inherited(const struct cf_fence *f)
+{
+	return f->inherited;
+}
+
+size_t cf_fence_rules(const struct cf_fence *f)
+{
+	return f->res.rules;
+}
+
 /* Every failure of the IPC fence reads as one, whatever step failed. */
 static int ipc_code(int rc)
 {
