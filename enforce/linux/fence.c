@@ -227,6 +227,21 @@ int cf_fence_apply(struct cf_fence *f)
 	return rc;
 }
 
+void cf_stamp_path(const char *path, struct cf_stamp *out)
+{
+	struct stat st;
+	memset(out, 0, sizeof *out);
+	if (cf_sys4(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		cf_stamp_from(&st, out);
+}
+
+int cf_stamp_equal(const struct cf_stamp *a, const struct cf_stamp *b)
+{
+	return a->present == b->present && a->dev == b->dev && a->ino == b->ino &&
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec;
+}
+
 bool cf_fence_current(const struct cf_fence *f)
 {
 	struct cf_stamp now;

@@ -20,6 +20,12 @@
 /* A lookup stamp its ancestor's stamp covers (not taken). */
 #define CF_STAMP_SKIP 2
 
+/* PATH's stamp (expand.h) into ST, with raw system calls: no allocation,
+ * callable between fork and exec. A fence is current while these match
+ * the stamps cf_expand took when it was built (cf_fence_current). */
+void cf_stamp_path(const char *path, struct cf_stamp *st);
+int cf_stamp_equal(const struct cf_stamp *a, const struct cf_stamp *b);
+
 /* The harness's watch over the stamped paths (fence_watch.c arms it once a
  * generation; fence.c asks it at each launch). */
 struct cf_fence_watch {
