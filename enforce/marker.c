@@ -1,6 +1,6 @@
 /* The harness marker: CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
- * that is the harness. Portable; the start time comes from linux/proc.c or
- * darwin/proc.c. The reader is called in the constructor; the writer by
+ * that is the harness. Portable; the start time comes from proc.h (in
+ * linux/fence.c, or darwin/proc.c). The reader is called in the constructor; the writer by
  * credfence harness and, between fork and exec, by the shim (follow.c). */
 #include <unistd.h>
 

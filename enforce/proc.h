@@ -1,6 +1,6 @@
-/* Facts about a process: from /proc with raw syscalls on Linux
- * (linux/proc.c), from sysctl on macOS (darwin/proc.c, the start time and
- * the environment area only). */
+/* Facts about a process: from /proc with raw syscalls on Linux (in
+ * linux/fence.c, whose launch path reads them), from sysctl on macOS
+ * (darwin/proc.c, the start time and the environment area only). */
 #ifndef CF_PROC_H
 #define CF_PROC_H
 

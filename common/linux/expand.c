@@ -23,32 +23,6 @@ struct dirent64_raw {
 
 #define CF_DT_LNK 10
 
-static void stamp_from(const struct stat *st, struct cf_stamp *out)
-{
-	out->dev = st->st_dev;
-	out->ino = st->st_ino;
-	out->mtime_sec = st->st_mtim.tv_sec;
-	out->mtime_nsec = st->st_mtim.tv_nsec;
-	out->ctime_sec = st->st_ctim.tv_sec;
-	out->ctime_nsec = st->st_ctim.tv_nsec;
-	out->present = 1;
-}
-
-void cf_stamp_path(const char *path, struct cf_stamp *out)
-{
-	struct stat st;
-	memset(out, 0, sizeof *out);
-	if (cf_sys4(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		stamp_from(&st, out);
-}
-
-int cf_stamp_equal(const struct cf_stamp *a, const struct cf_stamp *b)
-{
-	return a->present == b->present && a->dev == b->dev && a->ino == b->ino &&
-	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
-	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec;
-}
-
 static int skipped(const struct cf_ancestor *a, const char *name)
 {
 	if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
@@ -130,7 +104,7 @@ static int expand_one(const struct cf_ancestor *a, size_t max, char *buf, size_t
 		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
 	/* Stamp before reading: an entry created after this changes the stamp. */
 	if (stamp && cf_sys4(SYS_newfstatat, dfd, "", &st, AT_EMPTY_PATH) == 0)
-		stamp_from(&st, stamp);
+		cf_stamp_from(&st, stamp);
 	for (;;) {
 		long n = cf_sys3(SYS_getdents64, dfd, buf, bufsz);
 		if (n < 0) {

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "err.h"
 #include "policy.h"
@@ -57,6 +58,20 @@ struct cf_stamp {
 	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
 	int present; /* 0: the directory did not exist */
 };
+
+/* ST (a stat taken with raw syscalls) as a stamp: cf_expand stamps each
+ * ancestor it reads with it, and enforce/linux/fence.c each path it checks
+ * (cf_stamp_path), so that both stamps are made alike. No allocation. */
+static inline void cf_stamp_from(const struct stat *st, struct cf_stamp *out)
+{
+	out->dev = st->st_dev;
+	out->ino = st->st_ino;
+	out->mtime_sec = st->st_mtim.tv_sec;
+	out->mtime_nsec = st->st_mtim.tv_nsec;
+	out->ctime_sec = st->st_ctim.tv_sec;
+	out->ctime_nsec = st->st_ctim.tv_nsec;
+	out->present = 1;
+}
 
 struct cf_plan {
 	struct cf_ancestor *anc;
@@ -98,9 +113,5 @@ struct cf_expand_result {
  * STAMPS, when not NULL, gets pl->n_anc entries: each ancestor as it was read. */
 int cf_expand(const struct cf_plan *pl, char *buf, size_t bufsz, cf_rule_fn fn, void *ctx,
 	      struct cf_expand_result *res, struct cf_stamp *stamps);
-
-/* Fill ST for PATH with raw syscalls (no allocation, usable after fork). */
-void cf_stamp_path(const char *path, struct cf_stamp *st);
-int cf_stamp_equal(const struct cf_stamp *a, const struct cf_stamp *b);
 
 #endif

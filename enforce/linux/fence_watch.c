@@ -21,19 +21,21 @@
  * harness, a forked copy of the harness (it would share the mount table's
  * poll, which reports a change to one reader only).
  *
- * Normal context, in the harness only; its fence cache serializes the calls
- * (shim/linux/thread.c). Never between fork and exec: the child checks with
- * the stats (cf_fence_current), or trusts the harness's answer. */
+ * Here the watch is armed, once a generation of the fence, and taken
+ * down; what asks it at each launch (cf_fence_current_watched,
+ * cf_fence_supervisor_watched) is in fence.c, with struct cf_fence_watch in
+ * fence_state.h. Normal context, in the harness only; its fence cache
+ * serializes the calls (shim/linux/thread.c). Never between fork and exec:
+ * the child checks with the stats (cf_fence_current), or trusts the
+ * harness's answer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <limits.h>
 #include <linux/magic.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -42,7 +44,6 @@
 
 #include "fence_state.h"
 #include "high_fd.h"
-#include "nolibc.h"
 #include "paths.h"
 #include "sys.h"
 
@@ -61,17 +62,6 @@
 #define CF_WATCH_MASK                                                                          \
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF |     \
 	 IN_MOVE_SELF | IN_DONT_FOLLOW | IN_ONESHOT)
-
-struct cf_fence_watch {
-	int ino, twin;   /* the inotify instance, twice: kcmp tells ours from a stand-in */
-	int mounts;      /* /proc/self/mountinfo: POLLPRI when the mount table changed */
-	int sup;         /* the supervisor's pidfd, or -1 */
-	struct stat ino_st, mounts_st, sup_st;
-	pid_t owner;     /* the process that set it */
-	bool changed;    /* sticky: from then on, the stats */
-	size_t n_stat;   /* stamped paths the watch does not cover */
-	size_t stat_at[]; /* theirs: < n_anc an ancestor, else n_anc + a lookup */
-};
 
 /* File systems whose every change passes through this kernel's VFS, so
  * through inotify. */
@@ -108,28 +98,9 @@ static bool local_fs(const char *path, const struct stat *st, struct fs_seen *se
 	return seen->local;
 }
 
-static bool same_file(int fd, const struct stat *was)
-{
-	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == was->st_dev && st.st_ino == was->st_ino;
-}
-
 static size_t n_paths(const struct cf_fence *f)
 {
 	return f->plan.n_anc + f->pol.lookups.n;
-}
-
-/* The I-th stamped path and its stamp, or NULL (a lookup its ancestor's
- * stamp covers). */
-static const char *path_at(const struct cf_fence *f, size_t i, const struct cf_stamp **st)
-{
-	if (i < f->plan.n_anc) {
-		*st = &f->stamps[i];
-		return f->plan.anc[i].path;
-	}
-	i -= f->plan.n_anc;
-	*st = &f->lookup_stamps[i];
-	return (*st)->present == CF_STAMP_SKIP ? NULL : f->pol.lookups.v[i];
 }
 
 static size_t depth(const char *p)
@@ -151,7 +122,7 @@ static bool parent_covered(const struct cf_fence *f, const char *path, const boo
 	const struct cf_stamp *st;
 	cf_path_parent(path, up, sizeof up);
 	for (size_t i = 0; i < n_paths(f); i++) {
-		const char *p = path_at(f, i, &st);
+		const char *p = cf_fence_stamped_at(f, i, &st);
 		if (p && covered[i] && is_dir[i] && strcmp(p, up) == 0)
 			return true;
 	}
@@ -164,11 +135,11 @@ static bool parent_covered(const struct cf_fence *f, const char *path, const boo
 static void close_all(struct cf_fence_watch *w)
 {
 	pid_t self = getpid();
-	bool ino = w->ino >= 0 && w->twin >= 0 && same_file(w->ino, &w->ino_st) &&
+	bool ino = w->ino >= 0 && w->twin >= 0 && cf_fence_same_file(w->ino, &w->ino_st) &&
 		   cf_sys5(SYS_kcmp, self, self, KCMP_FILE, w->ino, w->twin) == 0;
 	int fds[4] = {ino ? w->ino : -1, ino ? w->twin : -1,
-		      same_file(w->mounts, &w->mounts_st) ? w->mounts : -1,
-		      same_file(w->sup, &w->sup_st) ? w->sup : -1};
+		      cf_fence_same_file(w->mounts, &w->mounts_st) ? w->mounts : -1,
+		      cf_fence_same_file(w->sup, &w->sup_st) ? w->sup : -1};
 	for (int i = 0; i < 4; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -203,13 +174,13 @@ static void watch_paths(const struct cf_fence *f, struct cf_fence_watch *w, bool
 	const struct cf_stamp *st;
 	struct fs_seen seen = {0};
 	for (size_t i = 0; i < n; i++) {
-		const char *p = path_at(f, i, &st);
+		const char *p = cf_fence_stamped_at(f, i, &st);
 		if (p && depth(p) > max)
 			max = depth(p);
 	}
 	for (size_t d = 0; d <= max; d++)
 		for (size_t i = 0; i < n; i++) {
-			const char *p = path_at(f, i, &st);
+			const char *p = cf_fence_stamped_at(f, i, &st);
 			if (!p || depth(p) != d)
 				continue;
 			bool root = strcmp(p, "/") == 0;
@@ -254,7 +225,7 @@ static int arm(struct cf_fence *f, struct cf_fence_watch *w, bool *covered, bool
 	watch_paths(f, w, covered, is_dir);
 	for (size_t i = 0; i < n_paths(f); i++) {
 		const struct cf_stamp *st;
-		if (path_at(f, i, &st) && !covered[i])
+		if (cf_fence_stamped_at(f, i, &st) && !covered[i])
 			w->stat_at[w->n_stat++] = i;
 	}
 	/* Every watch is set: anything that changes from now on is seen. What
@@ -306,59 +277,6 @@ void cf_fence_unwatch(struct cf_fence *f)
 	f->watch = NULL;
 }
 
-/* The watch is ours still, and heard nothing. */
-static bool quiet(struct cf_fence_watch *w)
-{
-	if (w->changed)
-		return false;
-	pid_t self = getpid();
-	int queued = -1;
-	struct pollfd p[2] = {{w->ino, POLLIN, 0}, {w->mounts, POLLPRI, 0}};
-	/* The identity after the poll: a stand-in put there before it
-	 * (another file, or none) is still there now. An anonymous inode
-	 * (inotify's is shared with eventfd, epoll, timerfd ...) that answers
-	 * FIONREAD, twice at our two numbers: an inotify instance, ours
-	 * unless the harness put one of its own at both (SECURITY.md). */
-	if (self != w->owner || poll(p, 2, 0) != 0 || !same_file(w->ino, &w->ino_st) ||
-	    ioctl(w->ino, FIONREAD, &queued) != 0 || queued != 0 ||
-	    cf_sys5(SYS_kcmp, self, self, KCMP_FILE, w->ino, w->twin) != 0 ||
-	    !same_file(w->mounts, &w->mounts_st))
-		w->changed = true;
-	return !w->changed;
-}
-
-bool cf_fence_current_watched(const struct cf_fence *f)
-{
-	struct cf_fence_watch *w = f->watch;
-	if (f->inherited)
-		return true;
-	if (!f->ready || f->racy)
-		return false;
-	if (!w || !quiet(w))
-		return cf_fence_current(f);
-	for (size_t k = 0; k < w->n_stat; k++) {
-		const struct cf_stamp *st;
-		struct cf_stamp now;
-		const char *p = path_at(f, w->stat_at[k], &st);
-		cf_stamp_path(p, &now);
-		if (!cf_stamp_equal(&now, st))
-			return false;
-	}
-	return true;
-}
-
-int cf_fence_supervisor_watched(const struct cf_fence *f)
-{
-	const struct cf_fence_watch *w = f->watch;
-	if (!w || w->sup < 0 || getpid() != w->owner)
-		return -1;
-	struct pollfd p = {w->sup, POLLIN, 0};
-	int n = poll(&p, 1, 0);
-	if (n < 0 || (p.revents & POLLNVAL) || !same_file(w->sup, &w->sup_st))
-		return -1;
-	return n == 0;
-}
-
 void cf_fence_watch_fds(const struct cf_fence *f, int out[4])
 {
 	const struct cf_fence_watch *w = f->watch;
@@ -366,40 +284,6 @@ void cf_fence_watch_fds(const struct cf_fence *f, int out[4])
 	out[1] = w ? w->twin : -1;
 	out[2] = w ? w->mounts : -1;
 	out[3] = w ? w->sup : -1;
-}
-
-/* FD's /proc/self/fd link into BUF (CAP bytes, NUL-ended): its length, or
- * -1. Raw system calls and stack. */
-static long fd_link(int fd, char *buf, size_t cap)
-{
-	char link[32] = "/proc/self/fd/", digits[12];
-	size_t n = 0, at = sizeof "/proc/self/fd/" - 1;
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) && n < sizeof digits);
-	while (n)
-		link[at++] = digits[--n];
-	link[at] = '\0';
-	long r = cf_sys4(SYS_readlinkat, AT_FDCWD, link, buf, cap - 1);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
-	return r;
-}
-
-void cf_fence_close_watch_copies(const int fds[4])
-{
-	static const char tail[] = "/mountinfo";
-	for (int i = 0; i < 4; i++) {
-		char got[64];
-		long n = fds[i] > 2 ? fd_link(fds[i], got, sizeof got) : -1;
-		bool ours = n > 0 && (cf_nl_streq(got, "anon_inode:inotify") ||
-				      cf_nl_streq(got, "anon_inode:[pidfd]") ||
-				      (cf_nl_has_prefix(got, "/proc/") && (size_t)n >= sizeof tail - 1 &&
-				       cf_nl_streq(got + n - (sizeof tail - 1), tail)));
-		if (ours)
-			cf_sys_close(fds[i]);
-	}
 }
 
 long cf_fence_watch_stats(const struct cf_fence *f)

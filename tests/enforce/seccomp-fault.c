@@ -6,7 +6,7 @@
  * for a user-notification listener with EINVAL, as a kernel older than 5.0
  * (or one built without it) does; Landlock stays.
  * seccomp-fault FILTER CMD [ARG...]: make seccomp() refuse a plain filter (no
- * flags: the terminal filter, ttyfilter.c) with EPERM, as an outer seccomp or
+ * flags: the terminal filter, ttyfilter.h) with EPERM, as an outer seccomp or
  * container policy may; a listener's filter and Landlock stay.
  * seccomp-fault SYS=NR,ERRNO[,MASK] CMD [ARG...]: make the system call NR fail
  * with ERRNO (numbers), as a kernel or a policy that refuses that one call

@@ -58,6 +58,9 @@ struct cf_shared_ns {
 
 /* ---- In the parent ---- */
 
+/* shared_ns.c's, but cf_harness_keep (harness_ns.c) and cf_keeper
+ * (keeper.c). */
+
 /* The one of this process (harness_ns.c), behind fence.h's
  * cf_fence_harness_ns_* calls and the guard's (cf_fence_guard_harness). */
 struct cf_shared_ns *cf_harness_keep(void);
@@ -112,6 +115,13 @@ void cf_keeper(const struct cf_protect_plan *pp, int harness, int sock)
 	__attribute__((noreturn));
 
 /* ---- In the child too: raw system calls and the stack only ---- */
+
+/* All in harness_ns.c, the file a child's launch runs. */
+
+/* FD is the namespace with inode INO on the namespace file system DEV (an
+ * inode number names one namespace there; the user and the mount
+ * namespace have two). Raw system calls. */
+bool cf_shared_ns_fd_is(int fd, unsigned long long ino, unsigned long long dev);
 
 /* Between fork and exec, in a child of the harness, before its Landlock
  * domain: enter K's namespaces and give up their capabilities. Raw system

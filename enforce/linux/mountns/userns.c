@@ -24,30 +24,6 @@
 #define MS_SLAVE (1 << 19)
 #endif
 
-#ifdef CF_TEST_USERNS_SWITCH
-static int fault;
-
-__attribute__((constructor(101))) static void read_fault(void)
-{
-	static const char *const words[] = {"", "sysctl", "maxns", "seccomp", "apparmor"};
-	const char *v = getenv("CF_TEST_USERNS"), *old = getenv("CF_TEST_NO_USERNS");
-	for (int i = 1; v && i < (int)(sizeof words / sizeof *words); i++)
-		if (strcmp(v, words[i]) == 0)
-			fault = i;
-	if (!fault && old && strcmp(old, "1") == 0)
-		fault = CF_USERNS_FAULT_SECCOMP;
-}
-#endif
-
-int cf_userns_fault(void)
-{
-#ifdef CF_TEST_USERNS_SWITCH
-	return fault;
-#else
-	return CF_USERNS_REAL;
-#endif
-}
-
 const char *cf_userns_fault_word(void)
 {
 	static const char *const words[] = {"", "sysctl", "maxns", "seccomp", "apparmor"};
@@ -95,13 +71,6 @@ int cf_userns_unshare(unsigned long flags)
 		break;
 	}
 	return (int)cf_sys1(SYS_unshare, flags);
-}
-
-int cf_userns_setns(int fd, int type)
-{
-	if (cf_userns_fault() == CF_USERNS_FAULT_SECCOMP)
-		return -EPERM;
-	return (int)cf_sys2(SYS_setns, fd, type);
 }
 
 int cf_userns_write(const char *path, const char *text)

@@ -66,6 +66,9 @@ void cf_userns_cause_words(int rc, int step, char *why, size_t n);
 
 /* ---- In the child too: raw system calls and the stack only ---- */
 
+/* cf_userns_fault and cf_userns_setns are in mountns/harness_ns.c, which
+ * a child entering the harness's namespace runs; the rest in userns.c. */
+
 /* The switch's state (CF_USERNS_REAL in a build without it). Fork-safe. */
 int cf_userns_fault(void);
 

@@ -386,7 +386,7 @@ static void ipc_refused(struct table *t, add_fn *to, bool meta_by_mounts, bool d
 		to(t, DENY, ipc_nosys[i], 0, NULL);
 }
 
-/* ---- the terminal filter (ttyfilter.c) ---- */
+/* ---- the terminal filter (ttyfilter.h, installed by ipc.c) ---- */
 
 static void tty_rules(struct table *t, add_fn *to)
 {

@@ -9,7 +9,8 @@
  * handle opened through any mount of its file system reaches its inode
  * wherever it lies, past Landlock's path rules, for a holder of
  * CAP_DAC_READ_SEARCH (root). Filters are inherited across fork and exec
- * and can not be removed. */
+ * and can not be removed. The code is in ipc.c, beside the IPC filter the
+ * child installs after this one; the program is filter_gen.c's. */
 #ifndef CF_TTYFILTER_H
 #define CF_TTYFILTER_H
 

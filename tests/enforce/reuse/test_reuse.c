@@ -140,6 +140,23 @@ Test(reuse, new_entry_in_an_ancestor_forces_a_rebuild)
 	cf_fence_free(&f);
 }
 
+/* The stamps a launch checks with (fence.c, moved there from
+ * common/linux/expand.c with their only callers). */
+Test(reuse, a_path_stamp_changes_with_a_new_entry)
+{
+	struct cf_stamp was, now;
+	settle();
+	cf_stamp_path(fx.home, &was);
+	cr_expect(was.present);
+	cf_stamp_path(fx.home, &now);
+	cr_expect(cf_stamp_equal(&now, &was), "unchanged: equal");
+	cf_fx_write(cf_fx_at(fx.home, "new-entry"), "x\n");
+	cf_stamp_path(fx.home, &now);
+	cr_expect(!cf_stamp_equal(&now, &was), "an entry was created: not equal");
+	cf_stamp_path(cf_fx_at(fx.root, "absent"), &now);
+	cr_expect(!now.present);
+}
+
 Test(reuse, entry_in_a_deeper_ancestor_forces_a_rebuild)
 {
 	struct cf_fence f;
