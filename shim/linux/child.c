@@ -89,11 +89,16 @@ refused:;
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
 	cf_fence_log_ns(f, &ns, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
 			rc == 0 ? res.rules : 0, buf, sizeof buf);
-	if (ce && ce->judged && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
-		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
-					      buf, sizeof buf);
-	else if (ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
-		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
+	/* Only with a log: without one, the line's writer (common/event.c)
+	 * would return at once, and the child need not walk it. */
+	if (logfd >= 0 && ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT)) {
+		if (ce->judged)
+			(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1,
+						      ce->withheld, buf, sizeof buf);
+		else
+			(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf,
+						 sizeof buf);
+	}
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0) {
