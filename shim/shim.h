@@ -18,7 +18,7 @@ enum cf_role {
 
 struct cf_shim {
 	/* Set, with release order, when the constructor has decided ROLE: until
-	 * then every interposed call is an early one (early.c). */
+	 * then every interposed call is an early one (cf_shim_early). */
 	bool ready;
 	enum cf_role role;
 	pid_t harness_pid;
@@ -58,22 +58,17 @@ long long cf_shim_now_ns(void);
  * the fenced tree open (fdkeep.c): 0 or -errno. Raw system calls only. */
 long cf_shim_close_range(unsigned first, unsigned last, unsigned flags);
 
-/* Calls that come before the constructor has decided the role (early.c): from
- * another library's constructor, an IFUNC resolver, a thread or a signal
+/* Calls that come before the constructor has decided the role (child.c):
+ * from another library's constructor, an IFUNC resolver, a thread or a signal
  * handler that ran first, or a vfork child of any of them. Raw syscalls and
  * stack only.
  * cf_shim_early: true until the constructor is done.
  * cf_shim_early_gate: a launch of PROGRAM made then goes on (0) only when
  * this process is fenced already (its child inherits the fence); otherwise
  * -EPERM after one line on stderr: the role that would fence the child is
- * not decided, so nothing is started.
- * cf_shim_raw_execvpe: execvpe as glibc's does it (PATH search, the shell
- * for a file without #!), with raw system calls, wherever it is called;
- * PATH_VAR NULL for glibc's default. Returns -errno. */
+ * not decided, so nothing is started. */
 bool cf_shim_early(void);
 int cf_shim_early_gate(const char *program);
-int cf_shim_raw_execvpe(const char *file, char *const argv[], char *const envp[],
-			const char *path_var);
 
 /* Normal context, in the harness before each launch (cf_shim_fence_lend):
  * when the IPC supervisor of F has ended, say so once on stderr and in the
@@ -277,7 +272,7 @@ struct cf_child {
 #define CF_CHILD_RELAUNCH_OK 4u /* PATH may be handed to credfence run
 				   (cf_shim_relaunch) when ENVP moves a secret */
 /* Between fork and exec, raw syscalls and stack only: the one way a child
- * starts. Before the constructor, the early gate (early.c); then: is it the
+ * starts. Before the constructor, the early gate; then: is it the
  * harness again (follow.c: executed as the harness)? -> enter the child's
  * environment (fence it, or relaunch it through credfence run, or refuse)
  * -> build its environment (less the shim when fenced, less every secret

@@ -181,6 +181,40 @@ const char *cf_shim_which(const char *file, const char *path_var, char *buf, siz
 	return file;
 }
 
+/* ---- Before the constructor ----
+ * Calls that reach the shim before its constructor has decided this
+ * process's role. The constructor of libcredfence.so runs after those of the
+ * libraries the program itself needs, and a program's IFUNC resolvers and
+ * malloc run before any constructor: Claude Code 2.1.332 calls syscall() from
+ * its own malloc while the shim's constructor is still resolving the real
+ * functions. So nothing here needs the constructor's work: raw system calls
+ * and stack memory, which also covers a vfork child, a signal handler and a
+ * thread started before the constructor. (The exec family's real calls,
+ * exec.c, need nothing resolved either.) */
+
+bool cf_shim_early(void)
+{
+	return !__atomic_load_n(&cf_shim.ready, __ATOMIC_ACQUIRE);
+}
+
+/* Before the role is decided, a child can be neither fenced at its launch
+ * (the harness's fence is not prepared) nor left to fence itself (a program
+ * that drops LD_PRELOAD or is static would not): only a process that is
+ * fenced already may start one, since its child inherits the fence. */
+int cf_shim_early_gate(const char *program)
+{
+	if (cf_fence_fenced())
+		return 0;
+	cf_shim_say(program ? program : "a program",
+		    " was to be started before credfence's shim had set up this process (from "
+		    "a library's constructor or an IFUNC resolver), while the process is not "
+		    "fenced yet: refused; start it from main() or run the program under "
+		    "`credfence run`. Nothing was run.\n");
+	return -EPERM;
+}
+
+/* ---- A child of the harness: fenced, relaunched or refused ---- */
+
 /* The last refusal, so that the next exec attempt of the same launch (a
  * Python subprocess tries every PATH entry that holds the program) is refused
  * again without a second line in the log and on stderr. In a vfork child this

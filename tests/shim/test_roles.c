@@ -436,7 +436,7 @@ Test(shim_roles, refused_launch_logs_one_line)
 	cf_fx_env_free(env);
 }
 
-/* The shim makes the execvp family's PATH search itself (shim/linux/early.c,
+/* The shim makes the execvp family's PATH search itself (shim/linux/exec.c,
  * by raw system calls), and must stop where glibc's execvp stops: on an
  * error other than EACCES, ENOENT, ESTALE, ENOTDIR, ENODEV and ETIMEDOUT it
  * returns that error, and a later PATH entry of the same name is never run.
