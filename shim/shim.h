@@ -203,10 +203,10 @@ void cf_env_keep_shim(bool on);
 /* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */
 bool cf_env_preload_has_shim(const char *entry);
 
-/* The harness role follows the harness (follow.c, Linux). In the harness's
- * constructor: learn its script and the --harness-program files. Between
- * fork and exec, raw syscalls and stack only: cf_shim_follows says whether
- * DIRFD/PATH (execveat's FLAGS) with ARGV is the harness again;
+/* The harness role follows the harness (Linux). In the harness's
+ * constructor (follow.c): learn its script and the --harness-program files.
+ * Between fork and exec, raw syscalls and stack only: cf_shim_follows says whether
+ * DIRFD/PATH (execveat's FLAGS) with ARGV is the harness again (child.c);
  * cf_shim_exec_if_harness checks again and, when it is, executes that very
  * file as the harness (not fenced, a marker of its own): it returns 0 when
  * the child is not the harness (fence it then), -errno when the exec failed. */
@@ -214,8 +214,8 @@ void cf_shim_follow_init(void);
 bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[]);
 int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
 			    char *const envp[]);
-/* The harness replacing its own image, in normal context: 0, or -EPERM
- * after a message when the new image is a static program (it loads no shim,
+/* The harness replacing its own image, in normal context (follow.c): 0, or
+ * -EPERM after a message when the new image is a static program (it loads no shim,
  * and would fence nothing) in required mode without --static-harness. */
 int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
 /* The harness's private TMPDIR and the one its children get back, read from
@@ -272,9 +272,9 @@ struct cf_child {
 #define CF_CHILD_RELAUNCH_OK 4u /* PATH may be handed to credfence run
 				   (cf_shim_relaunch) when ENVP moves a secret */
 /* Between fork and exec, raw syscalls and stack only: the one way a child
- * starts. Before the constructor, the early gate; then: is it the
- * harness again (follow.c: executed as the harness)? -> enter the child's
- * environment (fence it, or relaunch it through credfence run, or refuse)
+ * starts (child.c). Before the constructor, the early gate; then: is it the
+ * harness again (by follow.c's rules: executed as the harness)? -> enter the
+ * child's environment (fence it, or relaunch it through credfence run, or refuse)
  * -> build its environment (less the shim when fenced, less every secret
  * variable for a child of the harness) -> C->call. Returns -errno when
  * nothing ran or the exec failed: -EPERM when the child must not run. */
