@@ -23,7 +23,7 @@ struct cf_shim {
 	enum cf_role role;
 	pid_t harness_pid;
 	/* harness: the current prepared fence. Owned by the fence cache
-	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
+	 * (fence_cache.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
@@ -74,7 +74,7 @@ int cf_shim_early_gate(const char *program);
  * when the IPC supervisor of F has ended, say so once on stderr and in the
  * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
 void cf_shim_watch_supervisor(const struct cf_fence *f);
-/* Whether F's supervisor lives, by the fence's watch (thread.c): 1, 0, or
+/* Whether F's supervisor lives, by the fence's watch (fence_cache.c): 1, 0, or
  * -1 when the watch can not tell. */
 int cf_shim_supervisor_watched(const struct cf_fence *f);
 /* The same report, once, for a supervisor found ended (by the watch, or by a
@@ -290,11 +290,11 @@ void cf_shim_become_harness(void);
 /* The harness's options, as read at its start (role.c). */
 const struct cf_options *cf_shim_harness_options(void);
 
-/* A fence lent by the harness's fence cache (thread.c) to one launch. The
+/* A fence lent by the harness's fence cache (fence_cache.c) to one launch. The
  * cache owns it: the borrower reads it and never frees or changes it. When
  * the cache replaces it, its ruleset is closed at once (cf_fence_enter reads
  * that fd once, atomically, and builds its own when it is gone) and its
- * memory is kept CF_RETIRE_SECONDS more (thread.c), for a vfork child of
+ * memory is kept CF_RETIRE_SECONDS more (fence_cache.c), for a vfork child of
  * another thread that may still read it: a launch must be done with it
  * by then. */
 struct cf_fence_loan {
@@ -317,8 +317,9 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
-/* The fork handlers and the fence cache (thread.c), set up by the constructor. */
-void cf_shim_thread_init(void);
+/* The fence cache and its fork handlers (fence_cache.c), set up by the
+ * constructor. */
+void cf_shim_fence_cache_init(void);
 
 /* A terminal this process holds, opened by its name /dev/pts/N (ptyname.c):
  * the peer of a master it holds, or a copy of the slave it holds. The fd, or

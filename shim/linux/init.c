@@ -30,7 +30,7 @@ static void decide_role(void)
 	if (marker && cf_harness_marker_is_self(marker)) {
 		cf_shim_become_harness();
 		cf_shim_follow_init();
-		cf_shim_thread_init();
+		cf_shim_fence_cache_init();
 		return;
 	}
 	cf_shim_fence_self();

@@ -282,7 +282,8 @@ Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
  * ended, the harness says so and logs it, also when the launch is one no
  * fenced child makes (a program named with --harness-program, the harness
  * again, which is not fenced and so never finds the end itself). Seed 41's
- * watch.c:51, the harness's check negated: the end went unsaid until a
+ * watch.c:51 (cf_shim_watch_supervisor, now in fence_cache.c), the
+ * harness's check negated: the end went unsaid until a
  * fenced child met it. */
 Test(shim_roles, the_harness_tells_its_supervisor_ended_at_its_next_launch)
 {
