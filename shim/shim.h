@@ -18,12 +18,12 @@ enum cf_role {
 
 struct cf_shim {
 	/* Set, with release order, when the constructor has decided ROLE: until
-	 * then every interposed call is an early one (early.c). */
+	 * then every interposed call is an early one (cf_shim_early). */
 	bool ready;
 	enum cf_role role;
 	pid_t harness_pid;
 	/* harness: the current prepared fence. Owned by the fence cache
-	 * (thread.c, Linux), which replaces it; everyone else only reads it. */
+	 * (fence_cache.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
@@ -58,28 +58,23 @@ long long cf_shim_now_ns(void);
  * the fenced tree open (fdkeep.c): 0 or -errno. Raw system calls only. */
 long cf_shim_close_range(unsigned first, unsigned last, unsigned flags);
 
-/* Calls that come before the constructor has decided the role (early.c): from
- * another library's constructor, an IFUNC resolver, a thread or a signal
+/* Calls that come before the constructor has decided the role (child.c):
+ * from another library's constructor, an IFUNC resolver, a thread or a signal
  * handler that ran first, or a vfork child of any of them. Raw syscalls and
  * stack only.
  * cf_shim_early: true until the constructor is done.
  * cf_shim_early_gate: a launch of PROGRAM made then goes on (0) only when
  * this process is fenced already (its child inherits the fence); otherwise
  * -EPERM after one line on stderr: the role that would fence the child is
- * not decided, so nothing is started.
- * cf_shim_raw_execvpe: execvpe as glibc's does it (PATH search, the shell
- * for a file without #!), with raw system calls, wherever it is called;
- * PATH_VAR NULL for glibc's default. Returns -errno. */
+ * not decided, so nothing is started. */
 bool cf_shim_early(void);
 int cf_shim_early_gate(const char *program);
-int cf_shim_raw_execvpe(const char *file, char *const argv[], char *const envp[],
-			const char *path_var);
 
 /* Normal context, in the harness before each launch (cf_shim_fence_lend):
  * when the IPC supervisor of F has ended, say so once on stderr and in the
  * log (event "supervisor_ended"), and set cf_shim.supervisor_ended. */
 void cf_shim_watch_supervisor(const struct cf_fence *f);
-/* Whether F's supervisor lives, by the fence's watch (thread.c): 1, 0, or
+/* Whether F's supervisor lives, by the fence's watch (fence_cache.c): 1, 0, or
  * -1 when the watch can not tell. */
 int cf_shim_supervisor_watched(const struct cf_fence *f);
 /* The same report, once, for a supervisor found ended (by the watch, or by a
@@ -208,10 +203,10 @@ void cf_env_keep_shim(bool on);
 /* Whether the environment entry ENTRY is an LD_PRELOAD that names the shim. */
 bool cf_env_preload_has_shim(const char *entry);
 
-/* The harness role follows the harness (follow.c, Linux). In the harness's
- * constructor: learn its script and the --harness-program files. Between
- * fork and exec, raw syscalls and stack only: cf_shim_follows says whether
- * DIRFD/PATH (execveat's FLAGS) with ARGV is the harness again;
+/* The harness role follows the harness (Linux). In the harness's
+ * constructor (follow.c): learn its script and the --harness-program files.
+ * Between fork and exec, raw syscalls and stack only: cf_shim_follows says whether
+ * DIRFD/PATH (execveat's FLAGS) with ARGV is the harness again (child.c);
  * cf_shim_exec_if_harness checks again and, when it is, executes that very
  * file as the harness (not fenced, a marker of its own): it returns 0 when
  * the child is not the harness (fence it then), -errno when the exec failed. */
@@ -219,8 +214,8 @@ void cf_shim_follow_init(void);
 bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[]);
 int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
 			    char *const envp[]);
-/* The harness replacing its own image, in normal context: 0, or -EPERM
- * after a message when the new image is a static program (it loads no shim,
+/* The harness replacing its own image, in normal context (follow.c): 0, or
+ * -EPERM after a message when the new image is a static program (it loads no shim,
  * and would fence nothing) in required mode without --static-harness. */
 int cf_shim_judge_own_exec(int dirfd, const char *path, int flags);
 /* The harness's private TMPDIR and the one its children get back, read from
@@ -277,9 +272,9 @@ struct cf_child {
 #define CF_CHILD_RELAUNCH_OK 4u /* PATH may be handed to credfence run
 				   (cf_shim_relaunch) when ENVP moves a secret */
 /* Between fork and exec, raw syscalls and stack only: the one way a child
- * starts. Before the constructor, the early gate (early.c); then: is it the
- * harness again (follow.c: executed as the harness)? -> enter the child's
- * environment (fence it, or relaunch it through credfence run, or refuse)
+ * starts (child.c). Before the constructor, the early gate; then: is it the
+ * harness again (by follow.c's rules: executed as the harness)? -> enter the
+ * child's environment (fence it, or relaunch it through credfence run, or refuse)
  * -> build its environment (less the shim when fenced, less every secret
  * variable for a child of the harness) -> C->call. Returns -errno when
  * nothing ran or the exec failed: -EPERM when the child must not run. */
@@ -295,11 +290,11 @@ void cf_shim_become_harness(void);
 /* The harness's options, as read at its start (role.c). */
 const struct cf_options *cf_shim_harness_options(void);
 
-/* A fence lent by the harness's fence cache (thread.c) to one launch. The
+/* A fence lent by the harness's fence cache (fence_cache.c) to one launch. The
  * cache owns it: the borrower reads it and never frees or changes it. When
  * the cache replaces it, its ruleset is closed at once (cf_fence_enter reads
  * that fd once, atomically, and builds its own when it is gone) and its
- * memory is kept CF_RETIRE_SECONDS more (thread.c), for a vfork child of
+ * memory is kept CF_RETIRE_SECONDS more (fence_cache.c), for a vfork child of
  * another thread that may still read it: a launch must be done with it
  * by then. */
 struct cf_fence_loan {
@@ -322,8 +317,9 @@ int cf_shim_fence_thread_env(const struct cf_fence *f, const char *program, bool
 /* The status line for a failure RC of cf_fence_enter, built without stdio. */
 void cf_shim_reason(const struct cf_fence *f, int rc, const struct cf_expand_result *res,
 		    char *out, size_t cap);
-/* The fork handlers and the fence cache (thread.c), set up by the constructor. */
-void cf_shim_thread_init(void);
+/* The fence cache and its fork handlers (fence_cache.c), set up by the
+ * constructor. */
+void cf_shim_fence_cache_init(void);
 
 /* A terminal this process holds, opened by its name /dev/pts/N (ptyname.c):
  * the peer of a master it holds, or a copy of the slave it holds. The fd, or

@@ -5,13 +5,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <time.h>
 
 #include "envsnap.h"
 #include "event.h"
+#include "follow.h"
 #include "json.h"
 #include "nolibc.h"
+#include "protocol.h"
 #include "secret_env.h"
 #include "shim.h"
 #include "sys.h"
@@ -89,11 +92,16 @@ refused:;
 	pid_t pid = (pid_t)cf_sys0(SYS_getpid);
 	cf_fence_log_ns(f, &ns, logfd, pid, program, rc == 0, rc == 0 ? CF_STATUS_APPLIED : reason,
 			rc == 0 ? res.rules : 0, buf, sizeof buf);
-	if (ce && ce->judged && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
-		(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1, ce->withheld,
-					      buf, sizeof buf);
-	else if (ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT))
-		(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf, sizeof buf);
+	/* Only with a log: without one, the line's writer (common/event.c)
+	 * would return at once, and the child need not walk it. */
+	if (logfd >= 0 && ce && (rc == 0 || pol->mode == CF_MODE_BEST_EFFORT)) {
+		if (ce->judged)
+			(void)cf_event_withheld_write(logfd, pid, program, ce->out + ce->kept + 1,
+						      ce->withheld, buf, sizeof buf);
+		else
+			(void)cf_event_env_write(logfd, pid, program, ce->envp, cf_env_rules(), buf,
+						 sizeof buf);
+	}
 	if (logfd >= 0)
 		cf_sys_close(logfd);
 	if (rc == 0) {
@@ -175,6 +183,193 @@ const char *cf_shim_which(const char *file, const char *path_var, char *buf, siz
 			return buf;
 	return file;
 }
+
+/* ---- Before the constructor ----
+ * Calls that reach the shim before its constructor has decided this
+ * process's role. The constructor of libcredfence.so runs after those of the
+ * libraries the program itself needs, and a program's IFUNC resolvers and
+ * malloc run before any constructor: Claude Code 2.1.332 calls syscall() from
+ * its own malloc while the shim's constructor is still resolving the real
+ * functions. So nothing here needs the constructor's work: raw system calls
+ * and stack memory, which also covers a vfork child, a signal handler and a
+ * thread started before the constructor. (The exec family's real calls,
+ * exec.c, need nothing resolved either.) */
+
+bool cf_shim_early(void)
+{
+	return !__atomic_load_n(&cf_shim.ready, __ATOMIC_ACQUIRE);
+}
+
+/* Before the role is decided, a child can be neither fenced at its launch
+ * (the harness's fence is not prepared) nor left to fence itself (a program
+ * that drops LD_PRELOAD or is static would not): only a process that is
+ * fenced already may start one, since its child inherits the fence. */
+int cf_shim_early_gate(const char *program)
+{
+	if (cf_fence_fenced())
+		return 0;
+	cf_shim_say(program ? program : "a program",
+		    " was to be started before credfence's shim had set up this process (from "
+		    "a library's constructor or an IFUNC resolver), while the process is not "
+		    "fenced yet: refused; start it from main() or run the program under "
+		    "`credfence run`. Nothing was run.\n");
+	return -EPERM;
+}
+
+/* ---- The harness again ----
+ * A child that runs the harness again (its relaunch, a --harness-program) is
+ * executed as the harness, unfenced, by the rules the constructor learnt
+ * (follow.c, which says why they are safe). */
+
+bool cf_shim_file_id(int dirfd, const char *path, int flags, struct cf_file_id *id,
+		     bool *regular)
+{
+	struct statx sx;
+	if (cf_sys5(SYS_statx, dirfd, path, flags, STATX_TYPE | STATX_INO, &sx))
+		return false;
+	id->maj = sx.stx_dev_major;
+	id->min = sx.stx_dev_minor;
+	id->ino = sx.stx_ino;
+	*regular = S_ISREG(sx.stx_mode);
+	return true;
+}
+
+static bool same_id(const struct cf_file_id *a, const struct cf_file_id *b)
+{
+	return a->maj == b->maj && a->min == b->min && a->ino == b->ino;
+}
+
+static bool is_opt_entry(const char *e)
+{
+	return cf_nl_has_prefix(e, "CREDFENCE_");
+}
+
+static bool is_preload_entry(const char *e)
+{
+	return cf_nl_has_prefix(e, CF_PRELOAD_EQ);
+}
+
+const char *cf_shim_first_operand(char *const argv[])
+{
+	if (!argv || !argv[0])
+		return NULL;
+	for (size_t i = 1; argv[i]; i++) {
+		if (cf_nl_streq(argv[i], "--"))
+			return argv[i + 1];
+		if (argv[i][0] != '-' || !argv[i][1])
+			return argv[i];
+	}
+	return NULL;
+}
+
+/* Whether the file FD (O_PATH) with ARGV is the harness again. */
+static bool matches(int fd, char *const argv[])
+{
+	const struct cf_follow *fl = &cf_shim_follow;
+	struct cf_file_id id;
+	bool regular;
+	if (!cf_shim_file_id(fd, "", AT_EMPTY_PATH, &id, &regular) || !regular)
+		return false;
+	for (size_t i = 0; i < fl->n_programs; i++)
+		if (same_id(&id, &fl->programs[i]))
+			return true;
+	if (!fl->interpreted || !same_id(&id, &fl->exe))
+		return false;
+	const char *s = cf_shim_first_operand(argv);
+	if (!s)
+		return false;
+	if (s[0] == '/')
+		return cf_nl_streq(s, fl->script_abs) || cf_nl_streq(s, fl->script_canon);
+	/* Relative: taken from the child's own directory, as the interpreter will. */
+	char abs[PATH_MAX * 2];
+	long n = cf_sys2(SYS_getcwd, abs, PATH_MAX);
+	size_t sl = cf_nl_strlen(s);
+	if (n <= 0 || (size_t)n - 1 + 1 + sl + 1 > sizeof abs)
+		return false;
+	size_t at = (size_t)n - 1; /* the kernel counts the NUL */
+	abs[at++] = '/';
+	for (size_t i = 0; i <= sl; i++)
+		abs[at + i] = s[i];
+	return cf_nl_streq(abs, fl->script_abs);
+}
+
+/* O_PATH descriptor of DIRFD/PATH as execveat(FLAGS) would take it, or -errno. */
+static int open_target(int dirfd, const char *path, int flags)
+{
+	if ((flags & AT_EMPTY_PATH) && path && !*path)
+		return (int)cf_sys3(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0);
+	int o = O_PATH | O_CLOEXEC | ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0);
+	return (int)cf_sys4(SYS_openat, dirfd, path, o, 0);
+}
+
+bool cf_shim_follows(int dirfd, const char *path, int flags, char *const argv[])
+{
+	const struct cf_follow *fl = &cf_shim_follow;
+	if (!fl->any || cf_shim.role != CF_ROLE_HARNESS || !path ||
+	    cf_sys0(SYS_getpid) == cf_shim.harness_pid)
+		return false;
+	int fd = open_target(dirfd, path, flags);
+	if (fd < 0)
+		return false;
+	bool yes = matches(fd, argv) && !cf_fence_fenced();
+	cf_sys_close(fd);
+	return yes;
+}
+
+int cf_shim_exec_if_harness(int dirfd, const char *path, int flags, char *const argv[],
+			    char *const envp[])
+{
+	const struct cf_follow *fl = &cf_shim_follow;
+	if (!fl->any || cf_shim.role != CF_ROLE_HARNESS || !path ||
+	    cf_sys0(SYS_getpid) == cf_shim.harness_pid)
+		return 0;
+	int fd = open_target(dirfd, path, flags);
+	if (fd < 0)
+		return 0; /* the real exec says why */
+	if (!matches(fd, argv) || cf_fence_fenced()) {
+		cf_sys_close(fd);
+		return 0;
+	}
+	size_t envc = cf_env_count(envp);
+	char marker[64];
+	if (envc + fl->n_opts + 3 > CF_CHILD_ENV_MAX || !cf_harness_marker_self(marker, sizeof marker)) {
+		cf_sys_close(fd);
+		return 0; /* fenced then, as any child */
+	}
+	/* Its own environment, less every CREDFENCE_* (the harness's options
+	 * and this child's marker replace them) and less an LD_PRELOAD without
+	 * the shim (the harness's own replaces it: a harness without the shim
+	 * would fence nothing). */
+	char *env[envc + fl->n_opts + 3];
+	size_t k = 0;
+	bool preload_kept = false;
+	for (size_t i = 0; i < envc; i++) {
+		if (is_opt_entry(envp[i]))
+			continue;
+		if (is_preload_entry(envp[i])) {
+			if (cf_env_preload_has_shim(envp[i]) && !preload_kept) {
+				env[k++] = envp[i];
+				preload_kept = true;
+			}
+			continue;
+		}
+		env[k++] = envp[i];
+	}
+	for (size_t i = 0; i < fl->n_opts; i++)
+		env[k++] = fl->opts[i];
+	if (!preload_kept)
+		env[k++] = fl->preload;
+	env[k++] = marker;
+	env[k] = NULL;
+	/* The harness again keeps the namespace its children enter. */
+	cf_fence_harness_ns_pass(true);
+	long rc = cf_sys5(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH);
+	cf_fence_harness_ns_pass(false);
+	cf_sys_close(fd);
+	return (int)rc;
+}
+
+/* ---- A child of the harness: fenced, relaunched or refused ---- */
 
 /* The last refusal, so that the next exec attempt of the same launch (a
  * Python subprocess tries every PATH entry that holds the program) is refused
@@ -474,7 +669,11 @@ int cf_shim_child_call(const struct cf_child *c)
 		 * again after it, below. */
 		again = cf_shim_follows(c->dirfd, path, c->flags, c->argv);
 	} else if (harness && path) {
-		rc = (c->how & CF_CHILD_OWN) ? cf_shim_judge_own_exec(c->dirfd, path, c->flags) : 0;
+		/* The harness's own new image is judged in normal context
+		 * (follow.c); a child of the harness never goes there. */
+		rc = (c->how & CF_CHILD_OWN) && cf_sys0(SYS_getpid) == cf_shim.harness_pid
+			     ? cf_shim_judge_own_exec(c->dirfd, path, c->flags)
+			     : 0;
 		if (!rc)
 			rc = cf_shim_exec_if_harness(c->dirfd, path, c->flags, c->argv, c->envp);
 		if (rc < 0)

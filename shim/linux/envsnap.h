@@ -1,7 +1,8 @@
 /* What of the harness's environment its fence was built from: the variables
  * that move a secret (HOME, XDG_CONFIG_HOME, GNUPGHOME, KUBECONFIG, ...) and
  * the CREDFENCE_* options. A child whose environment moves a secret elsewhere
- * needs a fence built from its own environment. */
+ * needs a fence built from its own environment. The fence cache takes one
+ * with each fence it builds (fence_cache.c, which holds these functions). */
 #ifndef CF_SHIM_ENVSNAP_H
 #define CF_SHIM_ENVSNAP_H
 
@@ -19,13 +20,17 @@ struct cf_envsnap {
 	char *launcher;               /* $CREDFENCE_LAUNCHER: the credfence command, or NULL */
 };
 
-/* Normal context. NULL when out of memory. */
+/* ---- In the parent ---- */
+
+/* NULL when out of memory. */
 struct cf_envsnap *cf_envsnap_take(const struct cf_fence *f, char *const envp[]);
 void cf_envsnap_free(struct cf_envsnap *s);
 
+/* ---- In the child too: raw system calls and the stack only ---- */
+
 /* Whether the fence of S denies every secret ENVP names: each variable
  * ENVP sets (non-empty) that moves a secret has the value S saw. String
- * compares only: callable between fork and exec. */
+ * compares only. */
 bool cf_envsnap_same(const struct cf_envsnap *s, char *const envp[]);
 
 /* Whether the entry E ("NAME=value") sets a variable that moves a secret to

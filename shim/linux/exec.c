@@ -1,13 +1,15 @@
 /* The exec family. glibc's execv*, execl* and fexecve reach the kernel through
  * internal calls that no interposed symbol sees, so each is caught here on its
- * own: fence the child, then make the real call, whose semantics (PATH search,
- * the ENOEXEC shell fallback, errno) are then exactly the real ones. All of it
- * may run between fork and exec: stack memory and raw syscalls only. */
+ * own: fence the child, then make the real call, by raw system calls with
+ * glibc's semantics (its PATH search, the ENOEXEC shell fallback, errno):
+ * nothing to resolve, so the calls are the same before the constructor. All
+ * of it may run between fork and exec: stack memory and raw syscalls only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -35,6 +37,86 @@ static const char *search_path(void)
 	return NULL;
 }
 
+/* execvp's PATH search and the shell for a file without #!, as glibc makes
+ * them, with raw system calls: the same before the constructor (which has
+ * resolved nothing then) and in a vfork child. */
+#define CF_SHELL "/bin/sh"
+#define CF_DEFAULT_PATH "/bin:/usr/bin" /* glibc's CS_PATH */
+
+/* glibc's fallback for a file the kernel will not execute (ENOEXEC): the same
+ * arguments to the shell, FILE in place of argv[0]. Returns -errno. The new
+ * argv is on the stack, so it is bounded as cf_shim_relaunch bounds its own
+ * (glibc's allows INT_MAX - 1 arguments). */
+#define CF_SCRIPT_ARGS_MAX 16384
+static int exec_script(const char *file, char *const argv[], char *const envp[])
+{
+	size_t argc = 0;
+	while (argv && argv[argc])
+		argc++;
+	if (argc > CF_SCRIPT_ARGS_MAX)
+		return -E2BIG;
+	char *sh_argv[argc + 3];
+	size_t n = 0;
+	sh_argv[n++] = cf_unconst(CF_SHELL);
+	sh_argv[n++] = cf_unconst(file);
+	for (size_t i = 1; i < argc; i++)
+		sh_argv[n++] = argv[i];
+	sh_argv[n] = NULL;
+	return (int)cf_sys3(SYS_execve, CF_SHELL, sh_argv, envp);
+}
+
+static int exec_one(const char *path, char *const argv[], char *const envp[])
+{
+	int rc = (int)cf_sys3(SYS_execve, path, argv, envp);
+	return rc == -ENOEXEC ? exec_script(path, argv, envp) : rc;
+}
+
+/* execvpe as glibc's does it (PATH search, the shell for a file without #!),
+ * by raw system calls; PATH_VAR NULL for glibc's default. Returns -errno. */
+static int raw_execvpe(const char *file, char *const argv[], char *const envp[],
+		       const char *path_var)
+{
+	size_t fl = 0;
+	bool slash = false;
+	if (!*file)
+		return -ENOENT;
+	for (; file[fl]; fl++)
+		slash = slash || file[fl] == '/';
+	if (slash)
+		return exec_one(file, argv, envp);
+	if (fl > NAME_MAX)
+		return -ENAMETOOLONG;
+	const char *p = path_var ? path_var : CF_DEFAULT_PATH;
+	bool eacces = false;
+	for (;;) {
+		const char *end = p;
+		while (*end && *end != ':')
+			end++;
+		size_t dl = (size_t)(end - p);
+		char buf[PATH_MAX + NAME_MAX + 2];
+		/* An entry longer than PATH_MAX is skipped, as glibc skips it. */
+		if (dl < PATH_MAX) {
+			size_t at = 0;
+			for (; at < dl; at++)
+				buf[at] = p[at];
+			if (dl) /* an empty entry is the current directory */
+				buf[at++] = '/';
+			for (size_t i = 0; i <= fl; i++)
+				buf[at + i] = file[i];
+			int rc = exec_one(buf, argv, envp);
+			if (rc == -EACCES)
+				eacces = true;
+			else if (rc != -ENOENT && rc != -ESTALE && rc != -ENOTDIR && rc != -ENODEV &&
+				 rc != -ETIMEDOUT)
+				return rc;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return eacces ? -EACCES : -ENOENT;
+}
+
 /* The real calls, as glibc makes them (fexecve's checks included), by raw
  * system calls: nothing to resolve, so they are the same before the
  * constructor and in a vfork child. -errno. */
@@ -45,7 +127,7 @@ static int exec_path(const struct cf_child *c, char *const env[])
 
 static int exec_search(const struct cf_child *c, char *const env[])
 {
-	return cf_shim_raw_execvpe(c->path, c->argv, env, search_path());
+	return raw_execvpe(c->path, c->argv, env, search_path());
 }
 
 static int exec_fd(const struct cf_child *c, char *const env[])
@@ -79,7 +161,7 @@ static int by_search(const char *file, char *const argv[], char *const envp[])
 {
 	const char *path = search_path();
 	return launch(&(struct cf_child){.dirfd = AT_FDCWD, .path = opaque(file),
-					 .search = path ? path : "/bin:/usr/bin", .argv = argv,
+					 .search = path ? path : CF_DEFAULT_PATH, .argv = argv,
 					 .envp = envp, .call = exec_search,
 					 .how = CF_CHILD_OWN | CF_CHILD_RELAUNCH_OK});
 }

@@ -1,5 +1,6 @@
 /* The constructor: decide this process's role, and for a harness resolve
- * the real calls. A call that comes before it is an early one (early.c). */
+ * the real calls. A call that comes before it is an early one (child.c, "Before the
+ * constructor"). */
 #include <stdlib.h>
 
 #include "real.h"
@@ -29,7 +30,7 @@ static void decide_role(void)
 	if (marker && cf_harness_marker_is_self(marker)) {
 		cf_shim_become_harness();
 		cf_shim_follow_init();
-		cf_shim_thread_init();
+		cf_shim_fence_cache_init();
 		return;
 	}
 	cf_shim_fence_self();
@@ -44,6 +45,7 @@ __attribute__((constructor)) static void cf_shim_init(void)
 	 * program's start (CF_PROF_CTOR timing, issue 22). */
 	if (cf_shim.role == CF_ROLE_HARNESS)
 		resolve_real();
-	/* From now on the calls take the role's paths (early.c until then). */
+	/* From now on the calls take the role's paths (cf_shim_early until
+	 * then). */
 	__atomic_store_n(&cf_shim.ready, true, __ATOMIC_RELEASE);
 }

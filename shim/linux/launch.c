@@ -295,7 +295,7 @@ static int child(void *p)
 	int rc = apply_attributes(l);
 	if (!rc) {
 		/* Followed as what the search found, when it holds a slash or no
-		 * search was made (follow.c). */
+		 * search was made (child.c, cf_shim_follows). */
 		bool slash = false;
 		for (const char *s = l->program; *s; s++)
 			slash = slash || *s == '/';

@@ -1,7 +1,7 @@
 /* posix_spawn and friends. In the harness, the launch is the shim's own
  * (launch.c), so that the child fences itself in a domain of its own; file
  * actions, attributes, the signal mask and the return value are posix_spawn's.
- * Before the constructor (early.c), only a fenced process may spawn. */
+ * Before the constructor (cf_shim_early_gate), only a fenced process may spawn. */
 #include <errno.h>
 #include <spawn.h>
 #include <stdbool.h>

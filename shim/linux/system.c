@@ -87,7 +87,8 @@ static int run_shell(const char *cmd)
 	return status;
 }
 
-/* Before the constructor (early.c), only a fenced process may start a shell. */
+/* Before the constructor (cf_shim_early_gate), only a fenced process may
+ * start a shell. */
 static int early_refusal(void)
 {
 	int rc = cf_shim_early() ? cf_shim_early_gate(SHELL_PATH) : 0;

@@ -108,7 +108,7 @@ Test(shim_env, harness_options_are_fixed_at_start)
 	cf_fx_env_free(env);
 }
 
-/* HOME is a relocation too (shim/linux/envsnap.c): a harness started without
+/* HOME is a relocation too (shim/linux/fence_cache.c, the environment snapshot): a harness started without
  * --home whose HOME changes after start (os.environ['HOME'] = ...) gets a
  * fence that denies the secrets under the new home to every child. */
 static const char home_script[] =

@@ -282,7 +282,8 @@ Test(shim_roles, best_effort_refuses_every_child_once_the_supervisor_ended)
  * ended, the harness says so and logs it, also when the launch is one no
  * fenced child makes (a program named with --harness-program, the harness
  * again, which is not fenced and so never finds the end itself). Seed 41's
- * watch.c:51, the harness's check negated: the end went unsaid until a
+ * watch.c:51 (cf_shim_watch_supervisor, now in fence_cache.c), the
+ * harness's check negated: the end went unsaid until a
  * fenced child met it. */
 Test(shim_roles, the_harness_tells_its_supervisor_ended_at_its_next_launch)
 {
@@ -436,7 +437,7 @@ Test(shim_roles, refused_launch_logs_one_line)
 	cf_fx_env_free(env);
 }
 
-/* The shim makes the execvp family's PATH search itself (shim/linux/early.c,
+/* The shim makes the execvp family's PATH search itself (shim/linux/exec.c,
  * by raw system calls), and must stop where glibc's execvp stops: on an
  * error other than EACCES, ENOENT, ESTALE, ENOTDIR, ENODEV and ETIMEDOUT it
  * returns that error, and a later PATH entry of the same name is never run.

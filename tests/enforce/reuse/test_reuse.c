@@ -471,7 +471,7 @@ static void prepare_watched(struct cf_fence *f)
 	cr_assert_fail("the plan never stayed current while it was watched");
 }
 
-/* As the harness decides (shim/linux/thread.c, shim/linux/child.c): the
+/* As the harness decides (shim/linux/fence_cache.c, shim/linux/child.c): the
  * watch answers in the parent, and a child told "current" enters the
  * prepared ruleset without a check of its own. The child reads PATH: exit
  * as child_reads, what it read in GOT. */

@@ -1,7 +1,11 @@
 /* The harness's fence cache: the fence for the next child, rebuilt when the
- * one at hand is no longer current, and the fork handlers that check it
- * before a fork. No thread of the harness is ever fenced: a child that shared
- * a thread's Landlock domain could trace that thread, and so the harness.
+ * one at hand is no longer current, with the environment it was built from
+ * (the snapshot, envsnap.h) and its IPC supervisor watched; and the fork
+ * handlers that check it before a fork. No thread of the harness is ever
+ * fenced: a child that shared a thread's Landlock domain could trace that
+ * thread, and so the harness. A child reads the cache (cf_shim_snap, the
+ * snapshot's compare) and may report the supervisor's end here: those
+ * parts are raw system calls and the stack, as their comments say.
  *
  * Ownership: the cache owns the current generation (a fence and the
  * environment it was built from, published in cf_shim.fence and snap for
@@ -26,10 +30,144 @@
 #include <unistd.h>
 
 #include "envsnap.h"
+#include "json.h"
+#include "nolibc.h"
+#include "secrets.h"
 #include "shim.h"
-
+#include "sys.h"
+#include "vars.h"
 
 extern char **environ;
+
+/* ---- The environment snapshot (envsnap.h) ----
+ * The harness's environment as its fence saw it: what moves a secret and
+ * the CREDFENCE_* options, taken with each generation; a child compares its
+ * own environment with it. */
+
+#define OPT_PREFIX "CREDFENCE_"
+
+/* Names whose value moves a secret. The policy reads HOME and
+ * XDG_CONFIG_HOME besides the table's own variables. */
+static bool moves_secret(const char *e, size_t namelen)
+{
+	if ((namelen == 4 && !strncmp(e, "HOME", 4)) ||
+	    (namelen == 15 && !strncmp(e, "XDG_CONFIG_HOME", 15)))
+		return true;
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const char *v = cf_secret_table[i].env;
+		if (v && strlen(v) == namelen && !strncmp(e, v, namelen))
+			return true;
+	}
+	return false;
+}
+
+static size_t name_len(const char *e)
+{
+	size_t n = 0;
+	while (e[n] && e[n] != '=')
+		n++;
+	return n;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof **v);
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+struct cf_envsnap *cf_envsnap_take(const struct cf_fence *f, char *const envp[])
+{
+	struct cf_envsnap *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->fence = f;
+	for (size_t i = 0; envp && envp[i]; i++) {
+		const char *e = envp[i];
+		size_t k = name_len(e);
+		if (!e[k] || !e[k + 1])
+			continue; /* unset and empty move nothing alike */
+		int rc = 0;
+		if (!strncmp(e, OPT_PREFIX, strlen(OPT_PREFIX)))
+			rc = push(&s->opts, &s->n_opts, e);
+		else if (moves_secret(e, k))
+			rc = push(&s->moves, &s->n_moves, e);
+		if (rc) {
+			cf_envsnap_free(s);
+			return NULL;
+		}
+	}
+	const char *l = getenv(cf_var_name(CF_VAR_LAUNCHER));
+	if (l && l[0] == '/' && !(s->launcher = strdup(l))) {
+		cf_envsnap_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cf_envsnap_free(struct cf_envsnap *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_moves; i++)
+		free(s->moves[i]);
+	for (size_t i = 0; i < s->n_opts; i++)
+		free(s->opts[i]);
+	free(s->moves);
+	free(s->opts);
+	free(s->launcher);
+	free(s);
+}
+
+/* Between fork and exec from here on: no allocation, no libc state. */
+
+static bool eq_name(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return b[n] == '=';
+}
+
+static const char *find(char *const v[], size_t n, const char *e, size_t k)
+{
+	for (size_t i = 0; v && (n ? i < n : v[i] != NULL); i++)
+		if (eq_name(e, v[i], k))
+			return v[i];
+	return NULL;
+}
+
+bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
+{
+	/* Each variable the child sets must be in S with the same value. One
+	 * that it leaves unset moves nothing: the secret's default location and
+	 * the harness's own setting are denied by the harness's fence anyway. */
+	size_t k = name_len(e);
+	if (!e[k] || !e[k + 1] || !moves_secret(e, k))
+		return false;
+	const char *t = find(s->moves, s->n_moves, e, k);
+	return !t || !cf_nl_streq(t, e);
+}
+
+const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (cf_envsnap_moves(s, envp[i]))
+			return envp[i];
+	return NULL;
+}
+
+bool cf_envsnap_same(const struct cf_envsnap *s, char *const envp[])
+{
+	return cf_envsnap_first_change(s, envp) == NULL;
+}
+
+/* ---- The cache ---- */
 
 struct generation {
 	struct cf_fence *fence;
@@ -241,11 +379,69 @@ static void after_fork_child(void)
 	pthread_mutex_unlock(&lock);
 }
 
-void cf_shim_thread_init(void)
+void cf_shim_fence_cache_init(void)
 {
 	/* The cache takes the fence the harness role prepared (role.c) as its
 	 * first generation. Out of memory: no snapshot, and every launch then
 	 * rebuilds and finds out for itself. */
 	snap = cf_envsnap_take(cf_shim.fence, environ);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* ---- The supervisor's watch ----
+ * The harness's IPC supervisor, watched from the harness. A fenced process
+ * of the same user can kill it (SECURITY.md says why signals stay open); its
+ * children can then no longer be fenced, and the harness must know it: the
+ * next launch would otherwise fail in the child only, one refusal at a time,
+ * and the waiter above the harness is the only one that would say why.
+ *
+ * Raw syscalls and stack only: a vfork child (which runs no atfork handler)
+ * finds the death itself, in cf_ipc_enter, and reports it here, in the
+ * harness's memory. */
+
+void cf_shim_supervisor_ended(const struct cf_fence *f)
+{
+	cf_shim_supervisor_ended_log(f, -1);
+}
+
+void cf_shim_supervisor_ended_log(const struct cf_fence *f, int logfd)
+{
+	char line[256];
+	size_t len = 0;
+	int pid = (int)cf_sys0(SYS_getpid);
+	if (__atomic_exchange_n(&cf_shim.supervisor_ended, 1, __ATOMIC_ACQ_REL))
+		return; /* told already */
+	cf_json_raw(line, sizeof line, &len, "credfence: the IPC supervisor of this harness (pid ");
+	cf_json_num(line, sizeof line, &len, cf_fence_supervisor_pid(f));
+	cf_json_raw(line, sizeof line, &len, ") has ended; every command the harness starts from now "
+					     "on is refused. Start the harness again.\n");
+	(void)cf_sys3(SYS_write, 2, line, len);
+	int fd = logfd >= 0 ? logfd : cf_fence_log_open(f);
+	if (fd < 0)
+		return;
+	len = 0;
+	cf_json_raw(line, sizeof line, &len, "{\"event\":\"supervisor_ended\",\"pid\":");
+	cf_json_num(line, sizeof line, &len, cf_shim.harness_pid ? cf_shim.harness_pid : pid);
+	cf_json_raw(line, sizeof line, &len, ",\"supervisor\":");
+	cf_json_num(line, sizeof line, &len, cf_fence_supervisor_pid(f));
+	cf_json_raw(line, sizeof line, &len, "}\n");
+	(void)cf_sys3(SYS_write, fd, line, len);
+	if (fd != logfd)
+		cf_sys_close(fd);
+}
+
+void cf_shim_watch_supervisor(const struct cf_fence *f)
+{
+	if (cf_shim.role != CF_ROLE_HARNESS || !f || cf_fence_inherited(f) ||
+	    cf_fence_supervisor_pid(f) <= 0 ||
+	    __atomic_load_n(&cf_shim.supervisor_ended, __ATOMIC_ACQUIRE))
+		return;
+	/* Its pidfd, polled, where the fence's watch holds one; else its
+	 * /proc/PID/stat (8.5 us, docs/bench.md). */
+	int alive = cf_shim_supervisor_watched(f);
+	if (alive == 1 || (alive < 0 && cf_fence_supervisor_alive(f)))
+		return;
+	int e = errno;
+	cf_shim_supervisor_ended(f);
+	errno = e;
 }
