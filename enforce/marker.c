@@ -1,7 +1,8 @@
 /* The harness marker: CREDFENCE_HARNESS holds "PID:STARTTIME" of the one process
  * that is the harness. Portable; the start time comes from proc.h (in
- * linux/fence.c, or darwin/proc.c). The reader is called in the constructor; the writer by
- * credfence harness and, between fork and exec, by the shim (follow.c). */
+ * linux/fence.c, or darwin/proc.c). The reader is called in the constructor;
+ * the writer by credfence harness and, between fork and exec, by the shim
+ * (child.c, with what follow.c learns in the constructor). */
 #include <unistd.h>
 
 #include "marker.h"

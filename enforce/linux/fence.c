@@ -388,7 +388,7 @@ static int enter(const struct cf_fence *f, char *buf, size_t bufsz, struct cf_ex
 	bool between_done = false;
 	if (checked || cf_fence_current(f)) {
 		/* The harness's fence cache closes a replaced fence's ruleset
-		 * (shim/linux/thread.c, bury) while a vfork child of another thread may
+		 * (shim/linux/fence_cache.c, bury) while a vfork child of another thread may
 		 * read it: one atomic load, of a valid fd or -1. */
 		int ruleset = __atomic_load_n(&f->ruleset, __ATOMIC_RELAXED);
 		int rc = restrict_fenced(&ipc, ruleset);
@@ -587,6 +587,8 @@ void cf_fence_log_ns(const struct cf_fence *f, const struct cf_fence_ns_state *n
 		     pid_t pid, const char *program, bool applied, const char *reason, size_t rules,
 		     char *buf, size_t bufsz)
 {
+	if (fd < 0)
+		return; /* no log: the writer's file is not entered */
 	struct cf_event e = {pid,  program, "landlock", f->abi, applied, reason, f->pol.mode, rules,
 			     ns->metadata, ns->held, ns->off_why};
 	cf_event_write(fd, &e, f->lists_json, buf, bufsz);

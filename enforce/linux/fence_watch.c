@@ -25,7 +25,7 @@
  * down; what asks it at each launch (cf_fence_current_watched,
  * cf_fence_supervisor_watched) is in fence.c, with struct cf_fence_watch in
  * fence_state.h. Normal context, in the harness only; its fence cache
- * serializes the calls (shim/linux/thread.c). Never between fork and exec:
+ * serializes the calls (shim/linux/fence_cache.c). Never between fork and exec:
  * the child checks with the stats (cf_fence_current), or trusts the
  * harness's answer. */
 #include <errno.h>

@@ -769,7 +769,7 @@ static int covered_child(void)
 /* FN (raw system calls only) in a child, by a raw fork: no atfork handler
  * runs. cf_fence_prepare asks cf_ipc_covered in a process that is fenced
  * already, and the shim's fence cache prepares a fence from its own fork
- * handler, holding the lock that handler takes (shim/linux/thread.c): a
+ * handler, holding the lock that handler takes (shim/linux/fence_cache.c): a
  * harness child that goes on after a failed exec (bash runs a script
  * without "#!" itself) would wait for that lock forever in a libc fork. */
 static int in_child(int (*fn)(void))
