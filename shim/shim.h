@@ -16,6 +16,8 @@ enum cf_role {
 	CF_ROLE_HARNESS, /* free itself; every child it starts is fenced at launch */
 };
 
+struct cf_envsnap;
+
 struct cf_shim {
 	/* Set, with release order, when the constructor has decided ROLE: until
 	 * then every interposed call is an early one (cf_shim_early). */
@@ -25,6 +27,10 @@ struct cf_shim {
 	/* harness: the current prepared fence. Owned by the fence cache
 	 * (fence_cache.c, Linux), which replaces it; everyone else only reads it. */
 	struct cf_fence *fence;
+	/* harness: what of its environment that fence was built from
+	 * (envsnap.h), or NULL; owned and replaced by the fence cache too,
+	 * stored with release order. */
+	struct cf_envsnap *snap;
 	/* harness: its IPC supervisor has ended (cf_shim_watch_supervisor):
 	 * every later child is refused, in either mode. Set once, atomically. */
 	int supervisor_ended;
@@ -139,8 +145,10 @@ bool cf_shim_exec_would_fail(const char *path, int *err);
 const char *cf_shim_which(const char *file, const char *path_var, char *buf, size_t cap);
 
 /* The environment the current fence was built from (envsnap.h), or NULL. */
-struct cf_envsnap;
-const struct cf_envsnap *cf_shim_snap(void);
+static inline const struct cf_envsnap *cf_shim_snap(void)
+{
+	return __atomic_load_n(&cf_shim.snap, __ATOMIC_ACQUIRE);
+}
 
 void cf_shim_say(const char *reason, const char *tail);
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
 #include "envsnap.h"
@@ -16,6 +17,7 @@
 #include "nolibc.h"
 #include "protocol.h"
 #include "secret_env.h"
+#include "secrets.h"
 #include "shim.h"
 #include "sys.h"
 
@@ -182,6 +184,75 @@ const char *cf_shim_which(const char *file, const char *path_var, char *buf, siz
 		if (cf_nl_path_next(&p, file, fl, buf, cap) && cf_shim_can_exec(buf) == 0)
 			return buf;
 	return file;
+}
+
+/* ---- The environment against the fence's snapshot (envsnap.h) ----
+ * Whether a child's environment moves a secret elsewhere than the harness's
+ * fence saw: then it needs a fence of its own (a relaunch). The snapshot is
+ * taken in the parent (fence_cache.c). */
+
+/* Names whose value moves a secret. The policy reads HOME and
+ * XDG_CONFIG_HOME besides the table's own variables. */
+bool cf_envsnap_moves_secret(const char *e, size_t namelen)
+{
+	if ((namelen == 4 && !strncmp(e, "HOME", 4)) ||
+	    (namelen == 15 && !strncmp(e, "XDG_CONFIG_HOME", 15)))
+		return true;
+	for (size_t i = 0; i < cf_secret_count; i++) {
+		const char *v = cf_secret_table[i].env;
+		if (v && strlen(v) == namelen && !strncmp(e, v, namelen))
+			return true;
+	}
+	return false;
+}
+
+size_t cf_envsnap_name_len(const char *e)
+{
+	size_t n = 0;
+	while (e[n] && e[n] != '=')
+		n++;
+	return n;
+}
+
+static bool eq_name(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return b[n] == '=';
+}
+
+static const char *find(char *const v[], size_t n, const char *e, size_t k)
+{
+	for (size_t i = 0; v && (n ? i < n : v[i] != NULL); i++)
+		if (eq_name(e, v[i], k))
+			return v[i];
+	return NULL;
+}
+
+bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
+{
+	/* Each variable the child sets must be in S with the same value. One
+	 * that it leaves unset moves nothing: the secret's default location and
+	 * the harness's own setting are denied by the harness's fence anyway. */
+	size_t k = cf_envsnap_name_len(e);
+	if (!e[k] || !e[k + 1] || !cf_envsnap_moves_secret(e, k))
+		return false;
+	const char *t = find(s->moves, s->n_moves, e, k);
+	return !t || !cf_nl_streq(t, e);
+}
+
+const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (cf_envsnap_moves(s, envp[i]))
+			return envp[i];
+	return NULL;
+}
+
+bool cf_envsnap_same(const struct cf_envsnap *s, char *const envp[])
+{
+	return cf_envsnap_first_change(s, envp) == NULL;
 }
 
 /* ---- Before the constructor ----

@@ -2,7 +2,8 @@
  * that move a secret (HOME, XDG_CONFIG_HOME, GNUPGHOME, KUBECONFIG, ...) and
  * the CREDFENCE_* options. A child whose environment moves a secret elsewhere
  * needs a fence built from its own environment. The fence cache takes one
- * with each fence it builds (fence_cache.c, which holds these functions). */
+ * with each fence it builds (fence_cache.c); a child compares its own
+ * environment with it (child.c). */
 #ifndef CF_SHIM_ENVSNAP_H
 #define CF_SHIM_ENVSNAP_H
 
@@ -39,5 +40,12 @@ bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e);
 
 /* The one variable of ENVP that differs from S (its name), for a message. */
 const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[]);
+
+/* Whether the variable named by the first NAMELEN bytes of E moves a
+ * secret (HOME, XDG_CONFIG_HOME, the secret table's variables). */
+bool cf_envsnap_moves_secret(const char *e, size_t namelen);
+
+/* The length of E's name (up to '=' or its end). */
+size_t cf_envsnap_name_len(const char *e);
 
 #endif

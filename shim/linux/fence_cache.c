@@ -8,7 +8,7 @@
  * parts are raw system calls and the stack, as their comments say.
  *
  * Ownership: the cache owns the current generation (a fence and the
- * environment it was built from, published in cf_shim.fence and snap for
+ * environment it was built from, published in cf_shim.fence and cf_shim.snap for
  * readers that take no lock); a launch only borrows it (struct
  * cf_fence_loan). A replaced generation moves into the graveyard, which owns
  * it until it is freed, CF_RETIRE_SECONDS later. Only rebuild() moves a
@@ -32,7 +32,6 @@
 #include "envsnap.h"
 #include "json.h"
 #include "nolibc.h"
-#include "secrets.h"
 #include "shim.h"
 #include "sys.h"
 #include "vars.h"
@@ -42,32 +41,9 @@ extern char **environ;
 /* ---- The environment snapshot (envsnap.h) ----
  * The harness's environment as its fence saw it: what moves a secret and
  * the CREDFENCE_* options, taken with each generation; a child compares its
- * own environment with it. */
+ * own environment with it (child.c). */
 
 #define OPT_PREFIX "CREDFENCE_"
-
-/* Names whose value moves a secret. The policy reads HOME and
- * XDG_CONFIG_HOME besides the table's own variables. */
-static bool moves_secret(const char *e, size_t namelen)
-{
-	if ((namelen == 4 && !strncmp(e, "HOME", 4)) ||
-	    (namelen == 15 && !strncmp(e, "XDG_CONFIG_HOME", 15)))
-		return true;
-	for (size_t i = 0; i < cf_secret_count; i++) {
-		const char *v = cf_secret_table[i].env;
-		if (v && strlen(v) == namelen && !strncmp(e, v, namelen))
-			return true;
-	}
-	return false;
-}
-
-static size_t name_len(const char *e)
-{
-	size_t n = 0;
-	while (e[n] && e[n] != '=')
-		n++;
-	return n;
-}
 
 static int push(char ***v, size_t *n, const char *s)
 {
@@ -89,13 +65,13 @@ struct cf_envsnap *cf_envsnap_take(const struct cf_fence *f, char *const envp[])
 	s->fence = f;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *e = envp[i];
-		size_t k = name_len(e);
+		size_t k = cf_envsnap_name_len(e);
 		if (!e[k] || !e[k + 1])
 			continue; /* unset and empty move nothing alike */
 		int rc = 0;
 		if (!strncmp(e, OPT_PREFIX, strlen(OPT_PREFIX)))
 			rc = push(&s->opts, &s->n_opts, e);
-		else if (moves_secret(e, k))
+		else if (cf_envsnap_moves_secret(e, k))
 			rc = push(&s->moves, &s->n_moves, e);
 		if (rc) {
 			cf_envsnap_free(s);
@@ -124,49 +100,6 @@ void cf_envsnap_free(struct cf_envsnap *s)
 	free(s);
 }
 
-/* Between fork and exec from here on: no allocation, no libc state. */
-
-static bool eq_name(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return b[n] == '=';
-}
-
-static const char *find(char *const v[], size_t n, const char *e, size_t k)
-{
-	for (size_t i = 0; v && (n ? i < n : v[i] != NULL); i++)
-		if (eq_name(e, v[i], k))
-			return v[i];
-	return NULL;
-}
-
-bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
-{
-	/* Each variable the child sets must be in S with the same value. One
-	 * that it leaves unset moves nothing: the secret's default location and
-	 * the harness's own setting are denied by the harness's fence anyway. */
-	size_t k = name_len(e);
-	if (!e[k] || !e[k + 1] || !moves_secret(e, k))
-		return false;
-	const char *t = find(s->moves, s->n_moves, e, k);
-	return !t || !cf_nl_streq(t, e);
-}
-
-const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp[])
-{
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (cf_envsnap_moves(s, envp[i]))
-			return envp[i];
-	return NULL;
-}
-
-bool cf_envsnap_same(const struct cf_envsnap *s, char *const envp[])
-{
-	return cf_envsnap_first_change(s, envp) == NULL;
-}
-
 /* ---- The cache ---- */
 
 struct generation {
@@ -188,13 +121,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Taken after LOCK when both are. */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct retired *graveyard;
-/* The current generation's snapshot; its fence is cf_shim.fence. */
-static struct cf_envsnap *snap;
-
-const struct cf_envsnap *cf_shim_snap(void)
-{
-	return __atomic_load_n(&snap, __ATOMIC_ACQUIRE);
-}
 
 /* Under WATCH_LOCK: the generation checked last. */
 static const struct cf_fence *checked_once;
@@ -312,7 +238,7 @@ static void bury(struct retired *slot, struct generation old, time_t now)
  * first: a reader that sees the new fence sees its snapshot too. */
 static void publish(struct generation fresh)
 {
-	__atomic_store_n(&snap, fresh.snap, __ATOMIC_RELEASE);
+	__atomic_store_n(&cf_shim.snap, fresh.snap, __ATOMIC_RELEASE);
 	__atomic_store_n(&cf_shim.fence, fresh.fence, __ATOMIC_RELEASE);
 }
 
@@ -327,7 +253,7 @@ static bool rebuild(void)
 		return false;
 	}
 	time_t now = time(NULL);
-	bury(slot, (struct generation){.fence = cf_shim.fence, .snap = snap}, now);
+	bury(slot, (struct generation){.fence = cf_shim.fence, .snap = cf_shim.snap}, now);
 	publish(fresh);
 	free_old(now);
 	return true;
@@ -384,7 +310,7 @@ void cf_shim_fence_cache_init(void)
 	/* The cache takes the fence the harness role prepared (role.c) as its
 	 * first generation. Out of memory: no snapshot, and every launch then
 	 * rebuilds and finds out for itself. */
-	snap = cf_envsnap_take(cf_shim.fence, environ);
+	cf_shim.snap = cf_envsnap_take(cf_shim.fence, environ);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
