@@ -91,34 +91,8 @@ void cf_fence_free(struct cf_fence *f)
 	memset(f, 0, sizeof *f);
 }
 
-void cf_fence_destroy(struct cf_fence *f)
-{
-	if (!f)
-		return;
-	cf_fence_free(f);
-	free(f);
-}
-
-/* The accessors of the door: field reads only, safe between fork and exec. */
-const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
-{
-	return &f->pol;
-}
-
-bool cf_fence_ready(const struct cf_fence *f)
-{
-	return f->ready;
-}
-
-bool cf_fence_inherited(const struct cf_fence *f)
-{
-	return f->inherited;
-}
-
-size_t cf_fence_rules(const struct cf_fence *f)
-{
-	return f->res.rules;
-}
+/* The accessors of the door, written once for both systems. */
+#include "fence_fields.h"
 
 int cf_fence_apply(struct cf_fence *f)
 {

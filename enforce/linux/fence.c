@@ -96,26 +96,8 @@ bool cf_fence_watch_tried(const struct cf_fence *f)
 	return f->watch || f->watch_tried;
 }
 
-/* The accessors of the door: field reads only, safe between fork and exec. */
-const struct cf_policy *cf_fence_policy(const struct cf_fence *f)
-{
-	return &f->pol;
-}
-
-bool cf_fence_ready(const struct cf_fence *f)
-{
-	return f->ready;
-}
-
-bool cf_fence_inherited(const struct cf_fence *f)
-{
-	return f->inherited;
-}
-
-size_t cf_fence_rules(const struct cf_fence *f)
-{
-	return f->res.rules;
-}
+/* The accessors of the door, written once for both systems. */
+#include "fence_fields.h"
 
 /* Every failure of the IPC fence reads as one, whatever step failed. */
 static int ipc_code(int rc)

@@ -218,14 +218,6 @@ void cf_fence_free(struct cf_fence *f)
 	f->ruleset = -1;
 }
 
-void cf_fence_destroy(struct cf_fence *f)
-{
-	if (!f)
-		return;
-	cf_fence_free(f);
-	free(f);
-}
-
 int cf_fence_start_supervisor(struct cf_fence *f, pid_t keeper, int logfd, bool above)
 {
 	char addr[CF_IPC_ADDR_MAX];
