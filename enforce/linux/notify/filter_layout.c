@@ -233,7 +233,7 @@ static uint64_t chain(const struct front *fr, unsigned i, unsigned j, unsigned *
 static void plan(struct front *fr)
 {
 	static unsigned order[SEGS];
-	unsigned n = fr->n_seg, base, k;
+	unsigned n = fr->n_seg, base = 0, k = 0;
 	for (unsigned len = 1; len <= n; len++)
 		for (unsigned i = 0; i + len <= n; i++) {
 			unsigned j = i + len - 1;
@@ -283,7 +283,7 @@ static unsigned tree(struct front *fr, unsigned i, unsigned j)
 		fr->out[at].t = tree(fr, m, j);
 		return at;
 	}
-	unsigned base, k;
+	unsigned base = 0, k = 0;
 	chain(fr, i, j, &base, order, &k);
 	unsigned first = fr->n_out;
 	for (unsigned t = 0; t < k; t++) {
