@@ -313,14 +313,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-size_t cf_env_name_len(const char *entry)
-{
-	size_t n = 0;
-	while (entry[n] && entry[n] != '=')
-		n++;
-	return n;
-}
-
 /* PATTERN[0, K) against NAME at AT, letters of either case. */
 static bool same_at(const char *pattern, size_t k, const char *name, size_t at)
 {

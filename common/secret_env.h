@@ -170,8 +170,15 @@ extern const size_t cf_env_anchor_count;
 #define CF_ENV_ANCHOR_END 27
 extern const unsigned cf_env_anchor_seconds[CF_ENV_ANCHOR_END + 1];
 
-/* The length of ENTRY's name (up to '=' or the end). */
-size_t cf_env_name_len(const char *entry);
+/* The length of ENTRY's name (up to '=' or the end). Between fork and exec
+ * too: inline, so a child's launch runs it in its own file. */
+static inline size_t cf_env_name_len(const char *entry)
+{
+	size_t n = 0;
+	while (entry[n] && entry[n] != '=')
+		n++;
+	return n;
+}
 
 /* The word for WHY in status and check: "known name", "name rule", ... */
 const char *cf_env_why_word(enum cf_env_why why);

@@ -206,14 +206,6 @@ bool cf_envsnap_moves_secret(const char *e, size_t namelen)
 	return false;
 }
 
-size_t cf_envsnap_name_len(const char *e)
-{
-	size_t n = 0;
-	while (e[n] && e[n] != '=')
-		n++;
-	return n;
-}
-
 static bool eq_name(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -235,7 +227,7 @@ bool cf_envsnap_moves(const struct cf_envsnap *s, const char *e)
 	/* Each variable the child sets must be in S with the same value. One
 	 * that it leaves unset moves nothing: the secret's default location and
 	 * the harness's own setting are denied by the harness's fence anyway. */
-	size_t k = cf_envsnap_name_len(e);
+	size_t k = cf_env_name_len(e);
 	if (!e[k] || !e[k + 1] || !cf_envsnap_moves_secret(e, k))
 		return false;
 	const char *t = find(s->moves, s->n_moves, e, k);

@@ -45,7 +45,4 @@ const char *cf_envsnap_first_change(const struct cf_envsnap *s, char *const envp
  * secret (HOME, XDG_CONFIG_HOME, the secret table's variables). */
 bool cf_envsnap_moves_secret(const char *e, size_t namelen);
 
-/* The length of E's name (up to '=' or its end). */
-size_t cf_envsnap_name_len(const char *e);
-
 #endif

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "envsnap.h"
+#include "secret_env.h"
 #include "json.h"
 #include "nolibc.h"
 #include "shim.h"
@@ -65,7 +66,7 @@ struct cf_envsnap *cf_envsnap_take(const struct cf_fence *f, char *const envp[])
 	s->fence = f;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *e = envp[i];
-		size_t k = cf_envsnap_name_len(e);
+		size_t k = cf_env_name_len(e);
 		if (!e[k] || !e[k + 1])
 			continue; /* unset and empty move nothing alike */
 		int rc = 0;
